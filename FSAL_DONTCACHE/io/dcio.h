@@ -1,0 +1,159 @@
+/* dcio: the FSAL_DONTCACHE I/O engine.
+ *
+ * Holds no ganesha types: the FSAL layer adapts ganesha calls to this API and
+ * the CUnit suites in tests/unit drive it directly.
+ *
+ * Objects:
+ *   dcio_engine  process-wide: engine threads (each owning an io_uring, or a
+ *                pwritev2 thread pool where io_uring cannot be set up), the
+ *                flusher thread, the syscall table.
+ *   dcio_export  one per ganesha export: modes, thresholds, in-flight bound,
+ *                stats, the write verifier generation.
+ *   dcio_file    one per regular file (inode) with I/O: the fd used for I/O,
+ *                dirty ranges, group-commit state, remembered errors.
+ *
+ * Threading: every function may be called from any thread concurrently, except
+ * create/destroy of an object, which must not race with its own use.
+ */
+#ifndef DCIO_H
+#define DCIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+enum dcio_write_mode {
+	DCIO_WRITE_DONTCACHE = 0,	/* pwritev2/io_uring with RWF_DONTCACHE */
+	DCIO_WRITE_BUFFERED,		/* plain buffered writes (page cache as usual) */
+	DCIO_WRITE_DIRECT,		/* O_DIRECT aligned middle, dontcache head/tail */
+	DCIO_WRITE_DROPBEHIND,		/* buffered + coalesced sync_file_range + FADV_DONTNEED */
+};
+
+enum dcio_read_mode {
+	DCIO_READ_BUFFERED = 0,
+	DCIO_READ_DONTCACHE,		/* RWF_DONTCACHE reads (buffered where unsupported) */
+	DCIO_READ_DIRECT,		/* O_DIRECT, widened to the file's DIO alignment */
+};
+
+enum dcio_flush_mode {
+	DCIO_FLUSH_COALESCED = 0,	/* engine threads + one flusher wakeup for many writes */
+	DCIO_FLUSH_INLINE,		/* naive: write and kick writeback on the caller's thread */
+};
+
+enum dcio_stable {
+	DCIO_UNSTABLE = 0,
+	DCIO_DATA_SYNC,			/* durable before completion (fdatasync semantics) */
+	DCIO_FILE_SYNC,			/* durable incl. metadata (fsync semantics) */
+};
+
+struct dcio_engine_params {
+	unsigned int threads;		/* engine threads, each with its own ring; >= 1 */
+	unsigned int ring_entries;	/* SQ size per ring; power of two, >= 8 */
+	bool use_uring;			/* false forces the pwritev2 thread pool */
+};
+
+struct dcio_export_params {
+	enum dcio_write_mode write_mode;
+	enum dcio_read_mode read_mode;
+	enum dcio_flush_mode flush_mode;
+	uint64_t max_inflight_bytes;	/* bound on submitted-but-not-completed write bytes */
+	uint32_t inflight_wait_ms;	/* how long a write waits for room before EAGAIN */
+	uint64_t flush_file_bytes;	/* dropbehind: flush a file once this much is dirty */
+	uint64_t flush_export_bytes;	/* dropbehind: flush the export once this much is dirty */
+	uint32_t flush_interval_ms;	/* dropbehind: flush anything dirty at least this often */
+};
+
+/* Syscall seam: tests replace entries to inject faults. NULL entries (or a NULL
+ * table) mean the real syscalls. Return conventions are those of libc (-1 and
+ * errno). io_uring submissions bypass pwritev2/preadv2, so a table that
+ * overrides either of those makes the engine use its thread pool instead. */
+struct dcio_syscalls {
+	ssize_t (*pwritev2)(int fd, const struct iovec *iov, int cnt, off_t off, int flags);
+	ssize_t (*preadv2)(int fd, const struct iovec *iov, int cnt, off_t off, int flags);
+	int (*fdatasync)(int fd);
+	int (*fsync)(int fd);
+	int (*sync_file_range)(int fd, off_t off, off_t len, unsigned int flags);
+	int (*posix_fadvise)(int fd, off_t off, off_t len, int advice);
+};
+
+struct dcio_engine;
+struct dcio_export;
+struct dcio_file;
+
+/* Completion of an async write or read: err is 0 or a positive errno; bytes is
+ * what was transferred. Called exactly once, from an engine thread (or, for
+ * DCIO_FLUSH_INLINE and the no-uring pool, possibly from the submitting thread
+ * before dcio_write returns). The iovec and its buffers must stay valid until
+ * then and are not touched after. */
+typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
+
+/* Engine ----------------------------------------------------------------- */
+int dcio_engine_create(const struct dcio_engine_params *p,
+		       const struct dcio_syscalls *sys,
+		       struct dcio_engine **out);		/* 0 or errno */
+/* Waits for all outstanding I/O, stops threads, frees. Exports must be gone. */
+void dcio_engine_destroy(struct dcio_engine *e);
+/* true when the engine fell back to the thread pool (logged once by the caller) */
+bool dcio_engine_uses_uring(const struct dcio_engine *e);
+
+/* Export ----------------------------------------------------------------- */
+/* dirfd: a directory on the export's filesystem; the probe creates and removes
+ * an O_TMPFILE there to learn whether RWF_DONTCACHE writes and reads work. If
+ * they answer EOPNOTSUPP/EINVAL, dontcache writes run as dropbehind and
+ * dontcache reads as buffered (dcio_export_fallback() says so). */
+int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p,
+		       const char *name, int dirfd, struct dcio_export **out);
+/* Waits for the export's outstanding I/O and flushes, then frees. */
+void dcio_export_destroy(struct dcio_export *x);
+bool dcio_export_fallback(const struct dcio_export *x);
+/* Changes whenever a write/writeback/flush error was seen on any file of the
+ * export (NFSv4 write verifier generation). */
+uint64_t dcio_export_verifier_gen(const struct dcio_export *x);
+/* Stats as one JSON object (no trailing newline). */
+void dcio_export_stats_json(struct dcio_export *x, FILE *out);
+
+/* File ------------------------------------------------------------------- */
+/* Takes ownership of fd (opened O_RDWR or O_RDONLY, no O_DIRECT: the engine
+ * reopens through /proc/self/fd for direct modes). */
+int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out);
+/* Flushes dirty data if any (recording errors), waits for the file's I/O and
+ * closes the fd. Returns 0 or the errno of a flush/writeback error not yet
+ * reported to any COMMIT. */
+int dcio_file_close(struct dcio_file *f);
+int dcio_file_fd(const struct dcio_file *f);
+
+/* Queue a write. Returns 0 when queued (done will be called) or a positive
+ * errno when refused at once (done is NOT called): EAGAIN when the export's
+ * in-flight bound stayed full for inflight_wait_ms. For DCIO_DATA_SYNC and
+ * DCIO_FILE_SYNC, done is called only after the data is durable (group
+ * commit with other stable writes and COMMITs on the file), or with the error
+ * that prevented it. */
+int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+	       uint64_t offset, enum dcio_stable stable,
+	       dcio_done_fn done, void *arg);
+
+/* Queue a read; same contract. A short count means end of file. */
+int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+	      uint64_t offset, dcio_done_fn done, void *arg);
+
+/* Synchronous COMMIT of [offset, offset+len) (len 0 = to end of file).
+ * Joins the file's group commit: one fdatasync serves every committer that
+ * joined before it started; returns 0 at once without a syscall when nothing
+ * was written since the last successful flush. Returns 0 or a positive errno:
+ * the error of the flush, or a remembered error for data in the range that was
+ * acknowledged before a failed write/writeback/flush and not rewritten and
+ * flushed since. */
+int dcio_commit(struct dcio_file *f, uint64_t offset, uint64_t len);
+
+/* Parsing helpers for config values (used by the FSAL's config layer and
+ * tested directly). Return 0 or EINVAL. */
+int dcio_parse_write_mode(const char *s, enum dcio_write_mode *out);
+int dcio_parse_read_mode(const char *s, enum dcio_read_mode *out);
+int dcio_parse_flush_mode(const char *s, enum dcio_flush_mode *out);
+const char *dcio_write_mode_name(enum dcio_write_mode m);
+const char *dcio_read_mode_name(enum dcio_read_mode m);
+const char *dcio_flush_mode_name(enum dcio_flush_mode m);
+
+#endif /* DCIO_H */

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs every Debian package the project needs and fetches the nfs-ganesha 4.3
+# source (headers only are used) into third_party/nfs-ganesha-4.3. Idempotent.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+dest="$top/third_party/nfs-ganesha-4.3"
+export DEBIAN_FRONTEND=noninteractive
+
+pkgs=(build-essential cmake pkg-config clang
+      nfs-ganesha nfs-ganesha-vfs rpcbind
+      libntirpc-dev liburcu-dev libkrb5-dev liburing-dev libnfs-dev libnfs-utils
+      libcunit1-dev gnuplot-nox e2fsprogs iproute2 util-linux dpkg-dev procps)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+
+need_src=0
+[ -f "$dest/src/include/fsal_api.h" ] || need_src=1
+
+if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
+  src_list=/etc/apt/sources.list.d/debian-src.sources
+  if [ $need_src = 1 ] && [ ! -f "$src_list" ]; then
+    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources > "$src_list"
+  fi
+  apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Debian's nfs-ganesha postinst starts the service; the project runs its own servers.
+if command -v systemctl >/dev/null && systemctl is-active -q nfs-ganesha 2>/dev/null; then
+  systemctl stop nfs-ganesha || true
+fi
+
+if [ $need_src = 1 ]; then
+  work=$(mktemp -d)
+  # The debian.tar.xz part may 404: the orig tarball is all we need.
+  (cd "$work" && apt-get source --download-only nfs-ganesha >/dev/null 2>&1 || true)
+  tarball=$(ls "$work"/nfs-ganesha_4.3*.orig.tar.* 2>/dev/null | head -n1 || true)
+  if [ -z "$tarball" ]; then
+    echo "setup: could not fetch the nfs-ganesha 4.3 source package" >&2
+    exit 1
+  fi
+  mkdir -p "$dest"
+  tar -xf "$tarball" -C "$dest" --strip-components=1
+  rm -rf "$work"
+  [ -f "$dest/src/include/fsal_api.h" ] || { echo "setup: unexpected source layout in $tarball" >&2; exit 1; }
+fi
+echo "setup: ok (ganesha headers in $dest)"

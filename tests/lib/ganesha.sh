@@ -1,0 +1,121 @@
+# Shell library: run rpcbind and ganesha.nfsd inside a private network+mount namespace.
+# Usage: source it from a script started by `tests/lib/in-ns.sh script args...`.
+#   gsh_conf OUT EXPORT_DIR WORKDIR [extra FSAL lines] -> writes a ganesha.conf
+#   gsh_start CONF [LOG]   starts rpcbind (once) and ganesha, waits until NFS answers
+#   gsh_stop               SIGTERM ganesha, wait (bounded), SIGKILL if it hangs
+#   gsh_kill               SIGKILL ganesha (crash)
+#   gsh_url PATH [VERS]    libnfs URL for PATH on this server
+# Ports are fixed so clients skip the portmapper.
+
+GSH_NFS_PORT=${GSH_NFS_PORT:-12049}
+GSH_MNT_PORT=${GSH_MNT_PORT:-12050}
+GSH_PID=
+GSH_RPCBIND_PID=
+GSH_PLUGINS_DIR=${GSH_PLUGINS_DIR:-}
+
+gsh_in_ns() { [ "${GSH_IN_NS:-}" = 1 ]; }
+
+gsh_url() {
+  local path=$1 vers=${2:-3}
+  if [ "$vers" = 4 ]; then
+    echo "nfs://127.0.0.1${path}?version=4&nfsport=${GSH_NFS_PORT}"
+  else
+    echo "nfs://127.0.0.1${path}?version=3&nfsport=${GSH_NFS_PORT}&mountport=${GSH_MNT_PORT}"
+  fi
+}
+
+# gsh_conf OUT WORKDIR then blocks of "Path|Pseudo|Id|FSAL body" lines on stdin, one export per line.
+gsh_conf() {
+  local out=$1 work=$2
+  mkdir -p "$work/recov"
+  {
+    cat <<CONF
+NFS_CORE_PARAM {
+  NFS_Port = ${GSH_NFS_PORT}; MNT_Port = ${GSH_MNT_PORT};
+  NLM_Port = $((GSH_NFS_PORT + 2)); Rquota_Port = $((GSH_NFS_PORT + 3));
+  Enable_UDP = false;
+  Plugins_Dir = ${GSH_PLUGINS_DIR};
+}
+NFSV4 { Graceless = true; RecoveryRoot = ${work}/recov; }
+NFS_KRB5 { Active_krb5 = false; }
+LOG { Default_Log_Level = EVENT; Components { FSAL = ${GSH_FSAL_LOG:-EVENT}; } }
+CONF
+    local id path pseudo body
+    while IFS='|' read -r path pseudo id body; do
+      [ -n "$path" ] || continue
+      cat <<CONF
+EXPORT {
+  Export_Id = ${id}; Path = ${path}; Pseudo = ${pseudo};
+  Access_Type = RW; Squash = No_Root_Squash; Protocols = 3, 4; SecType = sys;
+  Transports = TCP;
+  FSAL { ${body} }
+}
+CONF
+    done
+  } > "$out"
+}
+
+gsh_port_open() {
+  local hex; hex=$(printf '%04X' "$1")
+  grep -q ":${hex} 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+gsh_start_rpcbind() {
+  [ -n "$GSH_RPCBIND_PID" ] && return 0
+  mkdir -p /run/rpcbind
+  rpcbind -f -w &
+  GSH_RPCBIND_PID=$!
+  local i
+  for i in $(seq 50); do gsh_port_open 111 && return 0; sleep 0.1; done
+  echo "gsh: rpcbind did not start" >&2; return 1
+}
+
+# gsh_start CONF LOG [extra ganesha args]; returns non-zero if ganesha exits or never listens.
+gsh_start() {
+  local conf=$1 log=$2; shift 2
+  gsh_in_ns || { echo "gsh: not inside a private namespace" >&2; return 1; }
+  gsh_start_rpcbind || return 1
+  : > "$log"
+  ${GSH_WRAPPER:-} ganesha.nfsd -F -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
+  GSH_PID=$!
+  local i
+  for i in $(seq ${GSH_START_TRIES:-300}); do
+    if ! kill -0 "$GSH_PID" 2>/dev/null; then
+      wait "$GSH_PID" 2>/dev/null; GSH_PID=; return 1
+    fi
+    if gsh_port_open "$GSH_NFS_PORT" && gsh_port_open "$GSH_MNT_PORT"; then
+      # Give exports a moment after the listeners come up.
+      sleep 0.3; return 0
+    fi
+    sleep 0.1
+  done
+  echo "gsh: ganesha did not listen on $GSH_NFS_PORT" >&2
+  gsh_kill; return 1
+}
+
+gsh_stop() {
+  [ -n "$GSH_PID" ] || return 0
+  kill -TERM "$GSH_PID" 2>/dev/null
+  local i
+  for i in $(seq 150); do kill -0 "$GSH_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$GSH_PID" 2>/dev/null && { echo "gsh: ganesha ignored SIGTERM, killing" >&2; kill -KILL "$GSH_PID"; }
+  wait "$GSH_PID" 2>/dev/null
+  local rc=$?
+  GSH_PID=
+  return $rc
+}
+
+gsh_kill() {
+  [ -n "$GSH_PID" ] || return 0
+  kill -KILL "$GSH_PID" 2>/dev/null
+  wait "$GSH_PID" 2>/dev/null
+  GSH_PID=
+}
+
+gsh_cleanup() {
+  gsh_stop
+  if [ -n "$GSH_RPCBIND_PID" ]; then
+    kill "$GSH_RPCBIND_PID" 2>/dev/null; wait "$GSH_RPCBIND_PID" 2>/dev/null
+    GSH_RPCBIND_PID=
+  fi
+}
