@@ -57,7 +57,9 @@ CONF
 
 gsh_port_open() {
   local hex; hex=$(printf '%04X' "$1")
-  grep -q ":${hex} 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
+  # IPv4 rows read "0100007F:3011 00000000:0000 0A", IPv6 rows (ganesha listens on [::])
+  # "000...000:3011 000...000:0000 0A": match both.
+  grep -Eq ":${hex} [0-9A-F]+:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
 gsh_start_rpcbind() {
