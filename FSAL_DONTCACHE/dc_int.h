@@ -1,0 +1,147 @@
+/* FSAL_DONTCACHE private definitions: module, export and handle state. */
+#ifndef DC_INT_H
+#define DC_INT_H
+
+#include "config.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include "fsal.h"
+#include "fsal_api.h"
+#include "fsal_convert.h"
+#include "FSAL/fsal_commonlib.h"
+#include "handle_codec.h"
+#include "io/dcio.h"
+
+#define DC_NAME "DONTCACHE"
+
+struct dc_module {
+	struct fsal_module fsal;
+	struct fsal_obj_ops handle_ops;
+	/* module config block DONTCACHE { } */
+	uint32_t engine_threads;
+	uint32_t ring_entries;
+	bool use_io_uring;
+	uint32_t stats_interval_ms;
+
+	struct dcio_engine *engine;
+	pthread_mutex_t lock;		/* exports list, stats thread */
+	struct glist_head exports;
+	pthread_t stats_thread;
+	pthread_cond_t stats_cond;
+	bool stats_running;
+	bool stats_stop;
+};
+
+extern struct dc_module DC;
+
+struct dc_export_cfg {
+	uint32_t write_mode;
+	uint32_t read_mode;
+	uint32_t flush_mode;
+	uint64_t max_inflight_bytes;
+	uint32_t inflight_wait_ms;
+	uint64_t flush_file_bytes;
+	uint64_t flush_export_bytes;
+	uint32_t flush_interval_ms;
+	char *key_file;
+	char *stats_file;
+};
+
+struct dc_export {
+	struct fsal_export export;
+	struct dc_export_cfg cfg;
+	char *path;
+	int root_fd;			/* O_PATH of the export root: mount fd for open_by_handle_at */
+	dev_t dev;
+	fsal_fsid_t fsid;
+	uint8_t key[DC_KEY_LEN];
+	struct dcio_export *io;
+	struct glist_head node;		/* DC.exports */
+	uint16_t export_id;
+};
+
+struct dc_file_state {
+	struct fsal_share share;
+	struct fsal_fd gfd;		/* ganesha's view of the global open (flags only) */
+	pthread_rwlock_t io_lock;	/* protects io against close/release */
+	struct dcio_file *io;		/* engine file with its own O_RDWR fd */
+	bool io_rdonly;
+	int pending_err;		/* error from an engine close, for the next COMMIT */
+};
+
+struct dc_handle {
+	struct fsal_obj_handle obj_handle;
+	struct dc_fh fh;
+	struct dc_export *exp;
+	struct dc_file_state file;	/* REGULAR_FILE only */
+};
+
+static inline struct dc_handle *dc_hdl(const struct fsal_obj_handle *o)
+{
+	return container_of(o, struct dc_handle, obj_handle);
+}
+
+static inline struct dc_export *dc_exp(const struct fsal_export *e)
+{
+	return container_of(e, struct dc_export, export);
+}
+
+/* errno -> fsal_status_t, in one place */
+static inline fsal_status_t dc_status(int err)
+{
+	if (err == 0)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	return fsalstat(posix2fsal_error(err), err);
+}
+
+/* export.c */
+fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
+			       struct config_error_type *err_type,
+			       const struct fsal_up_vector *up_ops);
+void dc_write_stats(struct dc_export *x);
+
+/* handle.c */
+void dc_handle_ops_init(struct fsal_obj_ops *ops);
+int dc_open_fh(struct dc_export *x, const struct dc_fh *fh, int flags);
+fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,
+			     struct dc_handle **out, struct fsal_attrlist *attrs);
+fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
+			     struct fsal_obj_handle **handle,
+			     struct fsal_attrlist *attrs_out);
+fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
+			       struct gsh_buffdesc *desc,
+			       struct fsal_obj_handle **handle,
+			       struct fsal_attrlist *attrs_out);
+fsal_status_t dc_stat_attrs(struct dc_export *x, const struct stat *st,
+			    struct fsal_attrlist *attrs);
+
+/* file.c */
+fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
+		       fsal_openflags_t openflags, enum fsal_create_mode createmode,
+		       const char *name, struct fsal_attrlist *attrs_in,
+		       fsal_verifier_t verifier, struct fsal_obj_handle **new_obj,
+		       struct fsal_attrlist *attrs_out, bool *caller_perm_check);
+fsal_status_t dc_reopen2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
+			 fsal_openflags_t openflags);
+fsal_openflags_t dc_status2(struct fsal_obj_handle *obj_hdl, struct state_t *state);
+void dc_read2(struct fsal_obj_handle *obj_hdl, bool bypass, fsal_async_cb done_cb,
+	      struct fsal_io_arg *read_arg, void *caller_arg);
+void dc_write2(struct fsal_obj_handle *obj_hdl, bool bypass, fsal_async_cb done_cb,
+	       struct fsal_io_arg *write_arg, void *caller_arg);
+fsal_status_t dc_commit2(struct fsal_obj_handle *obj_hdl, off_t offset, size_t len);
+fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
+			  void *owner, fsal_lock_op_t lock_op,
+			  fsal_lock_param_t *request_lock,
+			  fsal_lock_param_t *conflicting_lock);
+fsal_status_t dc_close2(struct fsal_obj_handle *obj_hdl, struct state_t *state);
+fsal_status_t dc_close(struct fsal_obj_handle *obj_hdl);
+fsal_status_t dc_truncate(struct dc_handle *h, bool bypass, struct state_t *state,
+			  uint64_t size);
+void dc_file_release(struct dc_handle *h);
+struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
+			       enum state_type state_type,
+			       struct state_t *related_state);
+void dc_free_state(struct fsal_export *exp_hdl, struct state_t *state);
+
+#endif

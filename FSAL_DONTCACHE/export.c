@@ -1,0 +1,393 @@
+/* FSAL_DONTCACHE exports: per-export config, create/release, handle wire
+ * conversions, dynamic fs info, write verifier. */
+#include "dc_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "config_parsing.h"
+#include "nfs_exports.h"
+#include "export_mgr.h"
+#include "nfs_core.h"
+
+#define DC_STATE_DIR "/var/lib/nfs/ganesha/dontcache"
+#define DC_STATS_DIR "/var/run/ganesha"
+
+static struct config_item_list write_modes[] = {
+	CONFIG_LIST_TOK("dontcache", DCIO_WRITE_DONTCACHE),
+	CONFIG_LIST_TOK("buffered", DCIO_WRITE_BUFFERED),
+	CONFIG_LIST_TOK("direct", DCIO_WRITE_DIRECT),
+	CONFIG_LIST_TOK("dropbehind", DCIO_WRITE_DROPBEHIND),
+	CONFIG_LIST_EOL
+};
+
+static struct config_item_list read_modes[] = {
+	CONFIG_LIST_TOK("buffered", DCIO_READ_BUFFERED),
+	CONFIG_LIST_TOK("dontcache", DCIO_READ_DONTCACHE),
+	CONFIG_LIST_TOK("direct", DCIO_READ_DIRECT),
+	CONFIG_LIST_EOL
+};
+
+static struct config_item_list flush_modes[] = {
+	CONFIG_LIST_TOK("coalesced", DCIO_FLUSH_COALESCED),
+	CONFIG_LIST_TOK("inline", DCIO_FLUSH_INLINE),
+	CONFIG_LIST_EOL
+};
+
+#define MiB (1024ULL * 1024ULL)
+
+static struct config_item dc_export_items[] = {
+	CONF_ITEM_NOOP("name"),
+	CONF_ITEM_TOKEN("Write_Mode", DCIO_WRITE_DONTCACHE, write_modes,
+			dc_export_cfg, write_mode),
+	CONF_ITEM_TOKEN("Read_Mode", DCIO_READ_BUFFERED, read_modes,
+			dc_export_cfg, read_mode),
+	CONF_ITEM_TOKEN("Flush_Mode", DCIO_FLUSH_COALESCED, flush_modes,
+			dc_export_cfg, flush_mode),
+	CONF_ITEM_UI64("Max_Inflight_Bytes", 1 * MiB, 64ULL * 1024 * MiB, 256 * MiB,
+		       dc_export_cfg, max_inflight_bytes),
+	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, 600000, 5000,
+		       dc_export_cfg, inflight_wait_ms),
+	CONF_ITEM_UI64("Flush_File_Bytes", 64 * 1024, 64ULL * 1024 * MiB, 8 * MiB,
+		       dc_export_cfg, flush_file_bytes),
+	CONF_ITEM_UI64("Flush_Export_Bytes", 64 * 1024, 1024ULL * 1024 * MiB, 64 * MiB,
+		       dc_export_cfg, flush_export_bytes),
+	CONF_ITEM_UI32("Flush_Interval_Ms", 1, 600000, 1000,
+		       dc_export_cfg, flush_interval_ms),
+	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg, key_file),
+	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
+	CONFIG_EOL
+};
+
+static struct config_block dc_export_block = {
+	.dbus_interface_name = "org.ganesha.nfsd.config.fsal.dontcache-export%d",
+	.blk_desc.name = "FSAL",
+	.blk_desc.type = CONFIG_BLOCK,
+	.blk_desc.u.blk.init = noop_conf_init,
+	.blk_desc.u.blk.params = dc_export_items,
+	.blk_desc.u.blk.commit = noop_conf_commit
+};
+
+void dc_write_stats(struct dc_export *x)
+{
+	char tmp[4200];
+	FILE *f;
+
+	if (x->cfg.stats_file == NULL || x->io == NULL)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", x->cfg.stats_file);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return;
+	fprintf(f, "{\"export_id\":%u,\"path\":\"%s\",\"engine\":",
+		x->export_id, x->path);
+	dcio_export_stats_json(x->io, f);
+	fputs("}\n", f);
+	if (fclose(f) == 0)
+		rename(tmp, x->cfg.stats_file);
+	else
+		unlink(tmp);
+}
+
+static void log_stats(struct dc_export *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return;
+	dcio_export_stats_json(x->io, f);
+	fclose(f);
+	LogEvent(COMPONENT_FSAL, "DONTCACHE export %u (%s) stats: %s",
+		 x->export_id, x->path, buf);
+	free(buf);
+}
+
+static void dc_release_export(struct fsal_export *exp_hdl)
+{
+	struct dc_export *x = dc_exp(exp_hdl);
+
+	PTHREAD_MUTEX_lock(&DC.lock);
+	glist_del(&x->node);
+	PTHREAD_MUTEX_unlock(&DC.lock);
+
+	if (x->io != NULL) {
+		dc_write_stats(x);
+		log_stats(x);
+		dcio_export_destroy(x->io);
+	}
+	fsal_detach_export(exp_hdl->fsal, &exp_hdl->exports);
+	free_export_ops(exp_hdl);
+	if (x->root_fd >= 0)
+		close(x->root_fd);
+	gsh_free(x->cfg.key_file);
+	gsh_free(x->cfg.stats_file);
+	gsh_free(x->path);
+	gsh_free(x);
+}
+
+static fsal_status_t dc_get_dynamic_info(struct fsal_export *exp_hdl,
+					 struct fsal_obj_handle *obj_hdl,
+					 fsal_dynamicfsinfo_t *info)
+{
+	struct dc_export *x = dc_exp(exp_hdl);
+	struct statvfs sv;
+
+	if (fstatvfs(x->root_fd, &sv) != 0)
+		return dc_status(errno);
+	memset(info, 0, sizeof(*info));
+	info->total_bytes = (uint64_t)sv.f_frsize * sv.f_blocks;
+	info->free_bytes = (uint64_t)sv.f_frsize * sv.f_bfree;
+	info->avail_bytes = (uint64_t)sv.f_frsize * sv.f_bavail;
+	info->total_files = sv.f_files;
+	info->free_files = sv.f_ffree;
+	info->avail_files = sv.f_favail;
+	info->maxread = exp_hdl->fsal->fs_info.maxread;
+	info->maxwrite = exp_hdl->fsal->fs_info.maxwrite;
+	info->time_delta.tv_sec = 0;
+	info->time_delta.tv_nsec = 1;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/* Verifies the MAC and strips it: what MDCACHE sees is the host form. */
+static fsal_status_t dc_wire_to_host(struct fsal_export *exp_hdl,
+				     fsal_digesttype_t in_type,
+				     struct gsh_buffdesc *fh_desc, int flags)
+{
+	struct dc_export *x = dc_exp(exp_hdl);
+	int n = dc_fh_verify_wire(fh_desc->addr, fh_desc->len, x->key);
+
+	if (n < 0) {
+		LogInfo(COMPONENT_FSAL,
+			"DONTCACHE export %u: rejected a handle of %zu bytes (bad length, format or MAC)",
+			x->export_id, fh_desc->len);
+		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	}
+	fh_desc->len = (size_t)n;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static fsal_status_t dc_host_to_key(struct fsal_export *exp_hdl,
+				    struct gsh_buffdesc *fh_desc)
+{
+	struct dc_fh fh;
+
+	if (dc_fh_parse_host(fh_desc->addr, fh_desc->len, &fh) != 0)
+		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static void dc_get_write_verifier(struct fsal_export *exp_hdl,
+				  struct gsh_buffdesc *verf_desc)
+{
+	struct dc_export *x = dc_exp(exp_hdl);
+	uint32_t v[2];
+
+	/* Boot epoch: clients resend uncommitted data after a restart; the
+	 * generation: ... and after a write-back error on this export. */
+	v[0] = (uint32_t)nfs_ServerEpoch;
+	v[1] = (uint32_t)(x->io ? dcio_export_verifier_gen(x->io) : 0);
+	memcpy(verf_desc->addr, v, MIN(verf_desc->len, sizeof(v)));
+}
+
+static void dc_export_ops_init(struct export_ops *ops)
+{
+	ops->release = dc_release_export;
+	ops->lookup_path = dc_lookup_path;
+	ops->wire_to_host = dc_wire_to_host;
+	ops->host_to_key = dc_host_to_key;
+	ops->create_handle = dc_create_handle;
+	ops->get_fs_dynamic_info = dc_get_dynamic_info;
+	ops->get_write_verifier = dc_get_write_verifier;
+	ops->alloc_state = dc_alloc_state;
+	ops->free_state = dc_free_state;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char buf[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(buf))
+		return EINVAL;
+	memcpy(buf, dir, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+		return errno;
+	return 0;
+}
+
+static int parent_dir_exists(const char *path)
+{
+	char buf[4096];
+	char *slash;
+
+	if (strlen(path) >= sizeof(buf))
+		return ENAMETOOLONG;
+	strcpy(buf, path);
+	slash = strrchr(buf, '/');
+	if (slash == NULL || slash == buf)
+		return 0;
+	*slash = '\0';
+	return mkdir_p(buf);
+}
+
+static char *default_path(const char *dir, uint16_t id, const char *suffix)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s/export-%u.%s", dir, id, suffix);
+	return gsh_strdup(buf);
+}
+
+static int open_root(struct dc_export *x)
+{
+	struct stat st;
+
+	x->root_fd = open(x->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (x->root_fd < 0) {
+		int err = errno;
+
+		LogCrit(COMPONENT_FSAL, "DONTCACHE export %u: Path %s: %s",
+			x->export_id, x->path,
+			err == ENOTDIR ? "not a directory" : strerror(err));
+		return err;
+	}
+	if (fstat(x->root_fd, &st) != 0)
+		return errno;
+	x->dev = st.st_dev;
+	x->fsid.major = major(st.st_dev);
+	x->fsid.minor = minor(st.st_dev);
+	return 0;
+}
+
+static int load_key(struct dc_export *x)
+{
+	int rc;
+
+	if (x->cfg.key_file == NULL)
+		x->cfg.key_file = default_path(DC_STATE_DIR, x->export_id, "key");
+	rc = parent_dir_exists(x->cfg.key_file);
+	if (rc == 0)
+		rc = dc_key_load(x->cfg.key_file, x->key);
+	if (rc != 0)
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: Handle_Key_File %s: %s%s",
+			x->export_id, x->cfg.key_file, strerror(rc),
+			rc == EINVAL ? " (must hold exactly 16 bytes)" : "");
+	return rc;
+}
+
+static int start_io(struct dc_export *x)
+{
+	struct dcio_export_params p = {
+		.write_mode = x->cfg.write_mode,
+		.read_mode = x->cfg.read_mode,
+		.flush_mode = x->cfg.flush_mode,
+		.max_inflight_bytes = x->cfg.max_inflight_bytes,
+		.inflight_wait_ms = x->cfg.inflight_wait_ms,
+		.flush_file_bytes = x->cfg.flush_file_bytes,
+		.flush_export_bytes = x->cfg.flush_export_bytes,
+		.flush_interval_ms = x->cfg.flush_interval_ms,
+	};
+	char name[64];
+	int dirfd, rc;
+
+	if (DC.engine == NULL)
+		return ENXIO;
+	snprintf(name, sizeof(name), "export-%u", x->export_id);
+	/* The probe needs a real directory fd for O_TMPFILE. */
+	dirfd = open(x->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return errno;
+	rc = dcio_export_create(DC.engine, &p, name, dirfd, &x->io);
+	close(dirfd);
+	if (rc != 0) {
+		LogCrit(COMPONENT_FSAL, "DONTCACHE export %u: engine: %s",
+			x->export_id, strerror(rc));
+		return rc;
+	}
+	if (dcio_export_fallback(x->io))
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: %s does not support RWF_DONTCACHE: falling back to buffered writes with coalesced drop-behind",
+			x->export_id, x->path);
+	LogEvent(COMPONENT_FSAL,
+		 "DONTCACHE export %u: %s Write_Mode=%s Read_Mode=%s Flush_Mode=%s",
+		 x->export_id, x->path,
+		 dcio_write_mode_name(x->cfg.write_mode),
+		 dcio_read_mode_name(x->cfg.read_mode),
+		 dcio_flush_mode_name(x->cfg.flush_mode));
+	return 0;
+}
+
+fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
+			       struct config_error_type *err_type,
+			       const struct fsal_up_vector *up_ops)
+{
+	struct dc_export *x = gsh_calloc(1, sizeof(*x));
+	int rc;
+
+	x->root_fd = -1;
+	glist_init(&x->node);
+	fsal_export_init(&x->export);
+	dc_export_ops_init(&x->export.exp_ops);
+	x->export_id = op_ctx->ctx_export->export_id;
+
+	if (load_config_from_node(parse_node, &dc_export_block, &x->cfg, true,
+				  err_type) != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: bad FSAL block (see the config errors above)",
+			x->export_id);
+		rc = EINVAL;
+		goto fail;
+	}
+	x->path = gsh_strdup(CTX_FULLPATH(op_ctx));
+	rc = open_root(x);
+	if (rc == 0)
+		rc = load_key(x);
+	if (rc == 0 && x->cfg.stats_file == NULL) {
+		rc = mkdir_p(DC_STATS_DIR);
+		x->cfg.stats_file = default_path(DC_STATS_DIR, x->export_id,
+						 "dontcache.json");
+	}
+	if (rc == 0)
+		rc = start_io(x);
+	if (rc != 0)
+		goto fail;
+
+	rc = fsal_attach_export(fsal_hdl, &x->export.exports);
+	if (rc != 0)
+		goto fail;
+	x->export.fsal = fsal_hdl;
+	x->export.up_ops = up_ops;
+	op_ctx->fsal_export = &x->export;
+
+	PTHREAD_MUTEX_lock(&DC.lock);
+	glist_add_tail(&DC.exports, &x->node);
+	PTHREAD_MUTEX_unlock(&DC.lock);
+	dc_write_stats(x);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+
+fail:
+	if (x->io != NULL)
+		dcio_export_destroy(x->io);
+	if (x->root_fd >= 0)
+		close(x->root_fd);
+	free_export_ops(&x->export);
+	gsh_free(x->cfg.key_file);
+	gsh_free(x->cfg.stats_file);
+	gsh_free(x->path);
+	gsh_free(x);
+	return dc_status(rc);
+}

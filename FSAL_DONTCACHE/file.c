@@ -1,0 +1,539 @@
+/* FSAL_DONTCACHE file I/O: adapts ganesha's open/read/write/commit/close
+ * calls to the dcio engine. Share reservations and NFSv4 open state are
+ * tracked here (flags only); all I/O goes through one engine file per inode
+ * with its own fd, so writeback state and errors live in one place. */
+#include "dc_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include "FSAL/access_check.h"
+#include "export_mgr.h"
+#include "sal_functions.h"
+
+struct dc_state {
+	struct state_t state;
+	struct fsal_fd fd;
+};
+
+static struct fsal_fd *state_fd(struct state_t *state)
+{
+	return &container_of(state, struct dc_state, state)->fd;
+}
+
+struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
+			       enum state_type state_type,
+			       struct state_t *related_state)
+{
+	struct dc_state *s = gsh_calloc(1, sizeof(*s));
+
+	s->fd.openflags = FSAL_O_CLOSED;
+	return init_state(&s->state, exp_hdl, state_type, related_state);
+}
+
+void dc_free_state(struct fsal_export *exp_hdl, struct state_t *state)
+{
+	gsh_free(container_of(state, struct dc_state, state));
+}
+
+/* ganesha-side opens only record flags: the fd is the engine file's. */
+static fsal_status_t open_func(struct fsal_obj_handle *obj,
+			       fsal_openflags_t openflags, struct fsal_fd *fd)
+{
+	fd->openflags = FSAL_O_NFS_FLAGS(openflags);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static fsal_status_t close_func(struct fsal_obj_handle *obj, struct fsal_fd *fd)
+{
+	if (fd->openflags == FSAL_O_CLOSED)
+		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
+	fd->openflags = FSAL_O_CLOSED;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/* Engine file ----------------------------------------------------------- */
+
+static int open_engine_file(struct dc_handle *h, bool need_write)
+{
+	struct dc_file_state *f = &h->file;
+	int fd, rc;
+
+	if (f->io != NULL && !(need_write && f->io_rdonly))
+		return 0;
+	fd = dc_open_fh(h->exp, &h->fh, O_RDWR);
+	if (fd < 0 && !need_write && (errno == EROFS || errno == EACCES || errno == EPERM))
+		fd = dc_open_fh(h->exp, &h->fh, O_RDONLY);
+	if (fd < 0)
+		return (errno == ENOENT) ? ESTALE : errno;
+	if (f->io != NULL) {
+		/* upgrade a read-only engine file */
+		rc = dcio_file_close(f->io);
+		if (rc != 0 && f->pending_err == 0)
+			f->pending_err = rc;
+		f->io = NULL;
+		(void)atomic_dec_size_t(&open_fd_count);
+	}
+	rc = dcio_file_open(h->exp->io, fd, &f->io);
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	f->io_rdonly = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
+	(void)atomic_inc_size_t(&open_fd_count);
+	return 0;
+}
+
+/* Returns with io_lock read-held and *io set, or an errno with no lock held. */
+static int get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io)
+{
+	struct dc_file_state *f = &h->file;
+	int rc;
+
+	PTHREAD_RWLOCK_rdlock(&f->io_lock);
+	if (f->io != NULL && !(need_write && f->io_rdonly)) {
+		*io = f->io;
+		return 0;
+	}
+	PTHREAD_RWLOCK_unlock(&f->io_lock);
+	PTHREAD_RWLOCK_wrlock(&f->io_lock);
+	rc = open_engine_file(h, need_write);
+	PTHREAD_RWLOCK_unlock(&f->io_lock);
+	if (rc != 0)
+		return rc;
+	return get_engine_file(h, need_write, io);
+}
+
+static int close_engine_file(struct dc_handle *h)
+{
+	struct dc_file_state *f = &h->file;
+	int rc = 0;
+
+	PTHREAD_RWLOCK_wrlock(&f->io_lock);
+	if (f->io != NULL) {
+		rc = dcio_file_close(f->io);
+		f->io = NULL;
+		(void)atomic_dec_size_t(&open_fd_count);
+		if (rc != 0 && f->pending_err == 0)
+			f->pending_err = rc;
+	}
+	PTHREAD_RWLOCK_unlock(&f->io_lock);
+	return rc;
+}
+
+void dc_file_release(struct dc_handle *h)
+{
+	int rc = close_engine_file(h);
+
+	if (rc != 0 || h->file.pending_err != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: file %" PRIu64 " released with an unreported write-back error: %s",
+			h->exp->export_id, h->obj_handle.fileid,
+			strerror(rc ? rc : h->file.pending_err));
+}
+
+/* Open / close ---------------------------------------------------------- */
+
+static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
+{
+	struct dcio_file *io;
+	int rc = get_engine_file(h, true, &io);
+
+	if (rc != 0)
+		return dc_status(rc);
+	if (ftruncate(dcio_file_fd(io), (off_t)size) != 0)
+		rc = errno;
+	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	return dc_status(rc);
+}
+
+static fsal_status_t open_by_handle(struct fsal_obj_handle *obj, struct state_t *state,
+				    fsal_openflags_t openflags,
+				    enum fsal_create_mode createmode,
+				    fsal_verifier_t verifier,
+				    struct fsal_attrlist *attrs_out)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	struct fsal_fd *fd = state ? state_fd(state) : &h->file.gfd;
+	fsal_status_t st = fsalstat(ERR_FSAL_NO_ERROR, 0);
+	struct fsal_attrlist attrs;
+
+	if (obj->type != REGULAR_FILE)
+		return fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR : ERR_FSAL_INVAL, 0);
+
+	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+	if (state != NULL) {
+		st = check_share_conflict(&h->file.share, openflags, false);
+		if (FSAL_IS_ERROR(st)) {
+			PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+			return st;
+		}
+		update_share_counters(&h->file.share, FSAL_O_CLOSED, openflags);
+	}
+	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+
+	fsal_prepare_attrs(&attrs, ATTRS_POSIX);
+	st = obj->obj_ops->getattrs(obj, &attrs);
+	if (!FSAL_IS_ERROR(st) && createmode >= FSAL_EXCLUSIVE &&
+	    createmode != FSAL_EXCLUSIVE_9P &&
+	    !check_verifier_attrlist(&attrs, verifier, false))
+		st = fsalstat(ERR_FSAL_EXIST, EEXIST);
+	if (!FSAL_IS_ERROR(st) && (openflags & FSAL_O_TRUNC)) {
+		st = truncate_locked(h, 0);
+		if (!FSAL_IS_ERROR(st)) {
+			fsal_release_attrs(&attrs);
+			fsal_prepare_attrs(&attrs, ATTRS_POSIX);
+			st = obj->obj_ops->getattrs(obj, &attrs);
+		}
+	}
+	if (!FSAL_IS_ERROR(st)) {
+		PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+		fd->openflags = FSAL_O_NFS_FLAGS(openflags);
+		PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+		if (attrs_out != NULL)
+			fsal_copy_attrs(attrs_out, &attrs, false);
+	} else if (state != NULL) {
+		PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+		update_share_counters(&h->file.share, openflags, FSAL_O_CLOSED);
+		PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+	}
+	fsal_release_attrs(&attrs);
+	return st;
+}
+
+fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
+		       fsal_openflags_t openflags, enum fsal_create_mode createmode,
+		       const char *name, struct fsal_attrlist *attrs_in,
+		       fsal_verifier_t verifier, struct fsal_obj_handle **new_obj,
+		       struct fsal_attrlist *attrs_out, bool *caller_perm_check)
+{
+	struct dc_handle *dir = dc_hdl(obj_hdl), *h = NULL;
+	int flags = O_RDONLY | O_NOFOLLOW, dfd, fd, err;
+	mode_t mode = 0;
+	bool created = false;
+	fsal_status_t st;
+
+	if (createmode >= FSAL_EXCLUSIVE)
+		set_common_verifier(attrs_in, verifier, false);
+	if (name == NULL)
+		return open_by_handle(obj_hdl, state, openflags, createmode,
+				      verifier, attrs_out);
+
+	if (createmode != FSAL_NO_CREATE) {
+		flags |= O_CREAT;
+		if (createmode >= FSAL_GUARDED)
+			flags |= O_EXCL;
+		mode = fsal2unix_mode(attrs_in->mode) &
+		       ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
+		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_MODE);
+		/* UNCHECKED with attributes: learn whether we created it */
+		if (createmode == FSAL_UNCHECKED && attrs_in->valid_mask != 0)
+			flags |= O_EXCL;
+	}
+	dfd = dc_open_fh(dir->exp, &dir->fh, O_PATH | O_DIRECTORY);
+	if (dfd < 0)
+		return dc_status(errno);
+	if (createmode != FSAL_NO_CREATE)
+		fsal_set_credentials(&op_ctx->creds);
+	fd = openat(dfd, name, flags, mode);
+	if (fd < 0 && errno == EEXIST && createmode == FSAL_UNCHECKED)
+		fd = openat(dfd, name, flags & ~O_EXCL, mode);
+	else
+		created = fd >= 0 && (flags & O_EXCL);
+	err = errno;
+	if (createmode != FSAL_NO_CREATE)
+		fsal_restore_ganesha_credentials();
+	if (fd < 0) {
+		close(dfd);
+		/* O_NOFOLLOW on a symlink */
+		return dc_status(err == ELOOP ? EINVAL : err);
+	}
+	close(fd);
+
+	st = dc_make_handle(dir->exp, dfd, name, &h, NULL);
+	if (FSAL_IS_ERROR(st))
+		goto fail;
+	if (h->obj_handle.type != REGULAR_FILE) {
+		st = fsalstat(h->obj_handle.type == DIRECTORY ? ERR_FSAL_ISDIR
+							       : ERR_FSAL_SYMLINK, 0);
+		goto fail;
+	}
+	*new_obj = &h->obj_handle;
+	*caller_perm_check = !created;
+
+	if (created && attrs_in->valid_mask != 0) {
+		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false, state, attrs_in);
+		if (FSAL_IS_ERROR(st))
+			goto fail;
+	}
+	/* the open itself, on the new handle (share, truncate, attributes) */
+	st = open_by_handle(&h->obj_handle, state, openflags,
+			    created ? FSAL_NO_CREATE : createmode, verifier, attrs_out);
+	if (FSAL_IS_ERROR(st))
+		goto fail;
+	close(dfd);
+	return st;
+
+fail:
+	if (h != NULL)
+		h->obj_handle.obj_ops->release(&h->obj_handle);
+	*new_obj = NULL;
+	if (created)
+		unlinkat(dfd, name, 0);
+	close(dfd);
+	return st;
+}
+
+fsal_status_t dc_reopen2(struct fsal_obj_handle *obj, struct state_t *state,
+			 fsal_openflags_t openflags)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	struct fsal_fd *fd = state_fd(state);
+	fsal_openflags_t old = fd->openflags;
+	fsal_status_t st;
+
+	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+	st = check_share_conflict(&h->file.share, openflags, false);
+	if (FSAL_IS_ERROR(st)) {
+		PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+		return st;
+	}
+	update_share_counters(&h->file.share, old, openflags);
+	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+
+	if (openflags & FSAL_O_TRUNC) {
+		st = truncate_locked(h, 0);
+		if (FSAL_IS_ERROR(st)) {
+			PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+			update_share_counters(&h->file.share, openflags, old);
+			PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+			return st;
+		}
+	}
+	fd->openflags = FSAL_O_NFS_FLAGS(openflags);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+fsal_openflags_t dc_status2(struct fsal_obj_handle *obj, struct state_t *state)
+{
+	return state_fd(state)->openflags;
+}
+
+fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	struct fsal_fd *fd = state_fd(state);
+
+	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+	if (state->state_type == STATE_TYPE_SHARE ||
+	    state->state_type == STATE_TYPE_NLM_SHARE ||
+	    state->state_type == STATE_TYPE_9P_FID)
+		update_share_counters(&h->file.share, fd->openflags, FSAL_O_CLOSED);
+	fd->openflags = FSAL_O_CLOSED;
+	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/* Called by MDCACHE's LRU to give back fds: flushes and closes the engine
+ * file; an error from that flush is kept for the next COMMIT. */
+fsal_status_t dc_close(struct fsal_obj_handle *obj)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	bool was_open;
+
+	if (obj->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
+	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+	was_open = h->file.gfd.openflags != FSAL_O_CLOSED;
+	h->file.gfd.openflags = FSAL_O_CLOSED;
+	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+	if (close_engine_file(h) != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: write-back error on close of file %" PRIu64 ", kept for the next COMMIT",
+			h->exp->export_id, obj->fileid);
+	return fsalstat(was_open ? ERR_FSAL_NO_ERROR : ERR_FSAL_NOT_OPENED, 0);
+}
+
+/* Checks the caller's right to do I/O (share reservations, NFSv4 state). */
+static fsal_status_t check_io(struct dc_handle *h, bool bypass, struct state_t *state,
+			      fsal_openflags_t need, bool for_locks)
+{
+	struct fsal_fd *out_fd;
+	bool has_lock = false, closefd = false, reusing = false;
+	fsal_status_t st;
+
+	st = fsal_find_fd(&out_fd, &h->obj_handle, &h->file.gfd, &h->file.share,
+			  bypass, state, need, open_func, close_func,
+			  &has_lock, &closefd, for_locks, &reusing);
+	if (has_lock)
+		PTHREAD_RWLOCK_unlock(&h->obj_handle.obj_lock);
+	return st;
+}
+
+fsal_status_t dc_truncate(struct dc_handle *h, bool bypass, struct state_t *state,
+			  uint64_t size)
+{
+	fsal_status_t st = check_io(h, bypass, state, FSAL_O_WRITE, false);
+
+	if (FSAL_IS_ERROR(st))
+		return st;
+	return truncate_locked(h, size);
+}
+
+/* Async I/O ------------------------------------------------------------- */
+
+struct dc_io {
+	struct fsal_obj_handle *obj;
+	fsal_async_cb done_cb;
+	struct fsal_io_arg *io_arg;
+	void *caller_arg;
+	struct gsh_export *gexp;
+	struct fsal_export *fexp;
+	size_t want;
+	bool is_read;
+};
+
+static size_t iov_total(const struct fsal_io_arg *a)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < a->iov_count; i++)
+		n += a->iov[i].iov_len;
+	return n;
+}
+
+/* Engine completion: runs on an engine thread, so it brings its own op
+ * context (MDCACHE's callback dereferences op_ctx->fsal_export). */
+static void io_done(void *arg, int err, size_t bytes)
+{
+	struct dc_io *io = arg;
+	struct req_op_context ctx;
+	bool own_ctx = op_ctx == NULL;
+
+	if (own_ctx)
+		init_op_context_simple(&ctx, io->gexp, io->fexp);
+	else
+		put_gsh_export(io->gexp);
+	io->io_arg->io_amount = err ? 0 : bytes;
+	if (io->is_read && !err)
+		io->io_arg->end_of_file = bytes < io->want;
+	io->done_cb(io->obj, dc_status(err), io->io_arg, io->caller_arg);
+	if (own_ctx)
+		release_op_context();
+	gsh_free(io);
+}
+
+static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
+		   struct fsal_io_arg *a, void *caller_arg, bool is_read)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	struct dcio_file *file;
+	struct dc_io *io;
+	fsal_status_t st;
+	int rc;
+
+	if (obj->type != REGULAR_FILE) {
+		done_cb(obj, fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR
+							     : ERR_FSAL_INVAL, 0),
+			a, caller_arg);
+		return;
+	}
+	if (is_read && a->info != NULL) {	/* READ_PLUS */
+		done_cb(obj, fsalstat(ERR_FSAL_NOTSUPP, 0), a, caller_arg);
+		return;
+	}
+	st = check_io(h, bypass, a->state, is_read ? FSAL_O_READ : FSAL_O_WRITE, false);
+	if (FSAL_IS_ERROR(st)) {
+		done_cb(obj, st, a, caller_arg);
+		return;
+	}
+	rc = get_engine_file(h, !is_read, &file);
+	if (rc != 0) {
+		done_cb(obj, dc_status(rc), a, caller_arg);
+		return;
+	}
+	io = gsh_calloc(1, sizeof(*io));
+	*io = (struct dc_io){ .obj = obj, .done_cb = done_cb, .io_arg = a,
+			      .caller_arg = caller_arg, .gexp = op_ctx->ctx_export,
+			      .fexp = op_ctx->fsal_export, .want = iov_total(a),
+			      .is_read = is_read };
+	get_gsh_export_ref(io->gexp);
+	if (is_read)
+		rc = dcio_read(file, a->iov, a->iov_count, a->offset, io_done, io);
+	else
+		rc = dcio_write(file, a->iov, a->iov_count, a->offset,
+				a->fsal_stable ? DCIO_DATA_SYNC : DCIO_UNSTABLE,
+				io_done, io);
+	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	if (rc != 0) {
+		/* refused at once (EAGAIN: in-flight bound full) */
+		put_gsh_export(io->gexp);
+		gsh_free(io);
+		done_cb(obj, dc_status(rc == EAGAIN ? EAGAIN : rc), a, caller_arg);
+	}
+}
+
+void dc_read2(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
+	      struct fsal_io_arg *a, void *caller_arg)
+{
+	submit(obj, bypass, done_cb, a, caller_arg, true);
+}
+
+void dc_write2(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
+	       struct fsal_io_arg *a, void *caller_arg)
+{
+	submit(obj, bypass, done_cb, a, caller_arg, false);
+}
+
+fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	struct dcio_file *io;
+	int rc, pending;
+
+	if (obj->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	/* An error a closed engine file left behind is reported once. */
+	pending = __atomic_exchange_n(&h->file.pending_err, 0, __ATOMIC_ACQ_REL);
+	if (pending != 0)
+		return dc_status(pending);
+	rc = get_engine_file(h, false, &io);
+	if (rc != 0)
+		return dc_status(rc);
+	rc = dcio_commit(io, (uint64_t)offset, (uint64_t)len);
+	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	return dc_status(rc);
+}
+
+/* Byte-range locks are arbitrated by ganesha's SAL among NFS clients; the
+ * FSAL checks that the state allows the access the lock implies. */
+fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
+			  void *owner, fsal_lock_op_t lock_op,
+			  fsal_lock_param_t *request_lock,
+			  fsal_lock_param_t *conflicting_lock)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	fsal_openflags_t need;
+	bool bypass = false;
+
+	if (obj->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	switch (lock_op) {
+	case FSAL_OP_LOCKT:
+		bypass = true;
+		need = FSAL_O_ANY;
+		break;
+	case FSAL_OP_LOCK:
+		need = request_lock->lock_type == FSAL_LOCK_R ? FSAL_O_READ
+							       : FSAL_O_WRITE;
+		break;
+	case FSAL_OP_UNLOCK:
+		need = FSAL_O_ANY;
+		break;
+	default:
+		return fsalstat(ERR_FSAL_NOTSUPP, 0);
+	}
+	if (conflicting_lock != NULL)
+		conflicting_lock->lock_type = FSAL_NO_LOCK;
+	return check_io(h, bypass, state, need, true);
+}

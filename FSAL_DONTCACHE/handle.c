@@ -1,0 +1,622 @@
+/* FSAL_DONTCACHE namespace: handles from name_to_handle_at/open_by_handle_at,
+ * lookup, readdir, create ops, link/rename/unlink, attributes. */
+#include "dc_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "FSAL/access_check.h"
+
+union dc_kfh {
+	struct file_handle fh;
+	char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+};
+
+int dc_open_fh(struct dc_export *x, const struct dc_fh *fh, int flags)
+{
+	union dc_kfh k;
+
+	k.fh.handle_bytes = dc_fh_kernel_len(fh);
+	k.fh.handle_type = dc_fh_type(fh);
+	memcpy(k.fh.f_handle, dc_fh_kernel_bytes(fh), k.fh.handle_bytes);
+	return open_by_handle_at(x->root_fd, &k.fh, flags | O_CLOEXEC);
+}
+
+static int hdl_open(struct dc_handle *h, int flags)
+{
+	return dc_open_fh(h->exp, &h->fh, flags);
+}
+
+fsal_status_t dc_stat_attrs(struct dc_export *x, const struct stat *st,
+			    struct fsal_attrlist *attrs)
+{
+	if (attrs == NULL)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	posix2fsal_attributes_all(st, attrs);
+	attrs->fsid = x->fsid;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static struct dc_handle *alloc_handle(struct dc_export *x, const struct dc_fh *fh,
+				      const struct stat *st)
+{
+	struct dc_handle *h = gsh_calloc(1, sizeof(*h));
+
+	h->fh = *fh;
+	h->exp = x;
+	fsal_obj_handle_init(&h->obj_handle, &x->export, posix2fsal_type(st->st_mode));
+	h->obj_handle.obj_ops = &DC.handle_ops;
+	h->obj_handle.fsid = x->fsid;
+	h->obj_handle.fileid = st->st_ino;
+	if (h->obj_handle.type == REGULAR_FILE) {
+		h->file.gfd.openflags = FSAL_O_CLOSED;
+		PTHREAD_RWLOCK_init(&h->file.io_lock, NULL);
+	}
+	return h;
+}
+
+/* Builds a handle for name in dirfd (name "" = dirfd itself). Objects on
+ * another filesystem than the export's are refused: their kernel handles
+ * would not resolve against the export's mount. */
+fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,
+			     struct dc_handle **out, struct fsal_attrlist *attrs)
+{
+	union dc_kfh k;
+	struct dc_fh fh;
+	struct stat st;
+	int mnt_id, flags = *name ? 0 : AT_EMPTY_PATH;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW | flags) != 0)
+		return dc_status(errno);
+	if (st.st_dev != x->dev)
+		return fsalstat(ERR_FSAL_XDEV, EXDEV);
+	k.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dirfd, name, &k.fh, &mnt_id, flags) != 0)
+		return dc_status(errno);
+	if (dc_fh_from_kernel(&fh, k.fh.handle_type, k.fh.f_handle,
+			      k.fh.handle_bytes) != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE: %s: file handle of %u bytes does not fit an NFSv3 handle",
+			x->path, k.fh.handle_bytes);
+		return fsalstat(ERR_FSAL_NOTSUPP, EOVERFLOW);
+	}
+	*out = alloc_handle(x, &fh, &st);
+	return dc_stat_attrs(x, &st, attrs);
+}
+
+/* A directory handle opened for *at() calls. */
+static int dir_fd(struct dc_handle *dir)
+{
+	return hdl_open(dir, O_PATH | O_DIRECTORY);
+}
+
+static fsal_status_t dc_lookup(struct fsal_obj_handle *parent, const char *path,
+			       struct fsal_obj_handle **handle,
+			       struct fsal_attrlist *attrs_out)
+{
+	struct dc_handle *dir = dc_hdl(parent), *h = NULL;
+	fsal_status_t st;
+	int fd;
+
+	*handle = NULL;
+	if (parent->type != DIRECTORY)
+		return fsalstat(ERR_FSAL_NOTDIR, ENOTDIR);
+	fd = dir_fd(dir);
+	if (fd < 0)
+		return dc_status(errno);
+	/* ".." of the export root stays inside the export. */
+	if (strcmp(path, "..") == 0) {
+		struct stat a, b;
+
+		if (fstat(fd, &a) == 0 && fstat(dir->exp->root_fd, &b) == 0 &&
+		    a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+			path = "";
+	}
+	st = dc_make_handle(dir->exp, fd, path, &h, attrs_out);
+	close(fd);
+	if (!FSAL_IS_ERROR(st))
+		*handle = &h->obj_handle;
+	return st;
+}
+
+fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
+			     struct fsal_obj_handle **handle,
+			     struct fsal_attrlist *attrs_out)
+{
+	struct dc_export *x = dc_exp(exp_hdl);
+	struct dc_handle *h = NULL;
+	fsal_status_t st;
+	size_t n = strlen(x->path);
+	int fd;
+
+	*handle = NULL;
+	/* Only the export root and paths below it. */
+	if (strncmp(path, x->path, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+		return fsalstat(ERR_FSAL_NOENT, ENOENT);
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return dc_status(errno);
+	st = dc_make_handle(x, fd, "", &h, attrs_out);
+	close(fd);
+	if (!FSAL_IS_ERROR(st))
+		*handle = &h->obj_handle;
+	return st;
+}
+
+fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
+			       struct gsh_buffdesc *desc,
+			       struct fsal_obj_handle **handle,
+			       struct fsal_attrlist *attrs_out)
+{
+	struct dc_export *x = dc_exp(exp_hdl);
+	struct dc_handle *h = NULL;
+	struct dc_fh fh;
+	fsal_status_t st;
+	int fd;
+
+	*handle = NULL;
+	if (dc_fh_parse_host(desc->addr, desc->len, &fh) != 0)
+		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	fd = dc_open_fh(x, &fh, O_PATH | O_NOFOLLOW);
+	if (fd < 0) {
+		int err = errno;
+
+		/* A handle of a deleted file (or from another fs) is stale. */
+		if (err == ENOENT || err == ESTALE || err == EINVAL)
+			return fsalstat(ERR_FSAL_STALE, ESTALE);
+		return dc_status(err);
+	}
+	st = dc_make_handle(x, fd, "", &h, attrs_out);
+	close(fd);
+	if (!FSAL_IS_ERROR(st))
+		*handle = &h->obj_handle;
+	return st;
+}
+
+static fsal_status_t dc_getattrs(struct fsal_obj_handle *obj,
+				 struct fsal_attrlist *attrs)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	struct stat st;
+	int fd = hdl_open(h, O_PATH | O_NOFOLLOW), err = 0;
+
+	if (fd < 0)
+		err = (errno == ENOENT || errno == ESTALE) ? ESTALE : errno;
+	else if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err != 0) {
+		if (attrs->request_mask & ATTR_RDATTR_ERR)
+			attrs->valid_mask = ATTR_RDATTR_ERR;
+		return dc_status(err);
+	}
+	return dc_stat_attrs(h->exp, &st, attrs);
+}
+
+/* getdents64 gives d_off, the cookie that resumes after each entry. */
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static bool skip_name(const char *n)
+{
+	return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
+}
+
+static fsal_status_t dc_readdir(struct fsal_obj_handle *dir_hdl,
+				fsal_cookie_t *whence, void *dir_state,
+				fsal_readdir_cb cb, attrmask_t attrmask,
+				bool *eof)
+{
+	struct dc_handle *dir = dc_hdl(dir_hdl);
+	char buf[32768] __attribute__((aligned(8)));
+	fsal_status_t st = fsalstat(ERR_FSAL_NO_ERROR, 0);
+	bool stop = false;
+	int fd = hdl_open(dir, O_RDONLY | O_DIRECTORY);
+
+	*eof = false;
+	if (fd < 0)
+		return dc_status(errno);
+	if (whence != NULL && lseek(fd, (off_t)*whence, SEEK_SET) < 0) {
+		st = dc_status(errno);
+		goto out;
+	}
+	while (!stop) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			st = dc_status(errno);
+			break;
+		}
+		if (n == 0) {
+			*eof = true;
+			break;
+		}
+		for (long pos = 0; pos < n && !stop;) {
+			struct linux_dirent64 *d = (void *)(buf + pos);
+			struct fsal_attrlist attrs;
+			struct dc_handle *h = NULL;
+			fsal_status_t hs;
+
+			pos += d->d_reclen;
+			if (skip_name(d->d_name))
+				continue;
+			fsal_prepare_attrs(&attrs, attrmask);
+			hs = dc_make_handle(dir->exp, fd, d->d_name, &h, &attrs);
+			if (FSAL_IS_ERROR(hs)) {
+				fsal_release_attrs(&attrs);
+				/* raced with unlink, or a submount: not listed */
+				if (hs.major == ERR_FSAL_NOENT || hs.major == ERR_FSAL_XDEV)
+					continue;
+				st = hs;
+				stop = true;
+				break;
+			}
+			if (cb(d->d_name, &h->obj_handle, &attrs, dir_state,
+			       (fsal_cookie_t)d->d_off) >= DIR_READAHEAD)
+				stop = true;
+			fsal_release_attrs(&attrs);
+		}
+	}
+out:
+	close(fd);
+	return st;
+}
+
+/* Runs a create-type syscall as the client, so ownership and setgid
+ * inheritance come out as the kernel would make them for a local user. */
+#define AS_CALLER(expr) ({ int _r; fsal_set_credentials(&op_ctx->creds); \
+	_r = (expr); int _e = errno; fsal_restore_ganesha_credentials(); \
+	errno = _e; _r; })
+
+static fsal_status_t finish_create(struct dc_handle *dir, int dfd, const char *name,
+				   struct fsal_attrlist *attrs_in,
+				   struct fsal_obj_handle **new_obj,
+				   struct fsal_attrlist *attrs_out, bool is_dir)
+{
+	struct dc_handle *h = NULL;
+	fsal_status_t st = dc_make_handle(dir->exp, dfd, name, &h, NULL);
+
+	if (FSAL_IS_ERROR(st)) {
+		unlinkat(dfd, name, is_dir ? AT_REMOVEDIR : 0);
+		return st;
+	}
+	*new_obj = &h->obj_handle;
+	if (attrs_in != NULL && attrs_in->valid_mask != 0) {
+		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false, NULL, attrs_in);
+		if (FSAL_IS_ERROR(st)) {
+			h->obj_handle.obj_ops->release(&h->obj_handle);
+			*new_obj = NULL;
+			unlinkat(dfd, name, is_dir ? AT_REMOVEDIR : 0);
+			return st;
+		}
+	}
+	if (attrs_out != NULL)
+		return dc_getattrs(&h->obj_handle, attrs_out);
+	return st;
+}
+
+static mode_t take_mode(struct fsal_attrlist *attrs, mode_t dflt)
+{
+	mode_t m = dflt;
+
+	if (attrs != NULL && FSAL_TEST_MASK(attrs->valid_mask, ATTR_MODE)) {
+		m = fsal2unix_mode(attrs->mode);
+		FSAL_UNSET_MASK(attrs->valid_mask, ATTR_MODE);
+	}
+	return m & ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
+}
+
+static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
+			      struct fsal_attrlist *attrs_in,
+			      struct fsal_obj_handle **new_obj,
+			      struct fsal_attrlist *attrs_out)
+{
+	struct dc_handle *dir = dc_hdl(dir_hdl);
+	mode_t mode = take_mode(attrs_in, 0755);
+	fsal_status_t st;
+	int fd = dir_fd(dir);
+
+	*new_obj = NULL;
+	if (fd < 0)
+		return dc_status(errno);
+	if (AS_CALLER(mkdirat(fd, name, mode)) != 0)
+		st = dc_status(errno);
+	else
+		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out, true);
+	close(fd);
+	return st;
+}
+
+static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl, const char *name,
+			       object_file_type_t nodetype,
+			       struct fsal_attrlist *attrs_in,
+			       struct fsal_obj_handle **new_obj,
+			       struct fsal_attrlist *attrs_out)
+{
+	struct dc_handle *dir = dc_hdl(dir_hdl);
+	mode_t mode = take_mode(attrs_in, 0644);
+	dev_t dev = 0;
+	fsal_status_t st;
+	int fd;
+
+	*new_obj = NULL;
+	switch (nodetype) {
+	case CHARACTER_FILE:
+		mode |= S_IFCHR;
+		dev = makedev(attrs_in->rawdev.major, attrs_in->rawdev.minor);
+		break;
+	case BLOCK_FILE:
+		mode |= S_IFBLK;
+		dev = makedev(attrs_in->rawdev.major, attrs_in->rawdev.minor);
+		break;
+	case SOCKET_FILE:
+		mode |= S_IFSOCK;
+		break;
+	case FIFO_FILE:
+		mode |= S_IFIFO;
+		break;
+	default:
+		return fsalstat(ERR_FSAL_BADTYPE, EINVAL);
+	}
+	if (attrs_in != NULL)
+		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_RAWDEV);
+	fd = dir_fd(dir);
+	if (fd < 0)
+		return dc_status(errno);
+	if (AS_CALLER(mknodat(fd, name, mode, dev)) != 0)
+		st = dc_status(errno);
+	else
+		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out, false);
+	close(fd);
+	return st;
+}
+
+static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl, const char *name,
+				const char *link_path, struct fsal_attrlist *attrs_in,
+				struct fsal_obj_handle **new_obj,
+				struct fsal_attrlist *attrs_out)
+{
+	struct dc_handle *dir = dc_hdl(dir_hdl);
+	fsal_status_t st;
+	int fd = dir_fd(dir);
+
+	*new_obj = NULL;
+	if (fd < 0)
+		return dc_status(errno);
+	/* Linux symlinks have no mode of their own. */
+	if (attrs_in != NULL)
+		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_MODE);
+	if (AS_CALLER(symlinkat(link_path, fd, name)) != 0)
+		st = dc_status(errno);
+	else
+		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out, false);
+	close(fd);
+	return st;
+}
+
+static fsal_status_t dc_readlink(struct fsal_obj_handle *obj,
+				 struct gsh_buffdesc *out, bool refresh)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if (obj->type != SYMBOLIC_LINK)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	fd = hdl_open(dc_hdl(obj), O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return dc_status(errno);
+	n = readlinkat(fd, "", buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return dc_status(errno);
+	buf[n] = '\0';
+	out->addr = gsh_strdup(buf);
+	out->len = (size_t)n + 1;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+static fsal_status_t dc_link(struct fsal_obj_handle *obj,
+			     struct fsal_obj_handle *destdir, const char *name)
+{
+	int fd = hdl_open(dc_hdl(obj), O_PATH | O_NOFOLLOW);
+	int dfd = fd < 0 ? -1 : dir_fd(dc_hdl(destdir));
+	int err = 0;
+
+	if (fd < 0 || dfd < 0)
+		err = errno;
+	else if (linkat(fd, "", dfd, name, AT_EMPTY_PATH) != 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	return dc_status(err);
+}
+
+static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
+			       struct fsal_obj_handle *olddir, const char *old_name,
+			       struct fsal_obj_handle *newdir, const char *new_name)
+{
+	int ofd = dir_fd(dc_hdl(olddir));
+	int nfd = ofd < 0 ? -1 : dir_fd(dc_hdl(newdir));
+	int err = 0;
+
+	if (ofd < 0 || nfd < 0)
+		err = errno;
+	else if (renameat(ofd, old_name, nfd, new_name) != 0)
+		err = errno;
+	if (ofd >= 0)
+		close(ofd);
+	if (nfd >= 0)
+		close(nfd);
+	return dc_status(err);
+}
+
+static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
+			       struct fsal_obj_handle *obj, const char *name)
+{
+	int fd = dir_fd(dc_hdl(dir_hdl)), err = 0;
+
+	if (fd < 0)
+		return dc_status(errno);
+	if (unlinkat(fd, name, obj->type == DIRECTORY ? AT_REMOVEDIR : 0) != 0)
+		err = errno;
+	close(fd);
+	return dc_status(err);
+}
+
+static int set_times(int fd, struct fsal_attrlist *a)
+{
+	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_ATIME_SERVER))
+		ts[0].tv_nsec = UTIME_NOW;
+	else if (FSAL_TEST_MASK(a->valid_mask, ATTR_ATIME))
+		ts[0] = a->atime;
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_MTIME_SERVER))
+		ts[1].tv_nsec = UTIME_NOW;
+	else if (FSAL_TEST_MASK(a->valid_mask, ATTR_MTIME))
+		ts[1] = a->mtime;
+	if (ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
+		return 0;
+	return utimensat(fd, "", ts, AT_EMPTY_PATH);
+}
+
+static int set_mode(struct dc_handle *h, int fd, struct fsal_attrlist *a)
+{
+	char proc[64];
+
+	if (!FSAL_TEST_MASK(a->valid_mask, ATTR_MODE) ||
+	    h->obj_handle.type == SYMBOLIC_LINK)
+		return 0;
+	/* O_PATH fds cannot fchmod; the magic link names the same inode. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return chmod(proc, fsal2unix_mode(a->mode));
+}
+
+static int set_owner(int fd, struct fsal_attrlist *a)
+{
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_OWNER))
+		uid = (uid_t)a->owner;
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_GROUP))
+		gid = (gid_t)a->group;
+	if (uid == (uid_t)-1 && gid == (gid_t)-1)
+		return 0;
+	return fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+}
+
+static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
+				 struct state_t *state, struct fsal_attrlist *a)
+{
+	struct dc_handle *h = dc_hdl(obj);
+	fsal_status_t st = fsalstat(ERR_FSAL_NO_ERROR, 0);
+	int fd, err = 0;
+
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_MODE))
+		a->mode &= ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_SIZE)) {
+		if (obj->type != REGULAR_FILE)
+			return fsalstat(ERR_FSAL_INVAL, EINVAL);
+		st = dc_truncate(h, bypass, state, a->filesize);
+		if (FSAL_IS_ERROR(st))
+			return st;
+	}
+	fd = hdl_open(h, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return dc_status(errno);
+	if (set_mode(h, fd, a) != 0 || set_owner(fd, a) != 0 || set_times(fd, a) != 0)
+		err = errno;
+	close(fd);
+	return dc_status(err);
+}
+
+static fsal_status_t dc_handle_to_wire(const struct fsal_obj_handle *obj,
+				       fsal_digesttype_t output_type,
+				       struct gsh_buffdesc *fh_desc)
+{
+	const struct dc_handle *h = dc_hdl(obj);
+	int n;
+
+	switch (output_type) {
+	case FSAL_DIGEST_NFSV3:
+	case FSAL_DIGEST_NFSV4:
+		n = dc_fh_to_wire(&h->fh, h->exp->key, fh_desc->addr, fh_desc->len);
+		if (n < 0)
+			return fsalstat(ERR_FSAL_TOOSMALL, 0);
+		fh_desc->len = (size_t)n;
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	default:
+		return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+	}
+}
+
+static void dc_handle_to_key(struct fsal_obj_handle *obj,
+			     struct gsh_buffdesc *fh_desc)
+{
+	struct dc_handle *h = dc_hdl(obj);
+
+	fh_desc->addr = h->fh.host;
+	fh_desc->len = h->fh.len;
+}
+
+static bool dc_handle_cmp(struct fsal_obj_handle *a, struct fsal_obj_handle *b)
+{
+	const struct dc_handle *x = dc_hdl(a), *y = dc_hdl(b);
+
+	return x->fh.len == y->fh.len && memcmp(x->fh.host, y->fh.host, x->fh.len) == 0;
+}
+
+static void dc_release(struct fsal_obj_handle *obj)
+{
+	struct dc_handle *h = dc_hdl(obj);
+
+	if (obj->type == REGULAR_FILE) {
+		dc_file_release(h);
+		PTHREAD_RWLOCK_destroy(&h->file.io_lock);
+	}
+	fsal_obj_handle_fini(obj);
+	gsh_free(h);
+}
+
+void dc_handle_ops_init(struct fsal_obj_ops *ops)
+{
+	fsal_default_obj_ops_init(ops);
+	ops->release = dc_release;
+	ops->lookup = dc_lookup;
+	ops->readdir = dc_readdir;
+	ops->mkdir = dc_mkdir;
+	ops->mknode = dc_mknode;
+	ops->symlink = dc_symlink;
+	ops->readlink = dc_readlink;
+	ops->getattrs = dc_getattrs;
+	ops->setattr2 = dc_setattr2;
+	ops->link = dc_link;
+	ops->rename = dc_rename;
+	ops->unlink = dc_unlink;
+	ops->handle_to_wire = dc_handle_to_wire;
+	ops->handle_to_key = dc_handle_to_key;
+	ops->handle_cmp = dc_handle_cmp;
+	ops->open2 = dc_open2;
+	ops->reopen2 = dc_reopen2;
+	ops->status2 = dc_status2;
+	ops->read2 = dc_read2;
+	ops->write2 = dc_write2;
+	ops->commit2 = dc_commit2;
+	ops->lock_op2 = dc_lock_op2;
+	ops->close2 = dc_close2;
+	ops->close = dc_close;
+}

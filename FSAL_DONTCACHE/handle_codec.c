@@ -1,0 +1,205 @@
+/* Wire handle encoding, MAC and secret file: see handle_codec.h. */
+#include "handle_codec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void sipround(uint64_t v[4])
+{
+	v[0] += v[1]; v[1] = ROTL(v[1], 13); v[1] ^= v[0]; v[0] = ROTL(v[0], 32);
+	v[2] += v[3]; v[3] = ROTL(v[3], 16); v[3] ^= v[2];
+	v[0] += v[3]; v[3] = ROTL(v[3], 21); v[3] ^= v[0];
+	v[2] += v[1]; v[1] = ROTL(v[1], 17); v[1] ^= v[2]; v[2] = ROTL(v[2], 32);
+}
+
+static void absorb(uint64_t v[4], uint64_t m)
+{
+	v[3] ^= m;
+	sipround(v);
+	sipround(v);
+	v[0] ^= m;
+}
+
+void dc_siphash128(const uint8_t key[DC_KEY_LEN], const void *msg, size_t len,
+		   uint8_t out[16])
+{
+	const uint8_t *p = msg;
+	uint64_t k0 = le64(key), k1 = le64(key + 8);
+	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
+			  k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL };
+	size_t full = len & ~(size_t)7;
+	uint64_t last = (uint64_t)len << 56;
+
+	v[1] ^= 0xee;
+	for (size_t i = 0; i < full; i += 8)
+		absorb(v, le64(p + i));
+	for (size_t i = 0; i < (len & 7); i++)
+		last |= (uint64_t)p[full + i] << (8 * i);
+	absorb(v, last);
+
+	v[2] ^= 0xee;
+	for (int i = 0; i < 4; i++)
+		sipround(v);
+	put_le64(out, v[0] ^ v[1] ^ v[2] ^ v[3]);
+	v[1] ^= 0xdd;
+	for (int i = 0; i < 4; i++)
+		sipround(v);
+	put_le64(out + 8, v[0] ^ v[1] ^ v[2] ^ v[3]);
+}
+
+int dc_fh_from_kernel(struct dc_fh *fh, int fh_type, const void *f_handle,
+		      unsigned int fh_len)
+{
+	if (fh_type < 0 || fh_type > 255 || fh_len == 0 || fh_len > DC_FH_MAX_FHANDLE)
+		return -1;
+	fh->host[0] = DC_FH_VERSION;
+	fh->host[1] = (uint8_t)fh_type;
+	fh->host[2] = (uint8_t)fh_len;
+	memcpy(fh->host + DC_FH_HDR, f_handle, fh_len);
+	fh->len = (uint8_t)(DC_FH_HDR + fh_len);
+	return 0;
+}
+
+int dc_fh_to_wire(const struct dc_fh *fh, const uint8_t key[DC_KEY_LEN],
+		  void *buf, size_t buflen)
+{
+	size_t n = (size_t)fh->len + DC_FH_TAG;
+
+	if (buflen < n)
+		return -1;
+	memcpy(buf, fh->host, fh->len);
+	dc_siphash128(key, fh->host, fh->len, (uint8_t *)buf + fh->len);
+	return (int)n;
+}
+
+int dc_fh_parse_host(const void *host, size_t len, struct dc_fh *out)
+{
+	const uint8_t *h = host;
+
+	if (len < DC_FH_HDR + 1 || len > DC_FH_HOST_MAX)
+		return -1;
+	if (h[0] != DC_FH_VERSION || h[2] == 0 || (size_t)h[2] + DC_FH_HDR != len)
+		return -1;
+	memcpy(out->host, h, len);
+	out->len = (uint8_t)len;
+	return 0;
+}
+
+/* Constant-time compare: the tag check must not leak how many bytes matched. */
+static int tag_equal(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t d = 0;
+
+	for (int i = 0; i < DC_FH_TAG; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
+int dc_fh_verify_wire(const void *wire, size_t len, const uint8_t key[DC_KEY_LEN])
+{
+	struct dc_fh fh;
+	uint8_t tag[DC_FH_TAG];
+
+	if (wire == NULL || len <= DC_FH_TAG || len > DC_FH_WIRE_MAX)
+		return -1;
+	if (dc_fh_parse_host(wire, len - DC_FH_TAG, &fh) != 0)
+		return -1;
+	dc_siphash128(key, fh.host, fh.len, tag);
+	if (!tag_equal(tag, (const uint8_t *)wire + fh.len))
+		return -1;
+	return fh.len;
+}
+
+int dc_fh_type(const struct dc_fh *fh)
+{
+	return fh->host[1];
+}
+
+unsigned int dc_fh_kernel_len(const struct dc_fh *fh)
+{
+	return fh->host[2];
+}
+
+const uint8_t *dc_fh_kernel_bytes(const struct dc_fh *fh)
+{
+	return fh->host + DC_FH_HDR;
+}
+
+static int read_key(int fd, uint8_t key[DC_KEY_LEN])
+{
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode) || st.st_size != DC_KEY_LEN)
+		return EINVAL;
+	n = pread(fd, key, DC_KEY_LEN, 0);
+	if (n < 0)
+		return errno;
+	return n == DC_KEY_LEN ? 0 : EINVAL;
+}
+
+static int create_key(const char *path, uint8_t key[DC_KEY_LEN])
+{
+	char tmp[4096];
+	int fd, rc = 0;
+
+	if (getrandom(key, DC_KEY_LEN, 0) != DC_KEY_LEN)
+		return errno ? errno : EIO;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
+		return ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	if (write(fd, key, DC_KEY_LEN) != DC_KEY_LEN || fsync(fd) != 0)
+		rc = errno ? errno : EIO;
+	close(fd);
+	/* link() rather than rename(): a racing creator keeps the first key. */
+	if (rc == 0 && link(tmp, path) != 0)
+		rc = errno;
+	unlink(tmp);
+	return rc;
+}
+
+int dc_key_load(const char *path, uint8_t key[DC_KEY_LEN])
+{
+	int fd, rc;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			rc = read_key(fd, key);
+			close(fd);
+			return rc;
+		}
+		if (errno != ENOENT)
+			return errno;
+		rc = create_key(path, key);
+		if (rc != EEXIST)
+			return rc;
+	}
+	return EEXIST;
+}

@@ -1,0 +1,53 @@
+/* Wire handles of FSAL_DONTCACHE: pure code, no ganesha types.
+ *
+ * host form:  [version 1][fh_type 1][fh_len 1][f_handle fh_len]      (the MDCACHE key)
+ * wire form:  host form + [tag 16]   tag = SipHash-2-4-128(export secret, host form)
+ *
+ * f_handle comes from name_to_handle_at(2) on the export's filesystem, so it
+ * survives restarts; the tag stops clients from forging handles that
+ * open_by_handle_at(2) would resolve outside the export. Nothing in a wire
+ * handle is trusted until its tag verified.
+ */
+#ifndef DC_HANDLE_CODEC_H
+#define DC_HANDLE_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DC_FH_VERSION 1
+#define DC_FH_HDR 3
+#define DC_FH_TAG 16
+/* ganesha's NFSv3 handle leaves 59 bytes to the FSAL (NFS3_FHSIZE 64). */
+#define DC_FH_WIRE_MAX 59
+#define DC_FH_MAX_FHANDLE (DC_FH_WIRE_MAX - DC_FH_HDR - DC_FH_TAG)
+#define DC_FH_HOST_MAX (DC_FH_HDR + DC_FH_MAX_FHANDLE)
+#define DC_KEY_LEN 16
+
+struct dc_fh {
+	uint8_t len;			/* bytes used in host[] */
+	uint8_t host[DC_FH_HOST_MAX];
+};
+
+void dc_siphash128(const uint8_t key[DC_KEY_LEN], const void *msg, size_t len,
+		   uint8_t out[16]);
+
+/* Builds the host form from a kernel handle; -1 if it does not fit. */
+int dc_fh_from_kernel(struct dc_fh *fh, int fh_type, const void *f_handle,
+		      unsigned int fh_len);
+/* Writes the wire form; returns its length, or -1 if buf is too small. */
+int dc_fh_to_wire(const struct dc_fh *fh, const uint8_t key[DC_KEY_LEN],
+		  void *buf, size_t buflen);
+/* Verifies a wire handle. Returns the host length (wire minus tag) or -1 for a
+ * truncated, oversized, malformed or forged handle. */
+int dc_fh_verify_wire(const void *wire, size_t len, const uint8_t key[DC_KEY_LEN]);
+/* Parses a host-form handle (already verified); -1 if malformed. */
+int dc_fh_parse_host(const void *host, size_t len, struct dc_fh *out);
+int dc_fh_type(const struct dc_fh *fh);
+unsigned int dc_fh_kernel_len(const struct dc_fh *fh);
+const uint8_t *dc_fh_kernel_bytes(const struct dc_fh *fh);
+
+/* Loads the 16-byte secret from path, creating it (0600, from getrandom) if it
+ * does not exist. Returns 0 or an errno; a file of the wrong size is EINVAL. */
+int dc_key_load(const char *path, uint8_t key[DC_KEY_LEN]);
+
+#endif

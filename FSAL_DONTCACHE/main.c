@@ -1,0 +1,164 @@
+/* FSAL_DONTCACHE module: registration, module-wide config, engine start/stop,
+ * the stats writer thread. */
+#include "dc_int.h"
+
+#include <errno.h>
+#include <time.h>
+#include "config_parsing.h"
+#include "FSAL/fsal_init.h"
+
+struct dc_module DC = {
+	.fsal.fs_info = {
+		.maxfilesize = INT64_MAX,
+		.maxlink = 65000,
+		.maxnamelen = 255,
+		.maxpathlen = 4096,
+		.no_trunc = true,
+		.chown_restricted = true,
+		.case_insensitive = false,
+		.case_preserving = true,
+		.link_support = true,
+		.symlink_support = true,
+		.lock_support = true,
+		.lock_support_async_block = false,
+		.named_attr = false,
+		.unique_handles = true,
+		.acl_support = 0,
+		.cansettime = true,
+		.homogenous = true,
+		.supported_attrs = ATTRS_POSIX,
+		.maxread = FSAL_MAXIOSIZE,
+		.maxwrite = FSAL_MAXIOSIZE,
+		.umask = 0,
+		.auth_exportpath_xdev = false,
+		.link_supports_permission_checks = true,
+		.readdir_plus = true,
+		.expire_time_parent = -1,
+	},
+};
+
+static struct config_item dc_module_items[] = {
+	CONF_ITEM_UI32("Engine_Threads", 1, 64, 2, dc_module, engine_threads),
+	CONF_ITEM_UI32("Ring_Entries", 8, 4096, 256, dc_module, ring_entries),
+	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module, use_io_uring),
+	CONF_ITEM_UI32("Stats_Interval_Ms", 0, 3600000, 1000, dc_module, stats_interval_ms),
+	CONFIG_EOL
+};
+
+static struct config_block dc_module_block = {
+	.dbus_interface_name = "org.ganesha.nfsd.config.fsal.dontcache",
+	.blk_desc.name = DC_NAME,
+	.blk_desc.type = CONFIG_BLOCK,
+	.blk_desc.u.blk.init = noop_conf_init,
+	.blk_desc.u.blk.params = dc_module_items,
+	.blk_desc.u.blk.commit = noop_conf_commit
+};
+
+static void *stats_main(void *arg)
+{
+	struct timespec until;
+	struct glist_head *n;
+
+	(void)arg;
+	PTHREAD_MUTEX_lock(&DC.lock);
+	while (!DC.stats_stop) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += DC.stats_interval_ms / 1000;
+		until.tv_nsec += (long)(DC.stats_interval_ms % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&DC.stats_cond, &DC.lock, &until);
+		if (DC.stats_stop)
+			break;
+		glist_for_each(n, &DC.exports)
+			dc_write_stats(glist_entry(n, struct dc_export, node));
+	}
+	PTHREAD_MUTEX_unlock(&DC.lock);
+	return NULL;
+}
+
+static int start_engine(void)
+{
+	struct dcio_engine_params p = {
+		.threads = DC.engine_threads,
+		.ring_entries = DC.ring_entries,
+		.use_uring = DC.use_io_uring,
+	};
+	int rc = dcio_engine_create(&p, NULL, &DC.engine);
+
+	if (rc != 0) {
+		LogCrit(COMPONENT_FSAL, "DONTCACHE: cannot start the I/O engine: %s",
+			strerror(rc));
+		return rc;
+	}
+	if (DC.use_io_uring && !dcio_engine_uses_uring(DC.engine))
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE: io_uring unavailable, using a pwritev2 thread pool");
+	LogEvent(COMPONENT_FSAL, "DONTCACHE: engine started: %u threads, %s",
+		 DC.engine_threads,
+		 dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool");
+	return 0;
+}
+
+static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
+				    config_file_t config_struct,
+				    struct config_error_type *err_type)
+{
+	int rc;
+
+	(void)load_config_from_parse(config_struct, &dc_module_block, &DC, true,
+				     err_type);
+	if (!config_error_is_harmless(err_type))
+		return fsalstat(ERR_FSAL_INVAL, 0);
+
+	if (DC.engine == NULL) {
+		rc = start_engine();
+		if (rc != 0)
+			return dc_status(rc);
+	}
+	if (DC.stats_interval_ms > 0 && !DC.stats_running) {
+		rc = pthread_create(&DC.stats_thread, NULL, stats_main, NULL);
+		if (rc != 0)
+			LogWarn(COMPONENT_FSAL, "DONTCACHE: no stats thread: %s",
+				strerror(rc));
+		else
+			DC.stats_running = true;
+	}
+	display_fsinfo(fsal_hdl);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+MODULE_INIT void dc_init(void)
+{
+	if (register_fsal(&DC.fsal, DC_NAME, FSAL_MAJOR_VERSION,
+			  FSAL_MINOR_VERSION, FSAL_ID_NO_PNFS) != 0) {
+		LogCrit(COMPONENT_FSAL, "DONTCACHE module failed to register");
+		return;
+	}
+	DC.fsal.m_ops.create_export = dc_create_export;
+	DC.fsal.m_ops.init_config = dc_init_config;
+	PTHREAD_MUTEX_init(&DC.lock, NULL);
+	pthread_cond_init(&DC.stats_cond, NULL);
+	glist_init(&DC.exports);
+	dc_handle_ops_init(&DC.handle_ops);
+}
+
+MODULE_FINI void dc_fini(void)
+{
+	if (DC.stats_running) {
+		PTHREAD_MUTEX_lock(&DC.lock);
+		DC.stats_stop = true;
+		pthread_cond_broadcast(&DC.stats_cond);
+		PTHREAD_MUTEX_unlock(&DC.lock);
+		pthread_join(DC.stats_thread, NULL);
+		DC.stats_running = false;
+	}
+	if (DC.engine != NULL) {
+		dcio_engine_destroy(DC.engine);
+		DC.engine = NULL;
+	}
+	if (unregister_fsal(&DC.fsal) != 0)
+		LogCrit(COMPONENT_FSAL, "DONTCACHE module could not unregister");
+}

@@ -1,0 +1,199 @@
+/* test_handle_codec: wire handle MAC, parsing of hostile handles, the secret file. */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "handle_codec.h"
+
+static const uint8_t key[DC_KEY_LEN] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/* Reference vectors of SipHash-2-4 with 128-bit output (key 00..0f, message 00..len-1). */
+static void test_siphash_vectors(void)
+{
+	static const uint8_t empty[16] = { 0xa3, 0x81, 0x7f, 0x04, 0xba, 0x25, 0xa8, 0xe6,
+					   0x6d, 0xf6, 0x72, 0x14, 0xc7, 0x55, 0x02, 0x93 };
+	static const uint8_t one[16] = { 0xda, 0x87, 0xc1, 0xd8, 0x6b, 0x99, 0xaf, 0x44,
+					 0x34, 0x76, 0x59, 0x11, 0x9b, 0x22, 0xfc, 0x45 };
+	uint8_t msg[1] = { 0 }, out[16];
+
+	dc_siphash128(key, msg, 0, out);
+	CU_ASSERT_EQUAL(memcmp(out, empty, 16), 0);
+	dc_siphash128(key, msg, 1, out);
+	CU_ASSERT_EQUAL(memcmp(out, one, 16), 0);
+}
+
+static void make_fh(struct dc_fh *fh)
+{
+	uint8_t kh[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+
+	CU_ASSERT_EQUAL_FATAL(dc_fh_from_kernel(fh, 1, kh, sizeof(kh)), 0);
+}
+
+static void test_roundtrip(void)
+{
+	struct dc_fh fh, back;
+	uint8_t wire[DC_FH_WIRE_MAX];
+	int n, h;
+
+	make_fh(&fh);
+	n = dc_fh_to_wire(&fh, key, wire, sizeof(wire));
+	CU_ASSERT_EQUAL(n, DC_FH_HDR + 8 + DC_FH_TAG);
+	h = dc_fh_verify_wire(wire, (size_t)n, key);
+	CU_ASSERT_EQUAL(h, fh.len);
+	CU_ASSERT_EQUAL_FATAL(dc_fh_parse_host(wire, (size_t)h, &back), 0);
+	CU_ASSERT_EQUAL(dc_fh_type(&back), 1);
+	CU_ASSERT_EQUAL(dc_fh_kernel_len(&back), 8);
+	CU_ASSERT_EQUAL(memcmp(dc_fh_kernel_bytes(&back), dc_fh_kernel_bytes(&fh), 8), 0);
+	/* too small an output buffer */
+	CU_ASSERT_EQUAL(dc_fh_to_wire(&fh, key, wire, (size_t)n - 1), -1);
+}
+
+static void test_every_bit_flip_rejected(void)
+{
+	struct dc_fh fh;
+	uint8_t wire[DC_FH_WIRE_MAX];
+	int n, rejected = 0, tries = 0;
+
+	make_fh(&fh);
+	n = dc_fh_to_wire(&fh, key, wire, sizeof(wire));
+	for (int i = 0; i < n; i++) {
+		for (int b = 0; b < 8; b++) {
+			wire[i] ^= (uint8_t)(1u << b);
+			tries++;
+			rejected += dc_fh_verify_wire(wire, (size_t)n, key) < 0;
+			wire[i] ^= (uint8_t)(1u << b);
+		}
+	}
+	CU_ASSERT_EQUAL(rejected, tries);
+	CU_ASSERT(dc_fh_verify_wire(wire, (size_t)n, key) > 0);
+}
+
+static void test_wrong_key_rejected(void)
+{
+	struct dc_fh fh;
+	uint8_t wire[DC_FH_WIRE_MAX], other[DC_KEY_LEN];
+	int n;
+
+	make_fh(&fh);
+	memcpy(other, key, sizeof(other));
+	other[15] ^= 0x80;
+	n = dc_fh_to_wire(&fh, key, wire, sizeof(wire));
+	CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, (size_t)n, other), -1);
+}
+
+static void test_lengths_rejected(void)
+{
+	struct dc_fh fh;
+	uint8_t wire[256] = { 0 };
+	int n;
+
+	make_fh(&fh);
+	n = dc_fh_to_wire(&fh, key, wire, sizeof(wire));
+	for (int len = 0; len < n; len++)
+		CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, (size_t)len, key), -1);
+	CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, (size_t)n + 1, key), -1);
+	CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, sizeof(wire), key), -1);
+	CU_ASSERT_EQUAL(dc_fh_verify_wire(NULL, 20, key), -1);
+	/* kernel handles that do not fit an NFSv3 handle are refused */
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, DC_FH_MAX_FHANDLE + 1), -1);
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, 0), -1);
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 300, wire, 8), -1);
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, DC_FH_MAX_FHANDLE), 0);
+}
+
+static void test_random_garbage_rejected(void)
+{
+	uint8_t buf[DC_FH_WIRE_MAX];
+	int accepted = 0;
+
+	srand(12345);
+	for (int i = 0; i < 200000; i++) {
+		size_t len = (size_t)(rand() % (int)sizeof(buf)) + 1;
+
+		for (size_t j = 0; j < len; j++)
+			buf[j] = (uint8_t)rand();
+		/* make some look structurally valid so the MAC is what rejects them */
+		if (i & 1 && len > DC_FH_HDR + DC_FH_TAG) {
+			buf[0] = DC_FH_VERSION;
+			buf[2] = (uint8_t)(len - DC_FH_HDR - DC_FH_TAG);
+		}
+		accepted += dc_fh_verify_wire(buf, len, key) >= 0;
+	}
+	CU_ASSERT_EQUAL(accepted, 0);
+}
+
+static void test_host_parse(void)
+{
+	struct dc_fh fh, out;
+	uint8_t bad[DC_FH_HOST_MAX];
+
+	make_fh(&fh);
+	CU_ASSERT_EQUAL(dc_fh_parse_host(fh.host, fh.len, &out), 0);
+	CU_ASSERT_EQUAL(dc_fh_parse_host(fh.host, fh.len - 1, &out), -1);
+	memcpy(bad, fh.host, fh.len);
+	bad[0] = 9;
+	CU_ASSERT_EQUAL(dc_fh_parse_host(bad, fh.len, &out), -1);
+	memcpy(bad, fh.host, fh.len);
+	bad[2] = 7;
+	CU_ASSERT_EQUAL(dc_fh_parse_host(bad, fh.len, &out), -1);
+}
+
+static void test_key_file(void)
+{
+	char dir[] = "/tmp/dckeyXXXXXX", path[64];
+	uint8_t k1[DC_KEY_LEN], k2[DC_KEY_LEN];
+	struct stat st;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/export.key", dir);
+	CU_ASSERT_EQUAL(dc_key_load(path, k1), 0);
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+	CU_ASSERT_EQUAL(st.st_size, DC_KEY_LEN);
+	/* survives a "restart": same key loaded again */
+	CU_ASSERT_EQUAL(dc_key_load(path, k2), 0);
+	CU_ASSERT_EQUAL(memcmp(k1, k2, DC_KEY_LEN), 0);
+	/* a truncated key file is an error, never a new key */
+	CU_ASSERT_EQUAL(truncate(path, 5), 0);
+	CU_ASSERT_EQUAL(dc_key_load(path, k2), EINVAL);
+	unlink(path);
+	/* a directory in the way */
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	CU_ASSERT_NOT_EQUAL(dc_key_load(path, k2), 0);
+	rmdir(path);
+	/* missing parent directory */
+	snprintf(path, sizeof(path), "%s/nodir/export.key", dir);
+	CU_ASSERT_EQUAL(dc_key_load(path, k2), ENOENT);
+	fd = open(dir, O_RDONLY);
+	CU_ASSERT(fd >= 0);
+	close(fd);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned int failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite("handle_codec", NULL, NULL);
+	CU_add_test(s, "siphash128 reference vectors", test_siphash_vectors);
+	CU_add_test(s, "encode/verify/parse round trip", test_roundtrip);
+	CU_add_test(s, "every single-bit flip rejected", test_every_bit_flip_rejected);
+	CU_add_test(s, "another export's key rejected", test_wrong_key_rejected);
+	CU_add_test(s, "truncated and oversized rejected", test_lengths_rejected);
+	CU_add_test(s, "random garbage rejected", test_random_garbage_rejected);
+	CU_add_test(s, "host form parsing", test_host_parse);
+	CU_add_test(s, "secret file create/reload/corrupt", test_key_file);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
