@@ -1,0 +1,53 @@
+/* Server-side sampling, once per second in its own thread: /proc/meminfo
+ * (Cached, Dirty, Writeback), a memory cgroup's memory.stat, CPU of the server
+ * process and of kswapd, and page-cache residency of the test files
+ * (cachestat(2) where the kernel has it, mincore(2) otherwise). */
+#ifndef DCB_SAMPLER_H
+#define DCB_SAMPLER_H
+#include <stdint.h>
+#include <pthread.h>
+
+struct dcb_sample {
+	double t;                       /* seconds since run start */
+	uint64_t cached_kib, dirty_kib, writeback_kib;           /* /proc/meminfo */
+	int64_t cg_cache_kib, cg_dirty_kib, cg_writeback_kib, cg_usage_kib; /* -1: no cgroup */
+	double server_cpu_pct, kswapd_cpu_pct;                    /* -1: unknown */
+	uint64_t files_resident_kib, files_dirty_kib;            /* writer files */
+	double hot_resident_pct;                                  /* -1: no hot set */
+};
+
+struct dcb_stat_sum { double peak, mean, last; int n; };
+
+struct dcb_sampler {
+	pthread_t thr;
+	pthread_mutex_t mu;
+	int running, stop;
+	uint64_t start_ns;
+	int server_pid;
+	const char *cgroup_dir;
+	int kswapd_pids[64];
+	int nkswapd;
+	char **files; int nfiles;       /* writer files (may not exist yet) */
+	char **hot; int nhot;
+	struct dcb_sample *s;
+	int n, cap;
+	uint64_t prev_server_ticks, prev_kswapd_ticks;
+	double prev_t;
+	int have_prev;
+	int use_cachestat;              /* 1 yes, 0 mincore */
+	double hot_start_pct;
+};
+
+void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid, const char *cgroup_dir);
+void dcb_sampler_add_file(struct dcb_sampler *sp, const char *path, int hot);
+int dcb_sampler_start(struct dcb_sampler *sp);
+void dcb_sampler_stop(struct dcb_sampler *sp);   /* joins, then takes one last sample */
+/* Latest sample (copy); returns 0 if none yet. */
+int dcb_sampler_latest(struct dcb_sampler *sp, struct dcb_sample *out);
+void dcb_sampler_take(struct dcb_sampler *sp, double t, struct dcb_sample *out);
+/* Residency of one file: resident and dirty KiB. Returns -1 if it cannot be read. */
+int dcb_file_residency(const char *path, int use_cachestat, uint64_t *res_kib, uint64_t *dirty_kib,
+		       uint64_t *size_kib);
+void dcb_sampler_free(struct dcb_sampler *sp);
+uint64_t dcb_now_ns(void);
+#endif
