@@ -64,6 +64,9 @@ struct dcio_export_params {
 	uint64_t flush_export_bytes;	/* dropbehind: flush the export once this much is dirty */
 	uint32_t flush_interval_ms;	/* dropbehind: flush anything dirty at least this often */
 };
+/* Zero means the engine default for max_inflight_bytes (256 MiB),
+ * flush_file_bytes (8 MiB), flush_export_bytes (64 MiB) and flush_interval_ms
+ * (1000). inflight_wait_ms is taken as is: 0 answers EAGAIN at once when full. */
 
 /* Syscall seam: tests replace entries to inject faults. NULL entries (or a NULL
  * table) mean the real syscalls. Return conventions are those of libc (-1 and
@@ -95,7 +98,8 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 		       struct dcio_engine **out);		/* 0 or errno */
 /* Waits for all outstanding I/O, stops threads, frees. Exports must be gone. */
 void dcio_engine_destroy(struct dcio_engine *e);
-/* true when the engine fell back to the thread pool (logged once by the caller) */
+/* true when I/O goes through io_uring; false when the engine fell back to the
+ * pwritev2/preadv2 thread pool (the caller logs that once) */
 bool dcio_engine_uses_uring(const struct dcio_engine *e);
 
 /* Export ----------------------------------------------------------------- */

@@ -1,0 +1,261 @@
+/* Internal structures of the dcio engine; never included outside io/. */
+#ifndef DCIO_INT_H
+#define DCIO_INT_H
+
+#include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "dcio.h"
+
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE 0x00000080
+#endif
+
+#define DCIO_NR_WMODES 4
+#define DCIO_ERRNO_MAX 134
+#define DCIO_PENDING_CAP 1024
+
+/* Defaults for parameters left at 0 (documented in dcio.h). */
+#define DCIO_DEF_INFLIGHT (256ull << 20)
+#define DCIO_DEF_FLUSH_FILE (8ull << 20)
+#define DCIO_DEF_FLUSH_EXPORT (64ull << 20)
+#define DCIO_DEF_FLUSH_MS 1000u
+
+/* ranges.c: sorted, disjoint [lo, hi) ranges, each with an errno */
+struct dcio_range {
+	uint64_t lo, hi;
+	int err;
+};
+
+struct dcio_rangeset {
+	struct dcio_range *r;
+	size_t n, cap;
+};
+
+void rs_add(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err);
+void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
+int rs_find(const struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
+void rs_collapse(struct dcio_rangeset *rs);
+void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src, int err);
+void rs_take(struct dcio_rangeset *dst, struct dcio_rangeset *src);
+uint64_t rs_bytes(const struct dcio_rangeset *rs);
+void rs_free(struct dcio_rangeset *rs);
+
+/* stats.c */
+#define H_SUB_BITS 7
+#define H_SUB (1u << H_SUB_BITS)
+#define H_MAX_EXP 47
+#define H_BUCKETS ((H_MAX_EXP - H_SUB_BITS + 2) * H_SUB)
+
+struct dcio_hist {
+	uint64_t b[H_BUCKETS];
+	uint64_t max;
+};
+
+void hist_add(struct dcio_hist *h, uint64_t ns);
+unsigned hist_bucket(uint64_t v);
+uint64_t hist_bucket_mid(unsigned idx);
+uint64_t hist_quantile(const struct dcio_hist *h, double q, uint64_t *count);
+
+struct dcio_stats {
+	uint64_t w_ops[DCIO_NR_WMODES], w_bytes[DCIO_NR_WMODES];
+	uint64_t leaf_bytes[DCIO_NR_WMODES];
+	uint64_t r_ops, r_bytes;
+	uint64_t fb_write, fb_read, fb_direct;
+	uint64_t fl_passes, fl_files, fl_writes, fl_max_writes, fl_ranges, fl_bytes;
+	uint64_t fl_sfr_calls, fl_dontneed;
+	uint64_t gc_batches, gc_requests, gc_syscalls, gc_max_batch, gc_nodirty;
+	uint64_t gc_lost_reports;
+	uint64_t errors[DCIO_ERRNO_MAX + 1];
+	uint64_t eagain, inflight_waits;
+	struct dcio_hist lat_w, lat_r, lat_c;
+};
+
+#define ST_ADD(p, v) __atomic_fetch_add(&(p), (v), __ATOMIC_RELAXED)
+#define ST_MAX(p, v) stat_max(&(p), (v))
+void stat_max(uint64_t *p, uint64_t v);
+void stat_error(struct dcio_stats *s, int err);
+uint64_t now_ns(void);
+
+/* pool.c: a job queue served by threads */
+struct dcio_job {
+	void (*run)(struct dcio_job *);
+	struct dcio_job *next;
+};
+
+struct dcio_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct dcio_job *head, *tail;
+	bool stop;
+	unsigned n;
+	pthread_t *tids;
+};
+
+int pool_start(struct dcio_pool *p, unsigned n, const char *name);
+void pool_post(struct dcio_pool *p, struct dcio_job *j);
+void pool_stop(struct dcio_pool *p);
+
+/* ring.c */
+struct dcio_req;
+struct dcio_ring {
+	struct dcio_engine *e;
+	pthread_t tid;
+	struct io_uring ring;
+	int efd;
+	uint64_t efd_val;
+	pthread_mutex_t mu;
+	struct dcio_req *qh, *qt;
+	atomic_int wake;
+	bool stop;
+	unsigned cap;
+};
+
+int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries, unsigned idx);
+void ring_post(struct dcio_ring *r, struct dcio_req *q);
+void ring_stop(struct dcio_ring *r);
+
+/* flusher.c */
+struct dcio_flusher {
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, kicked, started;
+	uint64_t gen;
+	struct dcio_file *head;
+};
+
+int flusher_start(struct dcio_engine *e);
+void flusher_stop(struct dcio_engine *e);
+void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written);
+void flusher_forget(struct dcio_file *f);
+
+/* engine.c */
+struct dcio_engine {
+	struct dcio_syscalls sys;
+	bool uring;
+	unsigned nrings;
+	struct dcio_ring *rings;
+	atomic_uint rr;
+	struct dcio_pool pool;		/* blocking work; also I/O without uring */
+	struct dcio_flusher fl;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	long outstanding;
+};
+
+void engine_submit(struct dcio_engine *e, struct dcio_req *q);
+void engine_get(struct dcio_engine *e);
+void engine_put(struct dcio_engine *e);
+void cond_init_mono(pthread_cond_t *cv);
+void deadline_after(struct timespec *ts, uint32_t ms);
+
+/* export.c */
+struct dcio_export {
+	struct dcio_engine *e;
+	struct dcio_export_params p;
+	char name[128];
+	atomic_bool wfallback;		/* dontcache writes run as dropbehind */
+	atomic_bool rfallback;		/* dontcache reads run buffered */
+	bool probed_wok, probed_rok;
+	uint32_t probe_dio_align;
+	atomic_uint_fast64_t verifier_gen;
+	pthread_mutex_t mu;		/* in-flight bound and outstanding requests */
+	pthread_cond_t cv;
+	uint64_t inflight, peak;
+	long outstanding;
+	uint64_t fl_dirty;		/* flusher state, under e->fl.mu */
+	bool fl_urgent;
+	uint64_t fl_gen, fl_urgent_gen;
+	uint64_t fl_pass_writes;
+	struct dcio_stats st;
+};
+
+int inflight_admit(struct dcio_export *x, uint64_t len);
+void inflight_release(struct dcio_export *x, uint64_t len);
+void export_note_error(struct dcio_export *x, int err);
+
+/* commit.c: group commit state, under gc_mu */
+struct gc_waiter {
+	struct gc_waiter *next;
+	struct dcio_req *req;		/* async stable write, or NULL */
+	bool fsync, done;
+	int err;
+};
+
+/* file.c */
+struct dcio_file {
+	struct dcio_export *x;
+	struct dcio_engine *e;
+	int fd, dfd;
+	uint32_t dio_off_align, dio_mem_align;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	long outstanding;
+	atomic_bool used_dropbehind;
+
+	pthread_mutex_t gc_mu;
+	pthread_cond_t gc_cv;
+	uint64_t write_seq, flushed_seq;
+	struct dcio_rangeset pending, lost;
+	struct gc_waiter *wh, **wt;
+	bool flushing, job_posted;
+	int unreported;
+	struct dcio_job gc_job;
+
+	/* flusher, under e->fl.mu */
+	struct dcio_file *fl_next, *fl_prev;
+	bool fl_listed, fl_busy, fl_urgent;
+	struct dcio_rangeset fl_dirty, fl_wb;
+	uint64_t fl_dirty_bytes, fl_nwrites, fl_last, fl_gen;
+};
+
+void file_get(struct dcio_file *f);
+void file_put(struct dcio_file *f);
+
+void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len);
+void gc_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err);
+void gc_flush_error(struct dcio_file *f, int err);
+void gc_join_async(struct dcio_file *f, struct dcio_req *q);
+int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, bool fsync, bool force, bool check_lost);
+bool gc_dirty(struct dcio_file *f);
+void gc_init(struct dcio_file *f);
+int gc_take_unreported(struct dcio_file *f);
+
+/* req.c: one I/O request (or a split parent) */
+enum { REQ_WRITE, REQ_READ };
+enum { REQ_DONE, REQ_AGAIN };
+
+struct dcio_req {
+	struct dcio_job job;
+	struct dcio_req *next;
+	struct dcio_file *f;
+	struct dcio_req *parent;
+	atomic_int children;
+	int op, fd, rwflags, mode, top_mode, err, retries;
+	bool inline_, direct;
+	enum dcio_stable stable;
+	uint64_t off, len;		/* the caller's range */
+	uint64_t io_off, io_len, xfer;	/* the syscall's range and progress */
+	uint64_t t0;
+	dcio_done_fn done;
+	void *arg;
+	void *bounce;
+	const struct iovec *uiov;	/* caller's iovec, for bounce copy-back */
+	int uiovcnt;
+	struct gc_waiter w;
+	int iovcnt;
+	struct iovec *iov;
+	struct iovec iovs[];
+};
+
+struct dcio_req *req_new(struct dcio_file *f, int op, int niov);
+int req_result(struct dcio_req *q, long res);
+void req_exec_sync(struct dcio_req *q);
+void req_finish(struct dcio_req *q, int err);
+void req_complete(struct dcio_req *q, int err);
+int iov_slice(const struct iovec *src, int cnt, uint64_t skip, uint64_t len, struct iovec *dst);
+
+#endif

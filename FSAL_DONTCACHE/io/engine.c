@@ -1,0 +1,173 @@
+/* The process-wide engine: syscall table, engine threads (rings or pool),
+ * the blocking-work pool and the flusher. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dcio_int.h"
+
+static int real_fdatasync(int fd) { return fdatasync(fd); }
+static int real_fsync(int fd) { return fsync(fd); }
+
+static int real_sync_file_range(int fd, off_t off, off_t len, unsigned int flags)
+{
+	return sync_file_range(fd, off, len, flags);
+}
+
+/* posix_fadvise returns the errno; the table uses -1/errno like the rest */
+static int real_fadvise(int fd, off_t off, off_t len, int advice)
+{
+	int rc = posix_fadvise(fd, off, len, advice);
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
+static void fill_syscalls(struct dcio_syscalls *d, const struct dcio_syscalls *s)
+{
+	if (s)
+		*d = *s;
+	else
+		memset(d, 0, sizeof(*d));
+	if (!d->pwritev2)
+		d->pwritev2 = pwritev2;
+	if (!d->preadv2)
+		d->preadv2 = preadv2;
+	if (!d->fdatasync)
+		d->fdatasync = real_fdatasync;
+	if (!d->fsync)
+		d->fsync = real_fsync;
+	if (!d->sync_file_range)
+		d->sync_file_range = real_sync_file_range;
+	if (!d->posix_fadvise)
+		d->posix_fadvise = real_fadvise;
+}
+
+void cond_init_mono(pthread_cond_t *cv)
+{
+	pthread_condattr_t a;
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &a);
+	pthread_condattr_destroy(&a);
+}
+
+void deadline_after(struct timespec *ts, uint32_t ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static bool start_rings(struct dcio_engine *e, const struct dcio_engine_params *p)
+{
+	unsigned entries = p->ring_entries >= 8 ? p->ring_entries : 64;
+
+	e->rings = calloc(e->nrings, sizeof(*e->rings));
+	if (!e->rings)
+		return false;
+	for (unsigned i = 0; i < e->nrings; i++) {
+		if (ring_start(e, &e->rings[i], entries, i) == 0)
+			continue;
+		while (i--)
+			ring_stop(&e->rings[i]);
+		free(e->rings);
+		e->rings = NULL;
+		return false;
+	}
+	return true;
+}
+
+int dcio_engine_create(const struct dcio_engine_params *p, const struct dcio_syscalls *sys,
+		       struct dcio_engine **out)
+{
+	if (!p || !out)
+		return EINVAL;
+	struct dcio_engine *e = calloc(1, sizeof(*e));
+	if (!e)
+		return ENOMEM;
+	fill_syscalls(&e->sys, sys);
+	pthread_mutex_init(&e->mu, NULL);
+	pthread_cond_init(&e->cv, NULL);
+	e->nrings = p->threads ? p->threads : 1;
+
+	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
+	bool want_uring = p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));
+	int rc = pool_start(&e->pool, e->nrings, "dcio-pool");
+	if (!rc)
+		rc = flusher_start(e);
+	if (rc) {
+		if (e->pool.tids)
+			pool_stop(&e->pool);
+		free(e);
+		return rc;
+	}
+	e->uring = want_uring && start_rings(e, p);
+	*out = e;
+	return 0;
+}
+
+void engine_get(struct dcio_engine *e)
+{
+	pthread_mutex_lock(&e->mu);
+	e->outstanding++;
+	pthread_mutex_unlock(&e->mu);
+}
+
+void engine_put(struct dcio_engine *e)
+{
+	pthread_mutex_lock(&e->mu);
+	if (--e->outstanding == 0)
+		pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+}
+
+static void pool_io_run(struct dcio_job *j)
+{
+	req_exec_sync((struct dcio_req *)j);
+}
+
+void engine_submit(struct dcio_engine *e, struct dcio_req *q)
+{
+	if (q->inline_) {
+		req_exec_sync(q);
+	} else if (e->uring) {
+		unsigned i = atomic_fetch_add(&e->rr, 1) % e->nrings;
+		ring_post(&e->rings[i], q);
+	} else {
+		q->job.run = pool_io_run;
+		pool_post(&e->pool, &q->job);
+	}
+}
+
+void dcio_engine_destroy(struct dcio_engine *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->mu);
+	while (e->outstanding > 0)
+		pthread_cond_wait(&e->cv, &e->mu);
+	pthread_mutex_unlock(&e->mu);
+	if (e->uring)
+		for (unsigned i = 0; i < e->nrings; i++)
+			ring_stop(&e->rings[i]);
+	free(e->rings);
+	flusher_stop(e);
+	pool_stop(&e->pool);
+	pthread_cond_destroy(&e->cv);
+	pthread_mutex_destroy(&e->mu);
+	free(e);
+}
+
+bool dcio_engine_uses_uring(const struct dcio_engine *e)
+{
+	return e && e->uring;
+}

@@ -1,0 +1,152 @@
+/* Exports: parameters, the RWF_DONTCACHE probe, the in-flight bound and the
+ * write verifier generation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dcio_int.h"
+
+static int probe_file(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	/* no O_TMPFILE here: a named file, unlinked at once */
+	char name[64];
+	for (int i = 0; i < 16; i++) {
+		snprintf(name, sizeof(name), ".dcio-probe-%d-%d-%d", (int)getpid(), rand(), i);
+		fd = openat(dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			unlinkat(dirfd, name, 0);
+			return fd;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return -1;
+}
+
+static bool unsupported(ssize_t r)
+{
+	return r < 0 && (errno == EOPNOTSUPP || errno == EINVAL);
+}
+
+/* Learns whether RWF_DONTCACHE writes and reads work on dirfd's filesystem.
+ * Uses the real syscalls: it asks the filesystem, not the test seam. */
+static int probe(struct dcio_export *x, int dirfd)
+{
+	int fd = probe_file(dirfd);
+	if (fd < 0)
+		return errno;
+	char buf[4096];
+	memset(buf, 0x5a, sizeof(buf));
+	struct iovec iov = { buf, sizeof(buf) };
+	x->probed_wok = !unsupported(pwritev2(fd, &iov, 1, 0, RWF_DONTCACHE));
+	x->probed_rok = !unsupported(preadv2(fd, &iov, 1, 0, RWF_DONTCACHE));
+	close(fd);
+	return 0;
+}
+
+static bool uses_dontcache_writes(const struct dcio_export_params *p)
+{
+	return p->write_mode == DCIO_WRITE_DONTCACHE || p->write_mode == DCIO_WRITE_DIRECT;
+}
+
+int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p,
+		       const char *name, int dirfd, struct dcio_export **out)
+{
+	if (!e || !p || !out || (unsigned)p->write_mode >= DCIO_NR_WMODES ||
+	    (unsigned)p->read_mode > DCIO_READ_DIRECT || (unsigned)p->flush_mode > DCIO_FLUSH_INLINE)
+		return EINVAL;
+	struct dcio_export *x = calloc(1, sizeof(*x));
+	if (!x)
+		return ENOMEM;
+	x->e = e;
+	x->p = *p;
+	if (!x->p.max_inflight_bytes)
+		x->p.max_inflight_bytes = DCIO_DEF_INFLIGHT;
+	snprintf(x->name, sizeof(x->name), "%s", name ? name : "");
+	x->probed_wok = x->probed_rok = true;
+	if (dirfd >= 0) {
+		int rc = probe(x, dirfd);
+		if (rc) {
+			free(x);
+			return rc;
+		}
+	}
+	atomic_init(&x->wfallback, !x->probed_wok && uses_dontcache_writes(p));
+	atomic_init(&x->rfallback, !x->probed_rok && p->read_mode == DCIO_READ_DONTCACHE);
+	atomic_init(&x->verifier_gen, 1);
+	pthread_mutex_init(&x->mu, NULL);
+	cond_init_mono(&x->cv);
+	*out = x;
+	return 0;
+}
+
+void dcio_export_destroy(struct dcio_export *x)
+{
+	if (!x)
+		return;
+	pthread_mutex_lock(&x->mu);
+	while (x->outstanding > 0)
+		pthread_cond_wait(&x->cv, &x->mu);
+	pthread_mutex_unlock(&x->mu);
+	pthread_cond_destroy(&x->cv);
+	pthread_mutex_destroy(&x->mu);
+	free(x);
+}
+
+bool dcio_export_fallback(const struct dcio_export *x)
+{
+	return atomic_load(&x->wfallback) || atomic_load(&x->rfallback);
+}
+
+uint64_t dcio_export_verifier_gen(const struct dcio_export *x)
+{
+	return atomic_load(&x->verifier_gen);
+}
+
+void export_note_error(struct dcio_export *x, int err)
+{
+	(void)err;
+	atomic_fetch_add(&x->verifier_gen, 1);
+}
+
+/* A write that does not fit waits for room; one larger than the bound is
+ * admitted alone. */
+int inflight_admit(struct dcio_export *x, uint64_t len)
+{
+	uint64_t max = x->p.max_inflight_bytes;
+	struct timespec ts;
+	bool waited = false;
+
+	pthread_mutex_lock(&x->mu);
+	while (x->inflight > 0 && x->inflight + len > max) {
+		if (!waited) {
+			waited = true;
+			ST_ADD(x->st.inflight_waits, 1);
+			deadline_after(&ts, x->p.inflight_wait_ms);
+		}
+		if (pthread_cond_timedwait(&x->cv, &x->mu, &ts) == ETIMEDOUT &&
+		    x->inflight > 0 && x->inflight + len > max) {
+			pthread_mutex_unlock(&x->mu);
+			ST_ADD(x->st.eagain, 1);
+			return EAGAIN;
+		}
+	}
+	x->inflight += len;
+	if (x->inflight > x->peak)
+		x->peak = x->inflight;
+	pthread_mutex_unlock(&x->mu);
+	return 0;
+}
+
+void inflight_release(struct dcio_export *x, uint64_t len)
+{
+	pthread_mutex_lock(&x->mu);
+	x->inflight -= len;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+}

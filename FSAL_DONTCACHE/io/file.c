@@ -1,0 +1,354 @@
+/* Files: open/close, and turning dcio_write/dcio_read into requests (mode
+ * choice, the O_DIRECT split and widening). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "dcio_int.h"
+
+#ifndef STATX_DIOALIGN
+#define STATX_DIOALIGN 0x00002000U
+#endif
+
+/* struct statx as of Linux 6.1, declared here so old headers do not matter */
+struct dc_statx {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, pad1;
+	uint64_t ino, size, blocks, attributes_mask;
+	struct { int64_t sec; uint32_t nsec; int32_t pad; } atime, btime, ctime, mtime;
+	uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+	uint64_t mnt_id;
+	uint32_t dio_mem_align, dio_offset_align;
+	uint64_t spare[12];
+};
+_Static_assert(sizeof(struct dc_statx) == 256, "statx layout");
+
+void file_get(struct dcio_file *f)
+{
+	struct dcio_export *x = f->x;
+
+	pthread_mutex_lock(&f->mu);
+	f->outstanding++;
+	pthread_mutex_unlock(&f->mu);
+	pthread_mutex_lock(&x->mu);
+	x->outstanding++;
+	pthread_mutex_unlock(&x->mu);
+	engine_get(f->e);
+}
+
+/* After the file's count drops the file may be freed by a closer: x and e
+ * are read first. */
+void file_put(struct dcio_file *f)
+{
+	struct dcio_export *x = f->x;
+	struct dcio_engine *e = f->e;
+
+	pthread_mutex_lock(&f->mu);
+	if (--f->outstanding == 0)
+		pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	pthread_mutex_lock(&x->mu);
+	if (--x->outstanding == 0)
+		pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	engine_put(e);
+}
+
+static void open_direct(struct dcio_file *f)
+{
+	struct dc_statx sx;
+	memset(&sx, 0, sizeof(sx));
+	if (syscall(SYS_statx, f->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) < 0 ||
+	    !(sx.mask & STATX_DIOALIGN) || !sx.dio_offset_align) {
+		ST_ADD(f->x->st.fb_direct, 1);
+		return;
+	}
+	int acc = fcntl(f->fd, F_GETFL);
+	if (acc < 0)
+		return;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
+	f->dfd = open(path, (acc & O_ACCMODE) | O_DIRECT | O_CLOEXEC);
+	if (f->dfd < 0) {
+		ST_ADD(f->x->st.fb_direct, 1);
+		return;
+	}
+	f->dio_off_align = sx.dio_offset_align;
+	f->dio_mem_align = sx.dio_mem_align ? sx.dio_mem_align : 512;
+}
+
+int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
+{
+	if (!x || fd < 0 || !out)
+		return EINVAL;
+	struct dcio_file *f = calloc(1, sizeof(*f));
+	if (!f)
+		return ENOMEM;
+	f->x = x;
+	f->e = x->e;
+	f->fd = fd;
+	f->dfd = -1;
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+	gc_init(f);
+	if (x->p.write_mode == DCIO_WRITE_DIRECT || x->p.read_mode == DCIO_READ_DIRECT)
+		open_direct(f);
+	*out = f;
+	return 0;
+}
+
+int dcio_file_close(struct dcio_file *f)
+{
+	if (!f)
+		return EINVAL;
+	pthread_mutex_lock(&f->mu);
+	while (f->outstanding > 0)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+	flusher_forget(f);
+
+	int err = 0;
+	if (gc_dirty(f))
+		err = gc_commit(f, 0, 0, false, false, false);
+	int unrep = gc_take_unreported(f);
+	if (!err)
+		err = unrep;
+	if (atomic_load(&f->used_dropbehind))
+		f->e->sys.posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (f->dfd >= 0)
+		close(f->dfd);
+	close(f->fd);
+	rs_free(&f->pending);
+	rs_free(&f->lost);
+	pthread_cond_destroy(&f->gc_cv);
+	pthread_mutex_destroy(&f->gc_mu);
+	pthread_cond_destroy(&f->cv);
+	pthread_mutex_destroy(&f->mu);
+	free(f);
+	return err;
+}
+
+int dcio_file_fd(const struct dcio_file *f)
+{
+	return f ? f->fd : -1;
+}
+
+static uint64_t iov_total(const struct iovec *iov, int cnt)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < cnt; i++)
+		n += iov[i].iov_len;
+	return n;
+}
+
+static int cached_mode(const struct dcio_export *x)
+{
+	return atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND : DCIO_WRITE_DONTCACHE;
+}
+
+static int write_mode(const struct dcio_file *f)
+{
+	switch (f->x->p.write_mode) {
+	case DCIO_WRITE_BUFFERED:
+		return DCIO_WRITE_BUFFERED;
+	case DCIO_WRITE_DROPBEHIND:
+		return DCIO_WRITE_DROPBEHIND;
+	case DCIO_WRITE_DIRECT:
+		return f->dfd >= 0 ? DCIO_WRITE_DIRECT : cached_mode(f->x);
+	default:
+		return cached_mode(f->x);
+	}
+}
+
+static void set_leaf_mode(struct dcio_req *q, int mode)
+{
+	q->mode = mode;
+	q->rwflags = mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
+}
+
+static void *bounce_alloc(const struct dcio_file *f, uint64_t len)
+{
+	void *p = NULL;
+	size_t a = f->dio_mem_align > 4096 ? f->dio_mem_align : 4096;
+	if (posix_memalign(&p, a, len ? len : 1))
+		return NULL;
+	return p;
+}
+
+static void copy_in(void *dst, const struct iovec *iov, int cnt, uint64_t skip, uint64_t len)
+{
+	char *d = dst;
+	for (int i = 0; i < cnt && len; i++) {
+		uint64_t l = iov[i].iov_len;
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		uint64_t take = l - skip < len ? l - skip : len;
+		memcpy(d, (const char *)iov[i].iov_base + skip, take);
+		d += take;
+		len -= take;
+		skip = 0;
+	}
+}
+
+static struct dcio_req *child(struct dcio_req *p, const struct iovec *iov, int cnt,
+			      uint64_t off, uint64_t len, bool direct)
+{
+	struct dcio_file *f = p->f;
+	struct dcio_req *c = req_new(f, REQ_WRITE, direct ? 1 : cnt);
+	if (!c)
+		return NULL;
+	c->parent = p;
+	c->inline_ = p->inline_;
+	c->t0 = p->t0;
+	c->off = c->io_off = off;
+	c->len = c->io_len = len;
+	if (direct) {
+		c->bounce = bounce_alloc(f, len);
+		if (!c->bounce) {
+			free(c);
+			return NULL;
+		}
+		copy_in(c->bounce, iov, cnt, off - p->off, len);
+		c->iovs[0] = (struct iovec){ c->bounce, len };
+		c->iovcnt = 1;
+		c->fd = f->dfd;
+		c->direct = true;
+		set_leaf_mode(c, DCIO_WRITE_DIRECT);
+	} else {
+		c->iovcnt = iov_slice(iov, cnt, off - p->off, len, c->iovs);
+		set_leaf_mode(c, cached_mode(f->x));
+	}
+	return c;
+}
+
+/* Aligned middle O_DIRECT, head and tail through the cache. The split is at
+ * page granularity (at least the DIO alignment) so that no page holds both
+ * cached and direct bytes of one write. */
+static int submit_direct(struct dcio_req *p, const struct iovec *iov, int cnt)
+{
+	struct dcio_file *f = p->f;
+	uint64_t a = f->dio_off_align > 4096 ? f->dio_off_align : 4096;
+	uint64_t end = p->off + p->len;
+	uint64_t lo = (p->off + a - 1) / a * a, hi = end / a * a;
+	struct dcio_req *c[3] = { 0 };
+	int n = 0;
+
+	if (hi <= lo)
+		return -1;
+	if (lo > p->off && !(c[n++] = child(p, iov, cnt, p->off, lo - p->off, false)))
+		goto nomem;
+	if (!(c[n++] = child(p, iov, cnt, lo, hi - lo, true)))
+		goto nomem;
+	if (end > hi && !(c[n++] = child(p, iov, cnt, hi, end - hi, false)))
+		goto nomem;
+	atomic_store(&p->children, n);
+	for (int i = 0; i < n; i++)
+		engine_submit(f->e, c[i]);
+	return 0;
+nomem:
+	for (int i = 0; i < n; i++)
+		if (c[i]) {
+			free(c[i]->bounce);
+			free(c[i]);
+		}
+	return ENOMEM;
+}
+
+int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_t offset,
+	       enum dcio_stable stable, dcio_done_fn done, void *arg)
+{
+	if (!f || !done || iovcnt < 0 || (iovcnt && !iov) || (unsigned)stable > DCIO_FILE_SYNC)
+		return EINVAL;
+	struct dcio_export *x = f->x;
+	uint64_t len = iov_total(iov, iovcnt);
+	struct dcio_req *q = req_new(f, REQ_WRITE, iovcnt);
+	if (!q)
+		return ENOMEM;
+	int rc = inflight_admit(x, len);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	file_get(f);
+	q->off = q->io_off = offset;
+	q->len = q->io_len = len;
+	q->stable = stable;
+	q->done = done;
+	q->arg = arg;
+	q->inline_ = x->p.flush_mode == DCIO_FLUSH_INLINE;
+	q->top_mode = write_mode(f);
+	if (q->top_mode == DCIO_WRITE_DIRECT) {
+		rc = submit_direct(q, iov, iovcnt);
+		if (rc == 0)
+			return 0;
+		if (rc == ENOMEM) {
+			inflight_release(x, len);
+			free(q);
+			file_put(f);
+			return ENOMEM;
+		}
+		/* no aligned middle: the whole write goes through the cache */
+	}
+	set_leaf_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_mode(x) : q->top_mode);
+	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
+	q->iovcnt = iovcnt;
+	engine_submit(f->e, q);
+	return 0;
+}
+
+static bool setup_direct_read(struct dcio_req *q, const struct iovec *iov, int cnt)
+{
+	struct dcio_file *f = q->f;
+	uint64_t a = f->dio_off_align;
+	uint64_t lo = q->off / a * a, hi = (q->off + q->len + a - 1) / a * a;
+
+	q->bounce = bounce_alloc(f, hi - lo);
+	if (!q->bounce)
+		return false;
+	q->iovs[0] = (struct iovec){ q->bounce, hi - lo };
+	q->iovcnt = 1;
+	q->io_off = lo;
+	q->io_len = hi - lo;
+	q->uiov = iov;
+	q->uiovcnt = cnt;
+	q->fd = f->dfd;
+	q->direct = true;
+	return true;
+}
+
+int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_t offset,
+	      dcio_done_fn done, void *arg)
+{
+	if (!f || !done || iovcnt < 0 || (iovcnt && !iov))
+		return EINVAL;
+	struct dcio_export *x = f->x;
+	struct dcio_req *q = req_new(f, REQ_READ, iovcnt);
+	if (!q)
+		return ENOMEM;
+	q->off = q->io_off = offset;
+	q->len = q->io_len = iov_total(iov, iovcnt);
+	q->done = done;
+	q->arg = arg;
+	q->inline_ = x->p.flush_mode == DCIO_FLUSH_INLINE;
+	if (x->p.read_mode == DCIO_READ_DIRECT && f->dfd >= 0 && q->len) {
+		if (!setup_direct_read(q, iov, iovcnt)) {
+			free(q);
+			return ENOMEM;
+		}
+	} else {
+		if (x->p.read_mode == DCIO_READ_DONTCACHE && !atomic_load(&x->rfallback))
+			q->rwflags = RWF_DONTCACHE;
+		memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
+		q->iovcnt = iovcnt;
+	}
+	file_get(f);
+	engine_submit(f->e, q);
+	return 0;
+}

@@ -1,0 +1,258 @@
+/* Coalesced background writeback and drop-behind for buffered (dropbehind
+ * and fallback) writes. Completions only add ranges and count bytes; the
+ * first one crossing a threshold sets `kicked` and signals once, so one
+ * wakeup serves any number of writes. A pass, per due file:
+ *   1. ranges started last pass: sync_file_range(WAIT_BEFORE) waits for their
+ *      writeback, then POSIX_FADV_DONTNEED drops the now-clean pages;
+ *   2. ranges dirtied since: merged, sorted, sync_file_range(WRITE). */
+#include <errno.h>
+#include <fcntl.h>
+
+#include "dcio_int.h"
+
+static uint64_t file_thr(const struct dcio_export *x)
+{
+	return x->p.flush_file_bytes ? x->p.flush_file_bytes : DCIO_DEF_FLUSH_FILE;
+}
+
+static uint64_t export_thr(const struct dcio_export *x)
+{
+	return x->p.flush_export_bytes ? x->p.flush_export_bytes : DCIO_DEF_FLUSH_EXPORT;
+}
+
+static uint64_t interval_ns(const struct dcio_export *x)
+{
+	uint32_t ms = x->p.flush_interval_ms ? x->p.flush_interval_ms : DCIO_DEF_FLUSH_MS;
+	return (uint64_t)ms * 1000000ull;
+}
+
+static void list_add(struct dcio_flusher *fl, struct dcio_file *f)
+{
+	f->fl_prev = NULL;
+	f->fl_next = fl->head;
+	if (fl->head)
+		fl->head->fl_prev = f;
+	fl->head = f;
+	f->fl_listed = true;
+	f->fl_last = now_ns();
+}
+
+static void list_del(struct dcio_flusher *fl, struct dcio_file *f)
+{
+	if (f->fl_prev)
+		f->fl_prev->fl_next = f->fl_next;
+	else
+		fl->head = f->fl_next;
+	if (f->fl_next)
+		f->fl_next->fl_prev = f->fl_prev;
+	f->fl_listed = false;
+	f->fl_next = f->fl_prev = NULL;
+}
+
+/* A buffered write completed (written: its writeback was already started by
+ * the caller, inline mode; only the drop is left). */
+void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
+{
+	struct dcio_flusher *fl = &f->e->fl;
+	struct dcio_export *x = f->x;
+
+	if (!len)
+		return;
+	pthread_mutex_lock(&fl->mu);
+	if (!f->fl_listed)
+		list_add(fl, f);
+	if (written) {
+		rs_add(&f->fl_wb, off, off + len, 0);
+		if (f->fl_wb.n > DCIO_PENDING_CAP)
+			rs_collapse(&f->fl_wb);
+	} else {
+		rs_add(&f->fl_dirty, off, off + len, 0);
+		if (f->fl_dirty.n > DCIO_PENDING_CAP)
+			rs_collapse(&f->fl_dirty);
+		f->fl_dirty_bytes += len;
+		f->fl_nwrites++;
+		x->fl_dirty += len;
+		if (f->fl_dirty_bytes >= file_thr(x))
+			f->fl_urgent = true;
+		if (x->fl_dirty >= export_thr(x))
+			x->fl_urgent = true;
+		if ((f->fl_urgent || x->fl_urgent) && !fl->kicked) {
+			fl->kicked = true;
+			pthread_cond_signal(&fl->cv);
+		}
+	}
+	pthread_mutex_unlock(&fl->mu);
+}
+
+static void drop_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
+{
+	const struct dcio_syscalls *s = &f->e->sys;
+	struct dcio_stats *st = &f->x->st;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		off_t lo = (off_t)rs->r[i].lo, len = (off_t)(rs->r[i].hi - rs->r[i].lo);
+		if (s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WAIT_BEFORE) < 0)
+			gc_flush_error(f, errno);
+		ST_ADD(st->fl_sfr_calls, 1);
+		if (s->posix_fadvise(f->fd, lo, len, POSIX_FADV_DONTNEED) == 0)
+			ST_ADD(st->fl_dontneed, 1);
+	}
+}
+
+static void start_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
+{
+	const struct dcio_syscalls *s = &f->e->sys;
+	struct dcio_stats *st = &f->x->st;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		off_t lo = (off_t)rs->r[i].lo, len = (off_t)(rs->r[i].hi - rs->r[i].lo);
+		if (s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WRITE) < 0)
+			gc_flush_error(f, errno);
+		ST_ADD(st->fl_sfr_calls, 1);
+		ST_ADD(st->fl_ranges, 1);
+		ST_ADD(st->fl_bytes, rs->r[i].hi - rs->r[i].lo);
+	}
+}
+
+/* Called and returns with fl->mu held; drops it around the syscalls. */
+static void process(struct dcio_flusher *fl, struct dcio_file *f)
+{
+	struct dcio_export *x = f->x;
+	struct dcio_rangeset old = { 0 }, fresh = { 0 };
+
+	rs_take(&old, &f->fl_wb);
+	rs_take(&fresh, &f->fl_dirty);
+	x->fl_dirty -= f->fl_dirty_bytes;
+	ST_ADD(x->st.fl_files, 1);
+	ST_ADD(x->st.fl_writes, f->fl_nwrites);
+	if (x->fl_gen != fl->gen) {
+		x->fl_gen = fl->gen;
+		x->fl_pass_writes = 0;
+		ST_ADD(x->st.fl_passes, 1);
+	}
+	x->fl_pass_writes += f->fl_nwrites;
+	ST_MAX(x->st.fl_max_writes, x->fl_pass_writes);
+	f->fl_dirty_bytes = 0;
+	f->fl_nwrites = 0;
+	f->fl_urgent = false;
+	f->fl_busy = true;
+	f->fl_last = now_ns();
+	pthread_mutex_unlock(&fl->mu);
+
+	drop_ranges(f, &old);
+	start_ranges(f, &fresh);
+	rs_free(&old);
+
+	pthread_mutex_lock(&fl->mu);
+	f->fl_busy = false;
+	rs_merge_into(&f->fl_wb, &fresh, 0);
+	rs_free(&fresh);
+	if (!f->fl_wb.n && !f->fl_dirty.n)
+		list_del(fl, f);
+	pthread_cond_broadcast(&fl->cv);
+}
+
+static bool due(struct dcio_file *f, uint64_t now, uint64_t *next)
+{
+	if (f->fl_busy)
+		return false;
+	if (f->fl_urgent || (f->x->fl_urgent_gen == f->e->fl.gen && f->fl_dirty.n))
+		return true;
+	uint64_t at = f->fl_last + interval_ns(f->x);
+	if (at <= now)
+		return true;
+	if (at < *next)
+		*next = at;
+	return false;
+}
+
+/* Exports over their threshold now have all their dirty files flushed in
+ * this pass. */
+static void begin_pass(struct dcio_flusher *fl)
+{
+	fl->kicked = false;
+	fl->gen++;
+	for (struct dcio_file *f = fl->head; f; f = f->fl_next) {
+		struct dcio_export *x = f->x;
+		if (x->fl_urgent) {
+			x->fl_urgent = false;
+			x->fl_urgent_gen = fl->gen;
+		}
+	}
+}
+
+static void *flusher_main(void *arg)
+{
+	struct dcio_engine *e = arg;
+	struct dcio_flusher *fl = &e->fl;
+
+	pthread_mutex_lock(&fl->mu);
+	while (!fl->stop) {
+		begin_pass(fl);
+		uint64_t now = now_ns(), next = now + 1000000000ull;
+		/* restart the scan after each file: the list changes while unlocked */
+		for (bool again = true; again;) {
+			again = false;
+			for (struct dcio_file *f = fl->head; f; f = f->fl_next) {
+				if (f->fl_gen == fl->gen || !due(f, now, &next))
+					continue;
+				f->fl_gen = fl->gen;
+				process(fl, f);
+				again = true;
+				break;
+			}
+		}
+		if (fl->kicked || fl->stop)
+			continue;
+		struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
+		pthread_cond_timedwait(&fl->cv, &fl->mu, &ts);
+	}
+	pthread_mutex_unlock(&fl->mu);
+	return NULL;
+}
+
+int flusher_start(struct dcio_engine *e)
+{
+	struct dcio_flusher *fl = &e->fl;
+
+	pthread_mutex_init(&fl->mu, NULL);
+	cond_init_mono(&fl->cv);
+	int rc = pthread_create(&fl->tid, NULL, flusher_main, e);
+	if (rc)
+		return rc;
+	pthread_setname_np(fl->tid, "dcio-flusher");
+	fl->started = true;
+	return 0;
+}
+
+void flusher_stop(struct dcio_engine *e)
+{
+	struct dcio_flusher *fl = &e->fl;
+
+	if (!fl->started)
+		return;
+	pthread_mutex_lock(&fl->mu);
+	fl->stop = true;
+	pthread_cond_broadcast(&fl->cv);
+	pthread_mutex_unlock(&fl->mu);
+	pthread_join(fl->tid, NULL);
+	pthread_cond_destroy(&fl->cv);
+	pthread_mutex_destroy(&fl->mu);
+}
+
+/* The file is closing: off the list (its close flush covers the rest). */
+void flusher_forget(struct dcio_file *f)
+{
+	struct dcio_flusher *fl = &f->e->fl;
+
+	pthread_mutex_lock(&fl->mu);
+	while (f->fl_busy)
+		pthread_cond_wait(&fl->cv, &fl->mu);
+	if (f->fl_listed)
+		list_del(fl, f);
+	f->x->fl_dirty -= f->fl_dirty_bytes;
+	f->fl_dirty_bytes = 0;
+	rs_free(&f->fl_dirty);
+	rs_free(&f->fl_wb);
+	pthread_mutex_unlock(&fl->mu);
+}

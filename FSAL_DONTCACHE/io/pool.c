@@ -1,0 +1,82 @@
+/* A job queue served by a few threads: blocking work (group-commit flushes)
+ * and, where io_uring is unavailable, the pwritev2/preadv2 I/O itself. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dcio_int.h"
+
+static void *pool_main(void *arg)
+{
+	struct dcio_pool *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->head && !p->stop)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (!p->head)
+			break;
+		struct dcio_job *j = p->head;
+		p->head = j->next;
+		if (!p->head)
+			p->tail = NULL;
+		pthread_mutex_unlock(&p->mu);
+		j->run(j);
+		pthread_mutex_lock(&p->mu);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+int pool_start(struct dcio_pool *p, unsigned n, const char *name)
+{
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->head = p->tail = NULL;
+	p->stop = false;
+	p->n = 0;
+	p->tids = calloc(n, sizeof(*p->tids));
+	if (!p->tids)
+		return ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		int rc = pthread_create(&p->tids[i], NULL, pool_main, p);
+		if (rc) {
+			pool_stop(p);
+			return rc;
+		}
+		char tn[16];
+		snprintf(tn, sizeof(tn), "%s%u", name, i);
+		pthread_setname_np(p->tids[i], tn);
+		p->n++;
+	}
+	return 0;
+}
+
+void pool_post(struct dcio_pool *p, struct dcio_job *j)
+{
+	j->next = NULL;
+	pthread_mutex_lock(&p->mu);
+	if (p->tail)
+		p->tail->next = j;
+	else
+		p->head = j;
+	p->tail = j;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Runs what is queued, then joins the threads. */
+void pool_stop(struct dcio_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	for (unsigned i = 0; i < p->n; i++)
+		pthread_join(p->tids[i], NULL);
+	free(p->tids);
+	p->tids = NULL;
+	p->n = 0;
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+}

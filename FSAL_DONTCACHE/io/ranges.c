@@ -1,0 +1,180 @@
+/* Sorted, disjoint byte ranges with an errno each: acknowledged-but-unflushed
+ * writes (err 0), lost ranges (err != 0), flusher dirty/writeback sets. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dcio_int.h"
+
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* On allocation failure the set degrades to one covering range: an over-
+ * approximation, which errs on the side of reporting data as lost. */
+void rs_collapse(struct dcio_rangeset *rs)
+{
+	if (rs->n < 2)
+		return;
+	rs->r[0].hi = rs->r[rs->n - 1].hi;
+	for (size_t i = 1; i < rs->n; i++)
+		if (!rs->r[0].err)
+			rs->r[0].err = rs->r[i].err;
+	rs->n = 1;
+}
+
+static bool grow(struct dcio_rangeset *rs, size_t need)
+{
+	if (need <= rs->cap)
+		return true;
+	size_t cap = rs->cap ? rs->cap * 2 : 8;
+	while (cap < need)
+		cap *= 2;
+	struct dcio_range *r = realloc(rs->r, cap * sizeof(*r));
+	if (!r)
+		return false;
+	rs->r = r;
+	rs->cap = cap;
+	return true;
+}
+
+/* first index whose hi >= lo (ranges touching lo included) */
+static size_t lower(const struct dcio_rangeset *rs, uint64_t lo)
+{
+	size_t a = 0, b = rs->n;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (rs->r[m].hi < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static bool insert_at(struct dcio_rangeset *rs, size_t i, struct dcio_range v)
+{
+	if (!grow(rs, rs->n + 1)) {
+		rs_collapse(rs);
+		if (rs->n == 0) {
+			/* cap is 0 and nothing to collapse: nowhere to remember */
+			return false;
+		}
+		rs->r[0].lo = min64(rs->r[0].lo, v.lo);
+		rs->r[0].hi = max64(rs->r[0].hi, v.hi);
+		if (!rs->r[0].err)
+			rs->r[0].err = v.err;
+		return false;
+	}
+	memmove(&rs->r[i + 1], &rs->r[i], (rs->n - i) * sizeof(v));
+	rs->r[i] = v;
+	rs->n++;
+	return true;
+}
+
+/* [lo, hi) takes err over whatever overlapped it; merges with touching
+ * neighbours that carry the same err. */
+static void add_replacing(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err)
+{
+	rs_sub(rs, lo, hi);
+	size_t p = lower(rs, lo);
+	if (p < rs->n && rs->r[p].hi == lo)
+		p++;
+	if (!insert_at(rs, p, (struct dcio_range){ lo, hi, err }))
+		return;
+	if (p + 1 < rs->n && rs->r[p + 1].lo == hi && rs->r[p + 1].err == err) {
+		rs->r[p].hi = rs->r[p + 1].hi;
+		memmove(&rs->r[p + 1], &rs->r[p + 2], (rs->n - p - 2) * sizeof(rs->r[0]));
+		rs->n--;
+	}
+	if (p > 0 && rs->r[p - 1].hi == lo && rs->r[p - 1].err == err) {
+		rs->r[p - 1].hi = rs->r[p].hi;
+		memmove(&rs->r[p], &rs->r[p + 1], (rs->n - p - 1) * sizeof(rs->r[0]));
+		rs->n--;
+	}
+}
+
+void rs_add(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err)
+{
+	if (lo >= hi)
+		return;
+	size_t i = lower(rs, lo), j = i;
+	bool same = true;
+	while (j < rs->n && rs->r[j].lo <= hi) {
+		if (rs->r[j].err != err)
+			same = false;
+		j++;
+	}
+	if (!same) {
+		add_replacing(rs, lo, hi, err);
+		return;
+	}
+	if (i == j) {
+		insert_at(rs, i, (struct dcio_range){ lo, hi, err });
+		return;
+	}
+	rs->r[i].lo = min64(rs->r[i].lo, lo);
+	rs->r[i].hi = max64(rs->r[j - 1].hi, hi);
+	memmove(&rs->r[i + 1], &rs->r[j], (rs->n - j) * sizeof(rs->r[0]));
+	rs->n -= j - i - 1;
+}
+
+void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
+{
+	if (lo >= hi)
+		return;
+	for (size_t i = lower(rs, lo); i < rs->n && rs->r[i].lo < hi;) {
+		struct dcio_range *r = &rs->r[i];
+		if (r->hi <= lo) {
+			i++;
+		} else if (r->lo >= lo && r->hi <= hi) {
+			memmove(r, r + 1, (rs->n - i - 1) * sizeof(*r));
+			rs->n--;
+		} else if (r->lo < lo && r->hi > hi) {
+			struct dcio_range tail = { hi, r->hi, r->err };
+			r->hi = lo;
+			insert_at(rs, i + 1, tail);
+			return;
+		} else if (r->lo < lo) {
+			r->hi = lo;
+			i++;
+		} else {
+			r->lo = hi;
+			i++;
+		}
+	}
+}
+
+/* errno of the first range intersecting [lo, hi), or 0 */
+int rs_find(const struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = lower(rs, lo); i < rs->n && rs->r[i].lo < hi; i++)
+		if (rs->r[i].hi > lo)
+			return rs->r[i].err ? rs->r[i].err : -1;
+	return 0;
+}
+
+void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src, int err)
+{
+	for (size_t i = 0; i < src->n; i++)
+		rs_add(dst, src->r[i].lo, src->r[i].hi, err);
+}
+
+void rs_take(struct dcio_rangeset *dst, struct dcio_rangeset *src)
+{
+	rs_free(dst);
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
+}
+
+uint64_t rs_bytes(const struct dcio_rangeset *rs)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		n += rs->r[i].hi - rs->r[i].lo;
+	return n;
+}
+
+void rs_free(struct dcio_rangeset *rs)
+{
+	free(rs->r);
+	memset(rs, 0, sizeof(*rs));
+}

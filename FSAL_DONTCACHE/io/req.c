@@ -1,0 +1,264 @@
+/* One request's life: syscall results (short transfers, EINTR/EAGAIN,
+ * EOPNOTSUPP and O_DIRECT EINVAL fallbacks), split children, completion. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dcio_int.h"
+
+struct dcio_req *req_new(struct dcio_file *f, int op, int niov)
+{
+	struct dcio_req *q = calloc(1, sizeof(*q) + (size_t)(niov > 0 ? niov : 1) * sizeof(struct iovec));
+	if (!q)
+		return NULL;
+	q->f = f;
+	q->op = op;
+	q->iov = q->iovs;
+	q->fd = f->fd;
+	q->t0 = now_ns();
+	return q;
+}
+
+/* Copies the bytes [skip, skip+len) of src as iovecs into dst; returns count. */
+int iov_slice(const struct iovec *src, int cnt, uint64_t skip, uint64_t len, struct iovec *dst)
+{
+	int n = 0;
+	for (int i = 0; i < cnt && len; i++) {
+		uint64_t l = src[i].iov_len;
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		uint64_t take = l - skip < len ? l - skip : len;
+		dst[n].iov_base = (char *)src[i].iov_base + skip;
+		dst[n].iov_len = take;
+		n++;
+		len -= take;
+		skip = 0;
+	}
+	return n;
+}
+
+static void iov_advance(struct dcio_req *q, uint64_t n)
+{
+	while (q->iovcnt && n >= q->iov->iov_len) {
+		n -= q->iov->iov_len;
+		q->iov++;
+		q->iovcnt--;
+	}
+	if (q->iovcnt && n) {
+		q->iov->iov_base = (char *)q->iov->iov_base + n;
+		q->iov->iov_len -= n;
+	}
+}
+
+static void dontcache_fallback(struct dcio_req *q)
+{
+	struct dcio_export *x = q->f->x;
+
+	q->rwflags &= ~RWF_DONTCACHE;
+	if (q->op == REQ_WRITE) {
+		ST_ADD(x->st.fb_write, 1);
+		atomic_store(&x->wfallback, true);
+		if (q->mode == DCIO_WRITE_DONTCACHE)
+			q->mode = DCIO_WRITE_DROPBEHIND;
+	} else {
+		ST_ADD(x->st.fb_read, 1);
+		atomic_store(&x->rfallback, true);
+	}
+}
+
+/* O_DIRECT refused at run time: the same bytes go through the cache. */
+static void direct_fallback(struct dcio_req *q)
+{
+	struct dcio_export *x = q->f->x;
+
+	ST_ADD(x->st.fb_direct, 1);
+	q->direct = false;
+	q->fd = q->f->fd;
+	if (q->op == REQ_WRITE) {
+		q->mode = atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND : DCIO_WRITE_DONTCACHE;
+		q->rwflags = q->mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
+	}
+}
+
+/* Feeds one syscall result (bytes or -errno) into the request. REQ_AGAIN: issue
+ * the (remaining) I/O again; REQ_DONE: the request is finished and may be gone. */
+int req_result(struct dcio_req *q, long res)
+{
+	if (res < 0) {
+		int err = (int)-res;
+		if (err == EINTR || err == EAGAIN) {
+			q->retries++;
+			return REQ_AGAIN;
+		}
+		if (err == EOPNOTSUPP && (q->rwflags & RWF_DONTCACHE)) {
+			dontcache_fallback(q);
+			return REQ_AGAIN;
+		}
+		if (err == EINVAL && q->direct) {
+			direct_fallback(q);
+			return REQ_AGAIN;
+		}
+		req_finish(q, err);
+		return REQ_DONE;
+	}
+	if (res == 0) {
+		/* EOF for reads; a write that makes no progress is an I/O error */
+		req_finish(q, q->op == REQ_WRITE && q->xfer < q->io_len ? EIO : 0);
+		return REQ_DONE;
+	}
+	q->xfer += res;
+	/* a short direct read is end of file: the rest would be misaligned */
+	if (q->xfer >= q->io_len || (q->op == REQ_READ && q->direct)) {
+		req_finish(q, 0);
+		return REQ_DONE;
+	}
+	iov_advance(q, res);
+	q->retries = 0;
+	return REQ_AGAIN;
+}
+
+/* The blocking form: used by pool threads and by DCIO_FLUSH_INLINE callers. */
+void req_exec_sync(struct dcio_req *q)
+{
+	const struct dcio_syscalls *s = &q->f->e->sys;
+
+	if (q->io_len == 0) {
+		req_finish(q, 0);
+		return;
+	}
+	for (;;) {
+		ssize_t r;
+		off_t off = (off_t)(q->io_off + q->xfer);
+		if (q->op == REQ_WRITE)
+			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off, q->rwflags);
+		else
+			r = s->preadv2(q->fd, q->iov, q->iovcnt, off, q->rwflags);
+		if (req_result(q, r < 0 ? -(long)errno : (long)r) == REQ_DONE)
+			return;
+		if (q->retries > 8)
+			usleep(100);
+		else if (q->retries)
+			sched_yield();
+	}
+}
+
+static void copy_out(struct dcio_req *q)
+{
+	uint64_t skip = q->off - q->io_off;
+	uint64_t n = q->xfer > skip ? q->xfer - skip : 0;
+	if (n > q->len)
+		n = q->len;
+	const char *src = (const char *)q->bounce + skip;
+	uint64_t left = n;
+	for (int i = 0; i < q->uiovcnt && left; i++) {
+		uint64_t l = q->uiov[i].iov_len < left ? q->uiov[i].iov_len : left;
+		memcpy(q->uiov[i].iov_base, src, l);
+		src += l;
+		left -= l;
+	}
+	q->xfer = n;
+}
+
+static void top_finish(struct dcio_req *q, int err);
+
+static void child_done(struct dcio_req *c, int err)
+{
+	struct dcio_req *p = c->parent;
+	int zero = 0;
+
+	if (err)
+		__atomic_compare_exchange_n(&p->err, &zero, err, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&p->xfer, c->xfer, __ATOMIC_SEQ_CST);
+	free(c->bounce);
+	free(c);
+	if (atomic_fetch_sub(&p->children, 1) == 1)
+		top_finish(p, __atomic_load_n(&p->err, __ATOMIC_SEQ_CST));
+}
+
+static void kick_inline(struct dcio_req *q)
+{
+	const struct dcio_syscalls *s = &q->f->e->sys;
+	if (s->sync_file_range(q->fd, (off_t)q->io_off, (off_t)q->io_len, SYNC_FILE_RANGE_WRITE) < 0)
+		gc_flush_error(q->f, errno);
+}
+
+/* End of a request's I/O (a leaf: one syscall stream). */
+void req_finish(struct dcio_req *q, int err)
+{
+	struct dcio_file *f = q->f;
+
+	if (q->op == REQ_WRITE && !err) {
+		ST_ADD(f->x->st.leaf_bytes[q->mode], q->xfer);
+		if (q->mode == DCIO_WRITE_DROPBEHIND) {
+			atomic_store(&f->used_dropbehind, true);
+			if (q->inline_)
+				kick_inline(q);
+			flusher_note(f, q->io_off, q->io_len, q->inline_);
+		}
+	}
+	if (q->parent)
+		child_done(q, err);
+	else
+		top_finish(q, err);
+}
+
+static void top_finish(struct dcio_req *q, int err)
+{
+	struct dcio_file *f = q->f;
+	struct dcio_stats *st = &f->x->st;
+
+	if (q->op == REQ_READ) {
+		if (q->bounce && !err)
+			copy_out(q);
+		if (!err) {
+			ST_ADD(st->r_ops, 1);
+			ST_ADD(st->r_bytes, q->xfer);
+		} else {
+			stat_error(st, err);
+		}
+		req_complete(q, err);
+		return;
+	}
+	if (err) {
+		gc_write_error(f, q->off, q->len, err);
+		req_complete(q, err);
+		return;
+	}
+	ST_ADD(st->w_ops[q->top_mode], 1);
+	ST_ADD(st->w_bytes[q->top_mode], q->len);
+	gc_acked(f, q->off, q->len);
+	if (q->stable == DCIO_UNSTABLE) {
+		req_complete(q, 0);
+	} else if (q->inline_) {
+		req_complete(q, gc_commit(f, q->off, q->len, q->stable == DCIO_FILE_SYNC, true, true));
+	} else {
+		gc_join_async(f, q);
+	}
+}
+
+/* Calls done and releases everything the request held. */
+void req_complete(struct dcio_req *q, int err)
+{
+	struct dcio_file *f = q->f;
+	struct dcio_export *x = f->x;
+	uint64_t lat = now_ns() - q->t0;
+	dcio_done_fn done = q->done;
+	void *arg = q->arg;
+	size_t bytes = q->xfer;
+
+	if (q->op == REQ_WRITE) {
+		hist_add(&x->st.lat_w, lat);
+		inflight_release(x, q->len);
+	} else {
+		hist_add(&x->st.lat_r, lat);
+	}
+	free(q->bounce);
+	free(q);
+	done(arg, err, bytes);
+	file_put(f);
+}

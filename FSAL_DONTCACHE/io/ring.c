@@ -1,0 +1,203 @@
+/* An engine thread owning one io_uring. Submitters queue requests and wake it
+ * through an eventfd whose read is kept posted on the ring, so the thread
+ * sleeps in one place (io_uring_submit_and_wait) for both new work and
+ * completions. RWF_DONTCACHE travels in sqe->rw_flags. */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "dcio_int.h"
+
+#define TAG_WAKE 1ull
+
+static bool arm_wake(struct dcio_ring *r)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+	if (!sqe)
+		return false;
+	io_uring_prep_read(sqe, r->efd, &r->efd_val, sizeof(r->efd_val), 0);
+	io_uring_sqe_set_data64(sqe, TAG_WAKE);
+	return true;
+}
+
+static void prep(struct io_uring_sqe *sqe, struct dcio_req *q)
+{
+	off_t off = (off_t)(q->io_off + q->xfer);
+	if (q->op == REQ_WRITE)
+		io_uring_prep_writev2(sqe, q->fd, q->iov, q->iovcnt, off, q->rwflags);
+	else
+		io_uring_prep_readv2(sqe, q->fd, q->iov, q->iovcnt, off, q->rwflags);
+	io_uring_sqe_set_data(sqe, q);
+}
+
+struct backlog {
+	struct dcio_req *h, *t;
+};
+
+static void bl_push(struct backlog *b, struct dcio_req *q)
+{
+	q->next = NULL;
+	if (b->t)
+		b->t->next = q;
+	else
+		b->h = q;
+	b->t = q;
+}
+
+static void bl_take(struct dcio_ring *r, struct backlog *b)
+{
+	pthread_mutex_lock(&r->mu);
+	if (r->qh) {
+		if (b->t)
+			b->t->next = r->qh;
+		else
+			b->h = r->qh;
+		b->t = r->qt;
+		r->qh = r->qt = NULL;
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Moves backlog into SQEs while the CQ has room for their completions. */
+static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight, bool *need_arm)
+{
+	if (*need_arm && arm_wake(r))
+		*need_arm = false;
+	while (b->h && *inflight < r->cap) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+		if (!sqe) {
+			io_uring_submit(&r->ring);
+			sqe = io_uring_get_sqe(&r->ring);
+			if (!sqe)
+				return;
+		}
+		struct dcio_req *q = b->h;
+		b->h = q->next;
+		if (!b->h)
+			b->t = NULL;
+		if (q->io_len == 0) {
+			io_uring_prep_nop(sqe);
+			io_uring_sqe_set_data(sqe, q);
+		} else {
+			prep(sqe, q);
+		}
+		(*inflight)++;
+	}
+}
+
+static void reap(struct dcio_ring *r, struct backlog *b, unsigned *inflight, bool *need_arm)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(&r->ring, head, cqe) {
+		n++;
+		if (cqe->user_data == TAG_WAKE) {
+			atomic_store(&r->wake, 0);
+			*need_arm = true;
+			continue;
+		}
+		struct dcio_req *q = io_uring_cqe_get_data(cqe);
+		(*inflight)--;
+		if (q->io_len == 0) {
+			req_finish(q, 0);
+			continue;
+		}
+		if (req_result(q, cqe->res) == REQ_AGAIN)
+			bl_push(b, q);
+	}
+	io_uring_cq_advance(&r->ring, n);
+}
+
+static void *ring_main(void *arg)
+{
+	struct dcio_ring *r = arg;
+	struct backlog b = { 0 };
+	unsigned inflight = 0;
+	bool need_arm = true;
+
+	for (;;) {
+		bl_take(r, &b);
+		fill(r, &b, &inflight, &need_arm);
+		pthread_mutex_lock(&r->mu);
+		bool done = r->stop && !r->qh && !b.h && inflight == 0;
+		pthread_mutex_unlock(&r->mu);
+		if (done)
+			break;
+		int rc = io_uring_submit_and_wait(&r->ring, 1);
+		if (rc < 0 && rc != -EINTR && rc != -EBUSY && rc != -EAGAIN) {
+			fprintf(stderr, "dcio: io_uring_submit_and_wait: %d\n", rc);
+			usleep(1000);
+		}
+		reap(r, &b, &inflight, &need_arm);
+	}
+	return NULL;
+}
+
+int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries, unsigned idx)
+{
+	struct io_uring_params p = { 0 };
+
+	r->e = e;
+	r->efd = eventfd(0, EFD_CLOEXEC);
+	if (r->efd < 0)
+		return errno;
+	int rc = io_uring_queue_init_params(entries, &r->ring, &p);
+	if (rc < 0) {
+		close(r->efd);
+		return -rc;
+	}
+	/* one CQ slot stays for the wakeup read */
+	r->cap = p.cq_entries - 1;
+	pthread_mutex_init(&r->mu, NULL);
+	atomic_init(&r->wake, 0);
+	rc = pthread_create(&r->tid, NULL, ring_main, r);
+	if (rc) {
+		io_uring_queue_exit(&r->ring);
+		close(r->efd);
+		pthread_mutex_destroy(&r->mu);
+		return rc;
+	}
+	char name[16];
+	snprintf(name, sizeof(name), "dcio-ring%u", idx);
+	pthread_setname_np(r->tid, name);
+	return 0;
+}
+
+static void wake(struct dcio_ring *r)
+{
+	if (atomic_exchange(&r->wake, 1) == 0) {
+		uint64_t one = 1;
+		while (write(r->efd, &one, sizeof(one)) < 0 && errno == EINTR)
+			;
+	}
+}
+
+void ring_post(struct dcio_ring *r, struct dcio_req *q)
+{
+	q->next = NULL;
+	pthread_mutex_lock(&r->mu);
+	if (r->qt)
+		r->qt->next = q;
+	else
+		r->qh = q;
+	r->qt = q;
+	pthread_mutex_unlock(&r->mu);
+	wake(r);
+}
+
+void ring_stop(struct dcio_ring *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->stop = true;
+	pthread_mutex_unlock(&r->mu);
+	/* the flag may already be set by a wakeup still in flight: force one */
+	uint64_t one = 1;
+	while (write(r->efd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+	pthread_join(r->tid, NULL);
+	io_uring_queue_exit(&r->ring);
+	close(r->efd);
+	pthread_mutex_destroy(&r->mu);
+}
