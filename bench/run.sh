@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# bench/run.sh: compare stock FSAL_VFS with every FSAL_DONTCACHE mode on the same disk.
+#
+#   bench/run.sh --quick            # a few minutes: the README's first command
+#   bench/run.sh                    # full run (sizes x --scale)
+#
+# It builds dcbench if needed, puts itself into a memory-limited cgroup (so every
+# server is measured under the same memory and the page cache really fills), then
+# in a private network+mount namespace starts rpcbind and ganesha itself for every
+# run (exports are directories on the disk under --dir, never tmpfs), drops caches
+# between runs, runs every scenario for every mode A/B interleaved --reps times,
+# and writes into the output directory:
+#   runs/*.json  one dcbench report per run      runs.csv     one line per run
+#   summary.csv  medians/min/max per scenario and mode   summary.json   the same
+#   table.txt    the comparison table (also printed)     *.png  gnuplot plots
+# Options: see usage below.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+self="$top/bench/run.sh"
+
+usage() {
+  cat <<'EOF'
+usage: bench/run.sh [--quick] [options]
+  --quick              short runs (about 6-8 minutes in all on 2 cores)
+  --reps N             repetitions per scenario and mode (default 3)
+  --time S             seconds per run (quick 3, full 20 x scale)
+  --scale F            multiply full-run durations and sizes (default 1)
+  --modes LIST         comma list among vfs,dontcache,buffered,direct,dropbehind,inline
+                       (default: vfs plus every FSAL_DONTCACHE mode when the module exists;
+                       --quick leaves out buffered and inline)
+  --scenarios LIST     comma list among seq1,multi4,multi16,multi64,rand64k,noisy,compete,commit
+                       (quick default: all but multi16)
+  --mem-limit SIZE     memory cgroup limit (default 2G; quick 1G)
+  --no-cgroup          run uncapped (report says so)
+  --module PATH        libfsaldontcache.so (default: build*/FSAL_DONTCACHE/, then the system FSAL dir)
+  --dir DIR            where export directories live (default /var/tmp/dcbench; must not be tmpfs)
+  --out DIR            output directory (default out/bench-<timestamp> in the repository)
+  --keep               keep the export directories and their files afterwards
+EOF
+}
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+# ---------------------------------------------------------------- options
+QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0
+INNER=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) QUICK=1 ;;
+    --reps) REPS=${2:-}; shift ;;
+    --time) TIME=${2:-}; shift ;;
+    --scale) SCALE=${2:-}; shift ;;
+    --modes) MODES=${2:-}; shift ;;
+    --scenarios) SCENARIOS=${2:-}; shift ;;
+    --mem-limit) MEMLIM=${2:-}; shift ;;
+    --no-cgroup) CGROUP=0 ;;
+    --module) MODULE=${2:-}; shift ;;
+    --dir) DIR=${2:-}; shift ;;
+    --out) OUT=${2:-}; shift ;;
+    --keep) KEEP=1 ;;
+    --inner) INNER=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option '$1'" ;;
+  esac
+  shift
+done
+[[ $REPS =~ ^[1-9][0-9]?$ ]] || die "--reps must be 1..99"
+[[ $SCALE =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk "BEGIN{exit !($SCALE > 0)}" || die "--scale must be a positive number"
+[ -z "$TIME" ] || [[ $TIME =~ ^[1-9][0-9]*$ ]] || die "--time must be whole seconds >= 1"
+[ $QUICK = 1 ] && : "${MEMLIM:=1G}"
+: "${MEMLIM:=2G}"
+[[ $MEMLIM =~ ^[0-9]+[KMG]?$ ]] || die "--mem-limit like 2G or 512M"
+to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
+MEMLIM_B=$(to_bytes "$MEMLIM")
+
+# ---------------------------------------------------------------- outer part
+if [ $INNER = 0 ]; then
+  [ "$(id -u)" = 0 ] || die "needs root (namespaces, cgroups, drop_caches)"
+  for c in ganesha.nfsd rpcbind jq gnuplot unshare; do
+    command -v $c >/dev/null || die "$c missing: run scripts/setup.sh"
+  done
+  [ "$(stat -f -c %T "$(dirname "$DIR")" 2>/dev/null)" = tmpfs ] && die "--dir must be on a disk filesystem, not tmpfs"
+  dcbench=$top/build-bench/bench/dcbench
+  echo "run.sh: building dcbench (build-bench/)"
+  { cmake -S "$top" -B "$top/build-bench" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+    cmake --build "$top/build-bench" -j2 --target dcbench >/dev/null; } || die "build failed"
+  [ -n "$OUT" ] || OUT=$top/out/bench-$(date +%Y%m%d-%H%M%S)
+  mkdir -p "$OUT/runs" || die "cannot create $OUT"
+  OUT=$(cd "$OUT" && pwd)
+  cg=
+  if [ $CGROUP = 1 ]; then
+    if [ -f /sys/fs/cgroup/memory/cgroup.procs ]; then            # cgroup v1 memory controller
+      cur=$(awk -F: '$2=="memory"{print $3}' /proc/self/cgroup)
+      cg=/sys/fs/cgroup/memory${cur%/}/dcbench-$$
+      mkdir "$cg" || die "cannot create memory cgroup $cg"
+      echo "$MEMLIM_B" > "$cg/memory.limit_in_bytes" || die "cannot set memory limit"
+    elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then   # v2
+      cur=$(awk -F: '$1=="0"{print $3}' /proc/self/cgroup)
+      cg=/sys/fs/cgroup${cur%/}/dcbench-$$
+      mkdir "$cg" || die "cannot create cgroup $cg"
+      echo "$MEMLIM_B" > "$cg/memory.max" || die "cannot set memory.max"
+    else
+      die "no memory cgroup controller found (use --no-cgroup)"
+    fi
+    parent_procs=$(dirname "$cg")/cgroup.procs
+    echo $$ > "$cg/cgroup.procs" || die "cannot enter $cg"
+    echo "run.sh: memory cgroup $cg limit $MEMLIM"
+  fi
+  args=(--reps "$REPS" --scale "$SCALE" --mem-limit "$MEMLIM" --dir "$DIR" --out "$OUT" --inner)
+  [ $QUICK = 1 ] && args+=(--quick)
+  [ -n "$TIME" ] && args+=(--time "$TIME")
+  [ -n "$MODES" ] && args+=(--modes "$MODES")
+  [ -n "$SCENARIOS" ] && args+=(--scenarios "$SCENARIOS")
+  [ -n "$MODULE" ] && args+=(--module "$MODULE")
+  [ $KEEP = 1 ] && args+=(--keep)
+  [ $CGROUP = 0 ] && args+=(--no-cgroup)
+  DCB_CGROUP=$cg DCBENCH=$dcbench "$top/tests/lib/in-ns.sh" "$self" "${args[@]}"
+  rc=$?
+  if [ -n "$cg" ]; then
+    echo $$ > "$parent_procs" 2>/dev/null
+    for i in $(seq 50); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+  fi
+  exit $rc
+fi
+
+# ---------------------------------------------------------------- inner part (in the namespace)
+source "$top/tests/lib/ganesha.sh"
+dcbench=${DCBENCH:?}
+CG=${DCB_CGROUP:-}
+
+# module discovery
+if [ -z "$MODULE" ]; then
+  for m in "$top"/build/FSAL_DONTCACHE/libfsaldontcache.so "$top"/build*/FSAL_DONTCACHE/libfsaldontcache.so \
+           /usr/lib/x86_64-linux-gnu/ganesha/libfsaldontcache.so; do
+    [ -f "$m" ] && { MODULE=$m; break; }
+  done
+fi
+[ -n "$MODULE" ] && [ ! -f "$MODULE" ] && die "--module $MODULE not found"
+all_dc_modes="dontcache buffered direct dropbehind inline"
+if [ -z "$MODES" ]; then
+  if [ -n "$MODULE" ]; then
+    if [ $QUICK = 1 ]; then MODES="vfs,dontcache,direct,dropbehind"; else MODES="vfs,${all_dc_modes// /,}"; fi
+  else
+    MODES=vfs
+  fi
+fi
+IFS=, read -r -a modes <<< "$MODES"
+for m in "${modes[@]}"; do
+  case " vfs $all_dc_modes " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
+  [ "$m" != vfs ] && [ -z "$MODULE" ] && die "mode $m needs libfsaldontcache.so (not built yet? use --module)"
+done
+if [ -z "$SCENARIOS" ]; then
+  if [ $QUICK = 1 ]; then SCENARIOS=seq1,multi4,multi64,rand64k,noisy,compete,commit
+  else SCENARIOS=seq1,multi4,multi16,multi64,rand64k,noisy,compete,commit; fi
+fi
+IFS=, read -r -a scenarios <<< "$SCENARIOS"
+for s in "${scenarios[@]}"; do
+  case " seq1 multi4 multi16 multi64 rand64k noisy compete commit " in *" $s "*) ;; *) die "unknown scenario '$s'";; esac
+done
+
+# sizes
+if [ $QUICK = 1 ]; then
+  T=${TIME:-3}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$((1 << 30))
+else
+  T=${TIME:-$(awk "BEGIN{printf \"%d\", 20 * $SCALE}")}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$(awk "BEGIN{printf \"%d\", 4 * 2^30 * $SCALE}")
+fi
+HOT=$(( (HOT >> 20) << 20 )); [ $HOT -lt $((16 << 20)) ] && HOT=$((16 << 20))
+RANDSIZE=$(( (RANDSIZE >> 16) << 16 ))
+WRAP=$((64 << 30))   # sequential writers never wrap in practice
+
+work=$DIR/run-$$
+mkdir -p "$work/plugins" "$work/exp" || die "cannot create $work"
+ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
+[ -n "$MODULE" ] && ln -sf "$(readlink -f "$MODULE")" "$work/plugins/libfsaldontcache.so"
+GSH_PLUGINS_DIR=$work/plugins
+cleanup() {
+  gsh_cleanup >/dev/null 2>&1
+  [ $KEEP = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
+
+fsal_body() {  # mode -> FSAL block body
+  case $1 in
+    vfs|vfs2) echo "Name = VFS;" ;;
+    inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = inline;" ;;
+    *) echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered; Flush_Mode = coalesced;" ;;
+  esac
+}
+export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;; esac; }
+
+drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+# the exports a run needs: the mode's, plus the competing neighbour
+run_exports() {
+  local mode=$1 scen=$2
+  echo "$mode"
+  if [ "$scen" = compete ]; then [ "$mode" = vfs ] && echo vfs2 || echo vfs; fi
+}
+
+hdr="scenario,mode,rep,ok,mbps,mbps_durable,write_p50_ms,write_p99_ms,write_p999_ms,write_max_ms,commit_p50_ms,commit_p99_ms,commits,read_mbps,read_p99_ms,hot_end_pct,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,files_resident_peak_mib,server_cpu_pct,kswapd_cpu_pct,neighbour_mbps,bytes_asked,bytes_written,errors,verf_changes"
+echo "$hdr" > "$OUT/runs.csv"
+
+cat > "$OUT/config.txt" <<EOF
+date: $(date -Is)
+host: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)
+quick: $QUICK  reps: $REPS  seconds per run: $T  scale: $SCALE
+memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" || echo none)
+modes: ${modes[*]}   scenarios: ${scenarios[*]}
+module: ${MODULE:-none}
+export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
+hot set (noisy): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
+command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
+EOF
+
+dcb_args() {  # scenario -> dcbench options (without URLs)
+  case $1 in
+    seq1)    echo "--conns 1 --qd 8 --bs 1M --size $WRAP --time $T" ;;
+    multi4)  echo "--conns 4 --qd 4 --bs 1M --size $WRAP --time $T" ;;
+    multi16) echo "--conns 16 --qd 4 --bs 1M --size $WRAP --time $T" ;;
+    multi64) echo "--conns 64 --qd 2 --bs 1M --size $WRAP --time $T" ;;
+    rand64k) echo "--conns 4 --qd 16 --bs 64k --pattern rand --size $RANDSIZE --time $T" ;;
+    noisy)   echo "--conns 1 --qd 8 --bs 1M --size $WRAP --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT --read-iops 500" ;;
+    compete) echo "--conns 4 --qd 4 --bs 1M --size $WRAP --time $T" ;;
+    commit)  echo "--conns 16 --qd 2 --bs 64k --size $WRAP --time $T --commit-every 512k" ;;
+  esac
+}
+
+csv_row() {  # json scenario mode rep
+  local j=$1
+  jq -r --arg s "$2" --arg m "$3" --arg r "$4" '
+    def ms(x): if x == null then "" else (x / 1000 * 1000 | round / 1000) end;
+    def n(x): if x == null then "" else x end;
+    def cache: if .server.mib.cgroup_cache.peak != null then .server.mib.cgroup_cache.peak else .server.mib.cached.peak end;
+    def dirty: if .server.mib.cgroup_dirty.peak != null then .server.mib.cgroup_dirty.peak else .server.mib.dirty.peak end;
+    def wb: if .server.mib.cgroup_writeback.peak != null then .server.mib.cgroup_writeback.peak else .server.mib.writeback.peak end;
+    [ $s, $m, $r, (if .finished and .errors.rpc == 0 and .errors.nfs_total == 0 then 1 else 0 end),
+      (if $s == "compete" then .per_url[0].write_mbps else .write.mbps end), .write.mbps_durable,
+      ms(.latency_us.write.p50), ms(.latency_us.write.p99), ms(.latency_us.write["p99.9"]), ms(.latency_us.write.max),
+      ms(.latency_us.commit.p50), ms(.latency_us.commit.p99), .commit.ops,
+      .read.mbps, ms(.latency_us.read.p99), n(.server.hot_resident_pct_end),
+      n(cache), n(dirty), n(wb), n(.server.mib.files_resident.peak),
+      n(.server.cpu_pct.server.mean), n(.server.cpu_pct.kswapd.mean),
+      (if $s == "compete" then .per_url[1].write_mbps else "" end),
+      .write.bytes_asked, .write.bytes_written, (.errors.rpc + .errors.nfs_total), .verifier.changes
+    ] | map(tostring) | join(",")' "$j"
+}
+
+url_for() { gsh_url "$work/exp/$1"; }
+
+run_one() {  # scenario mode rep
+  local scen=$1 mode=$2 rep=$3 tag="$1.$2.$3"
+  local exps e conf=$work/ganesha.conf log=$OUT/runs/$tag.ganesha.log
+  exps=$(run_exports "$mode" "$scen")
+  for e in $exps; do
+    mkdir -p "$work/exp/$e"
+    rm -f "$work/exp/$e"/dcb.*
+  done
+  if [ "$scen" = noisy ]; then   # the hot set: written locally once per export, warmed through NFS by dcbench
+    local i
+    for i in 0 1 2 3; do
+      local f=$work/exp/$mode/hot.$i
+      [ "$(stat -c %s "$f" 2>/dev/null)" = "$HOT" ] || dd if=/dev/urandom of="$f" bs=1M count=$((HOT >> 20)) status=none
+    done
+  fi
+  for e in $exps; do echo "$work/exp/$e|/$e|$(export_id "$e")|$(fsal_body "$e")"; done | gsh_conf "$conf" "$work"
+  drop_caches
+  if ! gsh_start "$conf" "$log"; then
+    echo "run.sh: $tag: ganesha did not start (see $log)" >&2
+    echo "$scen,$mode,$rep,0$(printf ',%.0s' $(seq 23))" >> "$OUT/runs.csv"
+    return 1
+  fi
+  local urls=() e2
+  for e2 in $exps; do urls+=(--url "$(url_for "$e2")" --server-path "$work/exp/$e2"); done
+  local j=$OUT/runs/$tag.json
+  # shellcheck disable=SC2046
+  timeout -k 5 $((T * 4 + 120)) "$dcbench" "${urls[@]}" $(dcb_args "$scen") --server-pid "$GSH_PID" \
+    ${CG:+--cgroup "$CG"} --label "$tag" --quiet --json "$j" --timeline-csv "$OUT/runs/$tag.timeline.csv" \
+    --cdf-prefix "$OUT/runs/$tag" --prefix dcb > "$OUT/runs/$tag.out" 2>&1
+  local rc=$?
+  gsh_stop
+  if [ -s "$j" ]; then
+    csv_row "$j" "$scen" "$mode" "$rep" >> "$OUT/runs.csv"
+    printf '  %-8s %-10s rep %d: %s\n' "$scen" "$mode" "$rep" \
+      "$(jq -r --arg s "$scen" '"\(if $s == "compete" then "\(.per_url[0].write_mbps) MB/s (neighbour \(.per_url[1].write_mbps))" else .write.mbps end) MB/s write, p99 \(.latency_us.write.p99/1000|floor) ms" + (if .read.ops > 0 then ", \(.read.mbps) MB/s read, hot \(.server.hot_resident_pct_end // "-")%" else "" end) + (if .finished then "" else " [NOT FINISHED: \(.stop_reason)]" end)' "$j")"
+  else
+    echo "run.sh: $tag: dcbench failed (rc $rc): $(tail -2 "$OUT/runs/$tag.out" | tr '\n' ' ')" >&2
+    echo "$scen,$mode,$rep,0$(printf ',%.0s' $(seq 23))" >> "$OUT/runs.csv"
+  fi
+}
+
+start=$(date +%s)
+total=$(( ${#scenarios[@]} * ${#modes[@]} * REPS )); n=0
+echo "run.sh: ${#scenarios[@]} scenarios x ${#modes[@]} modes x $REPS reps = $total runs of ${T}s; output in $OUT"
+for scen in "${scenarios[@]}"; do
+  echo "== $scen: dcbench $(dcb_args "$scen")"
+  for rep in $(seq "$REPS"); do
+    # A/B interleaved: every mode once per repetition; the order rotates with the repetition
+    for k in $(seq 0 $(( ${#modes[@]} - 1 ))); do
+      mode=${modes[$(( (k + rep - 1) % ${#modes[@]} ))]}
+      n=$((n + 1))
+      run_one "$scen" "$mode" "$rep"
+    done
+  done
+done
+echo "run.sh: $n runs in $(( $(date +%s) - start )) s"
+
+# ---------------------------------------------------------------- summary
+"$top/bench/summarize.sh" "$OUT" || echo "run.sh: summary failed" >&2
+"$top/bench/plots.sh" "$OUT" "${modes[@]}" || echo "run.sh: plots failed" >&2
+echo "run.sh: results in $OUT (table.txt, summary.csv, summary.json, runs.csv, runs/, *.png)"
