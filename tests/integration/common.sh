@@ -1,0 +1,197 @@
+# Common part of the integration scenarios (tests/integration/*.sh). Source it first thing:
+#   . "$(dirname "$0")/common.sh"
+# It re-executes the calling script inside a private network+mount namespace
+# (tests/lib/in-ns.sh), sources tests/lib/ganesha.sh, makes a scratch directory on a disk
+# filesystem, a Plugins_Dir with the FSAL under test, and installs a trap that stops every
+# process the script started and removes the scratch tree.
+#
+# Environment:
+#   DC_BUILD_DIR   build tree (default <repo>/build): module in FSAL_DONTCACHE/, test programs
+#                  in tests/integration/
+#   DC_IT_BIN      directory of the it_* programs (default $DC_BUILD_DIR/tests/integration)
+#   DC_TEST_FSAL   DONTCACHE (default) or VFS: the FSAL under test
+#   DC_TEST_LOGDIR if set, ganesha logs and configs are copied there at exit
+#   DC_TEST_KEEP   if 1, the scratch tree is kept
+# Exit status of a scenario: 0 passed, 1 failed, 77 skipped.
+
+IT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+IT_SELF=$(readlink -f "$0")
+IT_NAME=$(basename "$0" .sh)
+
+if [ "${GSH_IN_NS:-}" != 1 ]; then
+  exec "$IT_TOP/tests/lib/in-ns.sh" "$IT_SELF" "$@"
+fi
+
+set -u
+ulimit -c 0 2>/dev/null || true
+
+. "$IT_TOP/tests/lib/ganesha.sh"
+
+DC_BUILD_DIR=${DC_BUILD_DIR:-$IT_TOP/build}
+DC_BUILD_DIR=$(cd "$DC_BUILD_DIR" 2>/dev/null && pwd || echo "$DC_BUILD_DIR")
+DC_IT_BIN=${DC_IT_BIN:-$DC_BUILD_DIR/tests/integration}
+DC_TEST_FSAL=${DC_TEST_FSAL:-DONTCACHE}
+IT_MODULE=$DC_BUILD_DIR/FSAL_DONTCACHE/libfsaldontcache.so
+IT_VFS_MODULE=/usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so
+IT_FAILED=0
+IT_MOUNTS=()
+IT_EXTRA_PIDS=()
+IT_LOGS=()
+
+it_log() { echo "[$IT_NAME] $*"; }
+it_fail() { echo "FAIL: [$IT_NAME] $*"; IT_FAILED=1; }
+it_pass() { echo "ok: [$IT_NAME] $*"; }
+
+# it_die MSG: fail now (cleanup runs from the EXIT trap).
+it_die() { it_fail "$*"; exit 1; }
+# it_skip MSG: the scenario does not apply (exit 77).
+it_skip() { echo "SKIP: [$IT_NAME] $*"; IT_SKIPPED=1; exit 77; }
+
+it_is_dontcache() { [ "$DC_TEST_FSAL" = DONTCACHE ]; }
+
+it_cleanup() {
+  local rc=$?
+  trap - EXIT
+  set +e
+  gsh_cleanup >/dev/null 2>&1
+  local p
+  for p in "${IT_EXTRA_PIDS[@]}"; do
+    kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+  done
+  local i
+  for ((i = ${#IT_MOUNTS[@]} - 1; i >= 0; i--)); do
+    umount "${IT_MOUNTS[$i]}" 2>/dev/null || umount -l "${IT_MOUNTS[$i]}" 2>/dev/null
+  done
+  if [ -n "${DC_TEST_LOGDIR:-}" ] && [ -n "${IT_WORK:-}" ] && [ -d "$IT_WORK" ]; then
+    mkdir -p "$DC_TEST_LOGDIR"
+    local f
+    for f in "$IT_WORK"/*.log "$IT_WORK"/*.conf; do
+      [ -f "$f" ] && cp "$f" "$DC_TEST_LOGDIR/" 2>/dev/null
+    done
+  fi
+  if [ -n "${IT_WORK:-}" ] && [ -d "$IT_WORK" ] && [ "${DC_TEST_KEEP:-0}" != 1 ]; then
+    rm -rf "$IT_WORK"
+  fi
+  if [ "${IT_SKIPPED:-0}" = 1 ]; then exit 77; fi
+  if [ $rc -ne 0 ] || [ "$IT_FAILED" != 0 ]; then
+    [ $rc -eq 0 ] && rc=1
+    echo "[$IT_NAME] FAILED"
+    exit $rc
+  fi
+  echo "[$IT_NAME] PASSED"
+  exit 0
+}
+trap it_cleanup EXIT
+trap 'echo "[$IT_NAME] interrupted"; exit 143' TERM INT
+
+# Scratch tree on a disk filesystem (ext4 here), not tmpfs: the point is a real page cache.
+it_scratch_base() {
+  local d
+  for d in "${DC_TEST_SCRATCH:-}" /var/tmp "$IT_TOP/build-scratch"; do
+    [ -n "$d" ] || continue
+    mkdir -p "$d" 2>/dev/null || continue
+    case $(stat -f -c %T "$d") in
+      tmpfs|ramfs) continue ;;
+    esac
+    echo "$d"; return 0
+  done
+  return 1
+}
+IT_BASE=$(it_scratch_base) || it_die "no disk-backed scratch directory (tried /var/tmp)"
+IT_WORK=$(mktemp -d "$IT_BASE/dc-it.$IT_NAME.XXXXXX") || it_die "mktemp failed"
+chmod 755 "$IT_WORK"
+IT_EXP=$IT_WORK/export
+mkdir -p "$IT_EXP"
+chmod 755 "$IT_EXP"
+
+# Plugins_Dir with VFS (for side-by-side exports) and the module under test.
+IT_PLUGINS=$IT_WORK/plugins
+mkdir -p "$IT_PLUGINS"
+ln -s "$IT_VFS_MODULE" "$IT_PLUGINS/libfsalvfs.so"
+if it_is_dontcache; then
+  [ -f "$IT_MODULE" ] || it_die "module not built: $IT_MODULE (set DC_BUILD_DIR, or DC_TEST_FSAL=VFS)"
+  ln -s "$IT_MODULE" "$IT_PLUGINS/libfsaldontcache.so"
+elif [ "$DC_TEST_FSAL" != VFS ]; then
+  it_die "DC_TEST_FSAL must be DONTCACHE or VFS (got $DC_TEST_FSAL)"
+fi
+export GSH_PLUGINS_DIR=$IT_PLUGINS
+
+it_need_prog() {
+  local p
+  for p in "$@"; do
+    [ -x "$DC_IT_BIN/$p" ] || it_die "test program missing: $DC_IT_BIN/$p (build the tree first)"
+  done
+}
+
+# it_fsal_body [DONTCACHE-only params...]: the FSAL block body for the FSAL under test.
+it_fsal_body() {
+  if it_is_dontcache; then
+    echo "Name = DONTCACHE; $*"
+  else
+    echo "Name = VFS;"
+  fi
+}
+
+# it_conf CONF then export lines "PATH|ID|BODY" on stdin (Pseudo = Path, so one URL path works
+# for NFSv3 and NFSv4).
+it_conf() {
+  local out=$1 path id body
+  while IFS='|' read -r path id body; do
+    [ -n "$path" ] || continue
+    echo "$path|$path|$id|$body"
+  done | gsh_conf "$out" "$IT_WORK"
+}
+
+# it_start CONF [LOG]: start ganesha (dies with the log tail if it does not come up).
+it_start() {
+  local conf=$1 log=${2:-$IT_WORK/ganesha.log}
+  IT_LOGS+=("$log")
+  IT_LOG=$log
+  if ! gsh_start "$conf" "$log"; then
+    echo "---- ganesha log tail ($log)"; tail -n 30 "$log" 2>/dev/null; echo "----"
+    it_die "ganesha did not start with $conf"
+  fi
+  it_log "ganesha pid $GSH_PID up ($DC_TEST_FSAL)"
+}
+
+# it_alive: true if the ganesha we started is still running.
+it_alive() { [ -n "$GSH_PID" ] && kill -0 "$GSH_PID" 2>/dev/null; }
+
+# it_check_alive WHAT: fail if ganesha died.
+it_check_alive() {
+  if it_alive; then it_pass "ganesha still running after $1"; return 0; fi
+  it_fail "ganesha is not running after $1"
+  echo "---- ganesha log tail"; tail -n 30 "$IT_LOG" 2>/dev/null; echo "----"
+  return 1
+}
+
+# it_run [-t SECONDS] PROG ARGS...: run a test program (from DC_IT_BIN if not a path) with a
+# timeout; a non-zero exit marks the scenario failed. Returns the program's status.
+it_run() {
+  local t=${IT_PROG_TIMEOUT:-300}
+  if [ "$1" = -t ]; then t=$2; shift 2; fi
+  local prog=$1; shift
+  case $prog in */*) ;; *) [ -x "$DC_IT_BIN/$prog" ] && prog=$DC_IT_BIN/$prog ;; esac
+  it_log "run: $(basename "$prog") $*"
+  local rc=0
+  timeout -k 5 "$t" "$prog" "$@" || rc=$?
+  if [ $rc -ne 0 ]; then
+    it_fail "$(basename "$prog") $* exited $rc"
+    if [ -n "${IT_LOG:-}" ] && [ -f "$IT_LOG" ]; then
+      echo "---- ganesha log tail ($IT_LOG)"
+      grep -v ':DBUS :\|krb5\|keytab\|gssd' "$IT_LOG" | tail -n 20; echo "----"
+    fi
+  fi
+  return $rc
+}
+
+# it_url PATH [VERS]: libnfs URL (gsh_url).
+it_url() { gsh_url "$@"; }
+
+# it_tmpfs DIR [SIZE]: a private tmpfs (only this namespace sees it; unmounted at exit).
+it_tmpfs() {
+  local dir=$1 size=${2:-256m}
+  mkdir -p "$dir"
+  mount -t tmpfs -o "size=$size,mode=0755" tmpfs "$dir" || it_die "cannot mount tmpfs on $dir"
+  IT_MOUNTS+=("$dir")
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Every NFSv3 namespace operation (issue 2, item 2) through the FSAL under test: results and
+# error statuses, raw and high-level libnfs API, as root and as an unprivileged AUTH_SYS user.
+. "$(dirname "$0")/common.sh"
+it_need_prog it_nsops
+
+echo "$IT_EXP|1|$(it_fsal_body)" | it_conf "$IT_WORK/ganesha.conf"
+it_start "$IT_WORK/ganesha.conf"
+strict=; it_is_dontcache && strict=-D
+it_run it_nsops -e "$IT_EXP" -u 4242 $strict
+it_check_alive "the namespace operations"
+# Nothing the test made is left behind on the server's disk.
+left=$(find "$IT_EXP" -mindepth 1 | head -n 5)
+[ -z "$left" ] || it_fail "files left in the export: $left"
