@@ -120,16 +120,31 @@ static void run_batch(struct dcio_file *f)
 	}
 	rs_take(&snap, &f->pending);
 	f->flushing = true;
+	f->flush_fsync = fsync;
+	f->flush_covered = covered;
 	pthread_mutex_unlock(&f->gc_mu);
 
 	int r = fsync ? s->fsync(f->fd) : s->fdatasync(f->fd);
 	int err = r < 0 ? errno : 0;
+
+	pthread_mutex_lock(&f->gc_mu);
+	/* committers that found every acknowledged write already covered by
+	 * this flush joined it while it ran */
+	if (f->riders) {
+		struct gc_waiter *w = f->riders;
+		while (w->next)
+			w = w->next;
+		w->next = batch;
+		batch = f->riders;
+		f->riders = NULL;
+		n = 0;
+		for (w = batch; w; w = w->next)
+			n++;
+	}
 	ST_ADD(x->st.gc_batches, 1);
 	ST_ADD(x->st.gc_syscalls, 1);
 	ST_ADD(x->st.gc_requests, n);
 	ST_MAX(x->st.gc_max_batch, n);
-
-	pthread_mutex_lock(&f->gc_mu);
 	if (!err) {
 		for (size_t i = 0; i < snap.n; i++)
 			rs_sub(&f->lost, snap.r[i].lo, snap.r[i].hi);
@@ -217,6 +232,11 @@ int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, bool fsync, bool 
 	pthread_mutex_lock(&f->gc_mu);
 	if (!force && f->write_seq == f->flushed_seq) {
 		ST_ADD(x->st.gc_nodirty, 1);
+	} else if (f->flushing && f->write_seq == f->flush_covered && (f->flush_fsync || !fsync) && !force) {
+		w.next = f->riders;
+		f->riders = &w;
+		while (!w.done)
+			pthread_cond_wait(&f->gc_cv, &f->gc_mu);
 	} else {
 		enqueue(f, &w);
 		while (!w.done) {

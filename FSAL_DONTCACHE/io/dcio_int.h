@@ -201,7 +201,9 @@ struct dcio_file {
 	uint64_t write_seq, flushed_seq;
 	struct dcio_rangeset pending, lost;
 	struct gc_waiter *wh, **wt;
-	bool flushing, job_posted;
+	struct gc_waiter *riders;	/* joined the running flush */
+	uint64_t flush_covered;
+	bool flushing, flush_fsync, job_posted;
 	int unreported;
 	struct dcio_job gc_job;
 
