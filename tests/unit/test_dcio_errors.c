@@ -1,0 +1,344 @@
+/* Errors are never lost: injected fdatasync/pwritev2/sync_file_range failures reach every waiter of the batch and every later COMMIT of acknowledged data until it is rewritten and flushed; the verifier changes; close reports what no COMMIT saw; EINTR/EAGAIN/short writes are retried. */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dcio_testlib.h"
+
+#define NCOMMIT 8
+
+static atomic_int n_fdatasync, fail_fdatasync_once, fail_fdatasync_always, entered, gate_on;
+static atomic_int fail_sfr_once, n_sfr_fail, n_calls;
+static atomic_long fail_write_off = -1;
+static atomic_int chaos;
+
+static int fake_fdatasync(int fd)
+{
+	atomic_fetch_add(&n_fdatasync, 1);
+	if (atomic_exchange(&gate_on, 0)) {
+		for (int i = 0; i < 5000 && atomic_load(&entered) < NCOMMIT; i++)
+			usleep(1000);
+		usleep(50000);
+	}
+	int r = fdatasync(fd);
+	int e = atomic_load(&fail_fdatasync_always);
+	if (!e)
+		e = atomic_exchange(&fail_fdatasync_once, 0);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return r;
+}
+
+static int fake_fsync(int fd)
+{
+	return fake_fdatasync(fd);
+}
+
+static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	int n = atomic_fetch_add(&n_calls, 1);
+	if (off == atomic_load(&fail_write_off)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if (atomic_load(&chaos)) {
+		if (n % 3 == 1) {
+			errno = EINTR;
+			return -1;
+		}
+		if (n % 5 == 2) {
+			errno = EAGAIN;
+			return -1;
+		}
+		/* at most 3000 bytes per call: short writes everywhere */
+		struct iovec one = iov[0];
+		if (one.iov_len > 3000)
+			one.iov_len = 3000;
+		return pwritev2(fd, &one, 1, off, flags);
+	}
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+static int fake_sfr(int fd, off_t off, off_t len, unsigned int flags)
+{
+	if (atomic_exchange(&fail_sfr_once, 0)) {
+		atomic_fetch_add(&n_sfr_fail, 1);
+		errno = EIO;
+		return -1;
+	}
+	return sync_file_range(fd, off, len, flags);
+}
+
+static void reset(void)
+{
+	atomic_store(&n_fdatasync, 0);
+	atomic_store(&fail_fdatasync_once, 0);
+	atomic_store(&fail_fdatasync_always, 0);
+	atomic_store(&entered, 0);
+	atomic_store(&gate_on, 0);
+	atomic_store(&fail_sfr_once, 0);
+	atomic_store(&n_sfr_fail, 0);
+	atomic_store(&fail_write_off, -1);
+	atomic_store(&chaos, 0);
+}
+
+struct ctx {
+	struct tl_fs fs;
+	struct dcio_engine *e;
+	struct dcio_export *x;
+	struct dcio_file *f;
+	int dfd;
+};
+
+static void setup(struct ctx *c, bool pool, enum dcio_write_mode wm)
+{
+	struct dcio_syscalls t = { .fdatasync = fake_fdatasync, .fsync = fake_fsync,
+				   .sync_file_range = fake_sfr };
+	if (pool)
+		t.pwritev2 = fake_pwritev2;
+	reset();
+	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
+	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = true };
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &c->e), 0);
+	CU_ASSERT_EQUAL(dcio_engine_uses_uring(c->e), !pool);
+	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
+	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	p.flush_file_bytes = 64 << 10;
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "err", c->dfd, &c->x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+}
+
+static void teardown(struct ctx *c, int close_err)
+{
+	if (c->f)
+		CU_ASSERT_EQUAL(dcio_file_close(c->f), close_err);
+	dcio_export_destroy(c->x);
+	dcio_engine_destroy(c->e);
+	close(c->dfd);
+	tl_fs_cleanup(&c->fs);
+}
+
+static char buf[1 << 20];
+
+struct committer {
+	struct dcio_file *f;
+	pthread_barrier_t *bar;
+	int rc;
+};
+
+static void *commit_thread(void *arg)
+{
+	struct committer *k = arg;
+	pthread_barrier_wait(k->bar);
+	atomic_fetch_add(&entered, 1);
+	k->rc = dcio_commit(k->f, 0, 0);
+	return NULL;
+}
+
+static void t_fdatasync_eio(void)
+{
+	struct ctx c;
+	setup(&c, false, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, sizeof(buf), 0, 1);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	uint64_t gen0 = dcio_export_verifier_gen(c.x);
+
+	atomic_store(&fail_fdatasync_once, EIO);
+	atomic_store(&gate_on, 1);
+	pthread_t tid[NCOMMIT];
+	struct committer k[NCOMMIT];
+	pthread_barrier_t bar;
+	pthread_barrier_init(&bar, NULL, NCOMMIT);
+	for (int i = 0; i < NCOMMIT; i++) {
+		k[i] = (struct committer){ .f = c.f, .bar = &bar };
+		pthread_create(&tid[i], NULL, commit_thread, &k[i]);
+	}
+	for (int i = 0; i < NCOMMIT; i++) {
+		pthread_join(tid[i], NULL);
+		CU_ASSERT_EQUAL(k[i].rc, EIO);
+	}
+	pthread_barrier_destroy(&bar);
+	CU_ASSERT_NOT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
+
+	/* the kernel would now say 0; the engine remembers */
+	int n = atomic_load(&n_fdatasync);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 4096, 100), EIO);
+	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), n);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 2 << 20, 1 << 20), 0);
+
+	/* rewrite the first half: it alone is clear after a good flush */
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 512 << 10, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 512 << 10), 0);
+	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), n + 1);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 512 << 10, 512 << 10), EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf + (512 << 10), 512 << 10, 512 << 10, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 512 << 10, 1), 0);
+
+	char *js = tl_stats(c.x);
+	CU_ASSERT_TRUE(tl_json_num(js, "errors.EIO") >= 1);
+	CU_ASSERT_TRUE(tl_json_num(js, "group_commit.lost_range_reports") >= 3);
+	free(js);
+	teardown(&c, 0);
+}
+
+/* a rewrite that is acknowledged but not flushed yet does not clear the loss */
+static void t_rewrite_needs_flush(void)
+{
+	struct ctx c;
+	setup(&c, false, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 65536, 0, 2);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&fail_fdatasync_once, EDQUOT);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EDQUOT);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	/* the flush covering the rewrite fails again: still lost */
+	atomic_store(&fail_fdatasync_once, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	teardown(&c, 0);
+}
+
+/* stable writes in failing batches all see the error */
+static void t_stable_eio(void)
+{
+	struct ctx c;
+	setup(&c, false, DCIO_WRITE_DONTCACHE);
+	struct tl_wait w;
+	struct tl_op ops[16];
+	tl_wait_init(&w);
+	tl_fill(buf, 16 * 4096, 0, 3);
+	atomic_store(&fail_fdatasync_always, EIO);
+	for (int i = 0; i < 16; i++) {
+		ops[i] = (struct tl_op){ .w = &w };
+		struct iovec iov = { buf + i * 4096, 4096 };
+		CU_ASSERT_EQUAL(dcio_write(c.f, &iov, 1, (uint64_t)i * 4096,
+					   i % 2 ? DCIO_FILE_SYNC : DCIO_DATA_SYNC, tl_op_done, &ops[i]), 0);
+	}
+	tl_wait_for(&w, 16);
+	for (int i = 0; i < 16; i++) {
+		CU_ASSERT_EQUAL(ops[i].err, EIO);
+		CU_ASSERT_EQUAL(ops[i].calls, 1);
+	}
+	atomic_store(&fail_fdatasync_always, 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 4096), EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 15 * 4096, 4096), EIO);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 16 * 4096, 0, DCIO_DATA_SYNC), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	teardown(&c, 0);
+}
+
+static void t_write_enospc(void)
+{
+	struct ctx c;
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	uint64_t gen0 = dcio_export_verifier_gen(c.x);
+	tl_fill(buf, 65536, 0, 4);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&fail_write_off, 1 << 20);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), ENOSPC);
+	CU_ASSERT_NOT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
+	/* the acknowledged write before it is reported lost */
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), ENOSPC);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), ENOSPC);
+	atomic_store(&fail_write_off, -1);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	char *js = tl_stats(c.x);
+	CU_ASSERT_TRUE(tl_json_valid(js));
+	CU_ASSERT_EQUAL(tl_json_num(js, "errors.ENOSPC"), 1);
+	free(js);
+	teardown(&c, 0);
+}
+
+/* a flusher (sync_file_range) error no COMMIT saw is returned by close */
+static void t_flusher_error_close(void)
+{
+	struct ctx c;
+	setup(&c, false, DCIO_WRITE_DROPBEHIND);
+	atomic_store(&fail_sfr_once, 1);
+	tl_fill(buf, 256 << 10, 0, 5);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 256 << 10, 0, DCIO_UNSTABLE), 0);
+	/* the write crossed flush_file_bytes: wait for the flusher to run */
+	for (int i = 0; i < 10000 && !atomic_load(&n_sfr_fail); i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL_FATAL(atomic_load(&n_sfr_fail), 1);
+	teardown(&c, EIO);
+}
+
+/* the same, reported to a COMMIT first: close has nothing more to say */
+static void t_flusher_error_commit(void)
+{
+	struct ctx c;
+	setup(&c, false, DCIO_WRITE_DROPBEHIND);
+	atomic_store(&fail_sfr_once, 1);
+	tl_fill(buf, 256 << 10, 0, 6);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 256 << 10, 0, DCIO_UNSTABLE), 0);
+	for (int i = 0; i < 10000 && !atomic_load(&n_sfr_fail); i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL_FATAL(atomic_load(&n_sfr_fail), 1);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	teardown(&c, 0);
+}
+
+static void t_close_unreported_write_error(void)
+{
+	struct ctx c;
+	setup(&c, true, DCIO_WRITE_BUFFERED);
+	tl_fill(buf, 4096, 0, 7);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 4096, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&fail_write_off, 8192);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 4096, 8192, DCIO_UNSTABLE), ENOSPC);
+	teardown(&c, ENOSPC);
+}
+
+static void t_retries(void)
+{
+	struct ctx c;
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	atomic_store(&chaos, 1);
+	tl_fill(buf, sizeof(buf), 12345, 8);
+	struct iovec iov[3] = { { buf, 1000 }, { buf + 1000, 70000 }, { buf + 71000, sizeof(buf) - 71000 } };
+	struct tl_wait w;
+	struct tl_op op = { .w = &w };
+	tl_wait_init(&w);
+	CU_ASSERT_EQUAL(dcio_write(c.f, iov, 3, 12345, DCIO_UNSTABLE, tl_op_done, &op), 0);
+	tl_wait_for(&w, 1);
+	CU_ASSERT_EQUAL(op.err, 0);
+	CU_ASSERT_EQUAL(op.bytes, sizeof(buf));
+	atomic_store(&chaos, 0);
+	static char back[1 << 20];
+	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, sizeof(back), 12345), (ssize_t)sizeof(back));
+	CU_ASSERT_TRUE(tl_check(back, sizeof(back), 12345, 8));
+	teardown(&c, 0);
+}
+
+int main(void)
+{
+	CU_initialize_registry();
+	CU_pSuite s = CU_add_suite("errors", NULL, NULL);
+	CU_add_test(s, "fdatasync EIO reaches the batch and later COMMITs", t_fdatasync_eio);
+	CU_add_test(s, "rewrite must be flushed successfully to clear", t_rewrite_needs_flush);
+	CU_add_test(s, "stable writes see flush errors", t_stable_eio);
+	CU_add_test(s, "pwritev2 ENOSPC marks acknowledged data lost", t_write_enospc);
+	CU_add_test(s, "flusher error returned by close", t_flusher_error_close);
+	CU_add_test(s, "flusher error reported once", t_flusher_error_commit);
+	CU_add_test(s, "write error returned by close", t_close_unreported_write_error);
+	CU_add_test(s, "EINTR, EAGAIN and short writes retried", t_retries);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return fails ? 1 : 0;
+}
