@@ -1,0 +1,193 @@
+/* Bounded memory: bytes in flight per export never exceed max_inflight_bytes (slow pwritev2 in the syscall table, and io_uring), a write that finds no room for inflight_wait_ms gets EAGAIN without a callback, a write larger than the bound runs alone. */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dcio_testlib.h"
+
+#define BOUND (256 << 10)
+
+static atomic_long cur, peak;
+static atomic_int slow, gate_closed;
+static pthread_mutex_t gmu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gcv = PTHREAD_COND_INITIALIZER;
+
+static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	long len = 0;
+	for (int i = 0; i < cnt; i++)
+		len += (long)iov[i].iov_len;
+	long now = atomic_fetch_add(&cur, len) + len;
+	long p = atomic_load(&peak);
+	while (now > p && !atomic_compare_exchange_weak(&peak, &p, now))
+		;
+	pthread_mutex_lock(&gmu);
+	while (atomic_load(&gate_closed))
+		pthread_cond_wait(&gcv, &gmu);
+	pthread_mutex_unlock(&gmu);
+	if (atomic_load(&slow))
+		usleep(2000);
+	ssize_t r = pwritev2(fd, iov, cnt, off, flags);
+	atomic_fetch_sub(&cur, len);
+	return r;
+}
+
+static void open_gate(void)
+{
+	pthread_mutex_lock(&gmu);
+	atomic_store(&gate_closed, 0);
+	pthread_cond_broadcast(&gcv);
+	pthread_mutex_unlock(&gmu);
+}
+
+struct ctx {
+	struct tl_fs fs;
+	struct dcio_engine *e;
+	struct dcio_export *x;
+	struct dcio_file *f;
+	int dfd;
+};
+
+static void setup(struct ctx *c, bool fake, unsigned threads, uint64_t bound, uint32_t wait_ms)
+{
+	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2 };
+	atomic_store(&cur, 0);
+	atomic_store(&peak, 0);
+	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
+	struct dcio_engine_params ep = { .threads = threads, .ring_entries = 64, .use_uring = true };
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, fake ? &t : NULL, &c->e), 0);
+	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
+	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
+						DCIO_FLUSH_COALESCED);
+	p.max_inflight_bytes = bound;
+	p.inflight_wait_ms = wait_ms;
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "inflight", c->dfd, &c->x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+}
+
+static void teardown(struct ctx *c)
+{
+	CU_ASSERT_EQUAL(dcio_file_close(c->f), 0);
+	dcio_export_destroy(c->x);
+	dcio_engine_destroy(c->e);
+	close(c->dfd);
+	tl_fs_cleanup(&c->fs);
+}
+
+#define NTHR 16
+#define PER 8
+#define WLEN (32 << 10)
+
+struct flood {
+	struct dcio_file *f;
+	int id, refused;
+	struct tl_wait w;
+	char *buf;
+};
+
+/* each thread queues all its writes without waiting in between */
+static void *flood_thread(void *arg)
+{
+	struct flood *t = arg;
+	tl_wait_init(&t->w);
+	t->buf = malloc(PER * WLEN);
+	for (int k = 0; k < PER; k++) {
+		uint64_t off = ((uint64_t)t->id * PER + k) * WLEN;
+		tl_fill(t->buf + k * WLEN, WLEN, off, 9);
+		struct iovec iov = { t->buf + k * WLEN, WLEN };
+		if (dcio_write(t->f, &iov, 1, off, DCIO_UNSTABLE, tl_done, &t->w))
+			t->refused++;
+	}
+	tl_wait_for(&t->w, PER - t->refused);
+	return NULL;
+}
+
+static void flood(bool fake, unsigned threads)
+{
+	struct ctx c;
+	setup(&c, fake, threads, BOUND, 20000);
+	atomic_store(&slow, fake);
+	pthread_t tid[NTHR];
+	struct flood t[NTHR];
+	for (int i = 0; i < NTHR; i++) {
+		t[i] = (struct flood){ .f = c.f, .id = i };
+		pthread_create(&tid[i], NULL, flood_thread, &t[i]);
+	}
+	for (int i = 0; i < NTHR; i++) {
+		pthread_join(tid[i], NULL);
+		CU_ASSERT_EQUAL(t[i].refused, 0);
+		CU_ASSERT_EQUAL(t[i].w.errs, 0);
+		free(t[i].buf);
+	}
+	atomic_store(&slow, 0);
+	char *js = tl_stats(c.x);
+	CU_ASSERT_TRUE(tl_json_valid(js));
+	double pk = tl_json_num(js, "inflight.peak");
+	CU_ASSERT_TRUE(pk > 0 && pk <= BOUND);
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.limit"), BOUND);
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.bytes"), 0);
+	CU_ASSERT_TRUE(tl_json_num(js, "inflight.waits") > 0);
+	if (fake)
+		CU_ASSERT_TRUE(atomic_load(&peak) > 0 && atomic_load(&peak) <= BOUND);
+	free(js);
+	char *back = malloc(NTHR * PER * WLEN);
+	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, NTHR * PER * WLEN, 0), NTHR * PER * WLEN);
+	CU_ASSERT_TRUE(tl_check(back, NTHR * PER * WLEN, 0, 9));
+	free(back);
+	teardown(&c);
+}
+
+static void t_flood_pool(void) { flood(true, 4); }
+static void t_flood_uring(void) { flood(false, 2); }
+
+static void t_eagain(void)
+{
+	struct ctx c;
+	setup(&c, true, 2, 128 << 10, 50);
+	static char buf[1 << 20];
+	tl_fill(buf, sizeof(buf), 0, 10);
+	struct tl_wait w;
+	struct tl_op a = { .w = &w }, b = { .w = &w }, d = { .w = &w };
+	tl_wait_init(&w);
+	atomic_store(&gate_closed, 1);
+	struct iovec i1 = { buf, 64 << 10 }, i2 = { buf + (64 << 10), 64 << 10 };
+	struct iovec i3 = { buf + (128 << 10), 64 << 10 };
+	CU_ASSERT_EQUAL(dcio_write(c.f, &i1, 1, 0, DCIO_UNSTABLE, tl_op_done, &a), 0);
+	CU_ASSERT_EQUAL(dcio_write(c.f, &i2, 1, 64 << 10, DCIO_UNSTABLE, tl_op_done, &b), 0);
+	CU_ASSERT_EQUAL(dcio_write(c.f, &i3, 1, 128 << 10, DCIO_UNSTABLE, tl_op_done, &d), EAGAIN);
+	open_gate();
+	tl_wait_for(&w, 2);
+	CU_ASSERT_EQUAL(a.err, 0);
+	CU_ASSERT_EQUAL(b.err, 0);
+	CU_ASSERT_EQUAL(d.calls, 0);
+	CU_ASSERT_EQUAL(w.n, 2);
+	char *js = tl_stats(c.x);
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.eagain"), 1);
+	CU_ASSERT_TRUE(tl_json_num(js, "inflight.peak") <= 128 << 10);
+	free(js);
+
+	/* larger than the bound: admitted once nothing else is in flight */
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	js = tl_stats(c.x);
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.peak"), sizeof(buf));
+	free(js);
+	teardown(&c);
+}
+
+int main(void)
+{
+	CU_initialize_registry();
+	CU_pSuite s = CU_add_suite("in-flight bound", NULL, NULL);
+	CU_add_test(s, "flood through a slow pwritev2 stays under the bound", t_flood_pool);
+	CU_add_test(s, "flood through io_uring stays under the bound", t_flood_uring);
+	CU_add_test(s, "EAGAIN after inflight_wait_ms, oversized write alone", t_eagain);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return fails ? 1 : 0;
+}
