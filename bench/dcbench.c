@@ -157,7 +157,8 @@ static void write_cb(struct rpc_context *rpc, int status, void *data, void *priv
 	c->inflight--;
 	if (status != RPC_STATUS_SUCCESS) {
 		R.rpc_errors++;
-		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data : "WRITE rpc failed");
+		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data :
+			  status == RPC_STATUS_TIMEOUT ? "WRITE timed out" : "WRITE rpc failed");
 		free(q);
 		return;
 	}
@@ -213,7 +214,8 @@ static void commit_cb(struct rpc_context *rpc, int status, void *data, void *pri
 	c->commit_inflight = 0;
 	if (status != RPC_STATUS_SUCCESS) {
 		R.rpc_errors++;
-		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data : "COMMIT rpc failed");
+		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data :
+			  status == RPC_STATUS_TIMEOUT ? "COMMIT timed out" : "COMMIT rpc failed");
 		free(q);
 		return;
 	}
@@ -268,7 +270,8 @@ static void read_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	c->inflight--;
 	if (status != RPC_STATUS_SUCCESS) {
 		R.rpc_errors++;
-		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data : "READ rpc failed");
+		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data :
+			  status == RPC_STATUS_TIMEOUT ? "READ timed out" : "READ rpc failed");
 		free(q);
 		return;
 	}
@@ -474,6 +477,7 @@ static struct nfs_context *connect_url(const char *url, uint64_t *wmax, uint64_t
 	struct nfs_context *nfs = nfs_init_context();
 	if (!nfs)
 		die("%s%s", "nfs_init_context failed", "");
+	nfs_set_timeout(nfs, (int)(O.rpc_timeout_s * 1000));
 	struct nfs_url *u = nfs_parse_url_dir(nfs, url);
 	if (!u)
 		die("bad URL %s: %s", url, nfs_get_error(nfs));
@@ -711,7 +715,7 @@ int main(int argc, char **argv)
 
 	struct pollfd *pfd = calloc(NC, sizeof(*pfd));
 	uint64_t deadline = O.time_s ? (uint64_t)(O.time_s * 1e9) : (uint64_t)(O.max_time_s * 1e9);
-	uint64_t hard_stop = deadline + 60ULL * 1000000000ULL; /* drain limit */
+	uint64_t hard_stop = deadline + (uint64_t)(O.drain_s * 1e9); /* drain limit */
 	const char *stop_reason = O.time_s ? "time" : "size";
 	int stopping = 0, next_tick = 1;
 	uint64_t last_service = 0;

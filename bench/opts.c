@@ -25,6 +25,8 @@ void dcb_opts_defaults(struct dcb_opts *o)
 	o->hot_size = 64ULL << 20;
 	o->hot_warm = 1;
 	o->max_time_s = 600;
+	o->rpc_timeout_s = 60;
+	o->drain_s = 30;
 	o->prefix = "dcb";
 	o->hot_prefix = "hot";
 	o->seed = 1;
@@ -127,6 +129,8 @@ void dcb_usage(FILE *f)
 "General:\n"
 "  --warmup SECONDS     exclude the first SECONDS from rates and latencies\n"
 "  --max-time SECONDS   stop a size-based run after this long (default 600)\n"
+"  --rpc-timeout SECONDS  an RPC unanswered this long fails its connection (default 60)\n"
+"  --drain-timeout SECONDS  wait this long for outstanding requests at the end (default 30)\n"
 "  --prefix NAME        writer file prefix (default dcb)  --hot-prefix NAME (default hot)\n"
 "  --json PATH          write the JSON report here\n"
 "  --timeline-csv PATH  write the per-second timeline as CSV\n"
@@ -142,7 +146,7 @@ enum {
 	O_URL = 256, O_SPATH, O_CONNS, O_QD, O_BS, O_SIZE, O_TIME, O_PATTERN, O_STABLE,
 	O_COMMIT_EVERY, O_NO_FINAL_COMMIT, O_READERS, O_READ_BS, O_READ_QD, O_READ_PATTERN,
 	O_HOT_FILES, O_HOT_SIZE, O_READ_IOPS, O_NO_HOT_WARM, O_WARMUP, O_MAX_TIME, O_PREFIX,
-	O_HOT_PREFIX, O_JSON, O_TL, O_CDF, O_SPID, O_CGROUP, O_LABEL, O_SEED, O_QUIET, O_HELP
+	O_HOT_PREFIX, O_RPC_TIMEOUT, O_DRAIN, O_JSON, O_TL, O_CDF, O_SPID, O_CGROUP, O_LABEL, O_SEED, O_QUIET, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -168,6 +172,8 @@ static const struct option longopts[] = {
 	{"warmup", required_argument, 0, O_WARMUP},
 	{"max-time", required_argument, 0, O_MAX_TIME},
 	{"prefix", required_argument, 0, O_PREFIX},
+	{"rpc-timeout", required_argument, 0, O_RPC_TIMEOUT},
+	{"drain-timeout", required_argument, 0, O_DRAIN},
 	{"hot-prefix", required_argument, 0, O_HOT_PREFIX},
 	{"json", required_argument, 0, O_JSON},
 	{"timeline-csv", required_argument, 0, O_TL},
@@ -315,6 +321,16 @@ int dcb_opts_parse(struct dcb_opts *o, int argc, char **argv, char *err, size_t 
 			if (dcb_parse_double(a, &d) || d <= 0)
 				return bad(err, len, "max-time", a, "expected seconds > 0");
 			o->max_time_s = d;
+			break;
+		case O_RPC_TIMEOUT:
+			if (dcb_parse_double(a, &d) || d < 1 || d > 3600)
+				return bad(err, len, "rpc-timeout", a, "expected seconds 1..3600");
+			o->rpc_timeout_s = d;
+			break;
+		case O_DRAIN:
+			if (dcb_parse_double(a, &d) || d > 3600)
+				return bad(err, len, "drain-timeout", a, "expected seconds 0..3600");
+			o->drain_s = d;
 			break;
 		case O_PREFIX:
 			if (!valid_name(a))

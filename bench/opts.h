@@ -33,6 +33,8 @@ struct dcb_opts {
 	int hot_warm;         /* read the hot set once before the measured phase (default 1) */
 	double warmup_s;      /* excluded from rates and latencies */
 	double max_time_s;    /* safety stop for size-based runs */
+	double rpc_timeout_s; /* any RPC unanswered this long fails its connection */
+	double drain_s;       /* after the deadline, wait this long for outstanding requests */
 	const char *prefix;   /* writer file name prefix */
 	const char *hot_prefix;
 	const char *json_path;
