@@ -65,11 +65,13 @@ uint64_t hist_quantile(const struct dcio_hist *h, double q, uint64_t *count)
 		*count = n;
 	if (!n)
 		return 0;
+	uint64_t max = __atomic_load_n(&h->max, __ATOMIC_RELAXED);
+	if (q >= 1.0)
+		return max;
 	uint64_t rank = (uint64_t)(q * (double)n);
 	if (rank >= n)
 		rank = n - 1;
 	uint64_t seen = 0;
-	uint64_t max = __atomic_load_n(&h->max, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < H_BUCKETS; i++) {
 		seen += __atomic_load_n(&h->b[i], __ATOMIC_RELAXED);
 		if (seen > rank) {
