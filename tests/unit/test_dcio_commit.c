@@ -64,7 +64,7 @@ static int fake_fsync(int fd)
 	return logged(fsync, fd);
 }
 
-static long write_stamp[NSTABLE];
+static atomic_long write_stamp[NSTABLE];
 static void *write_buf[NSTABLE];
 
 static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
@@ -72,7 +72,7 @@ static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off
 	ssize_t r = pwritev2(fd, iov, cnt, off, flags);
 	for (int i = 0; i < NSTABLE; i++)
 		if (iov[0].iov_base == write_buf[i])
-			write_stamp[i] = atomic_fetch_add(&clk, 1) + 1;
+			atomic_store(&write_stamp[i], atomic_fetch_add(&clk, 1) + 1);
 	return r;
 }
 
@@ -243,7 +243,9 @@ static void stable_writes(bool uring, enum dcio_flush_mode fm)
 	for (int i = 0; i < NSTABLE; i++) {
 		write_buf[i] = malloc(8192);
 		tl_fill(write_buf[i], 8192, (uint64_t)i * 8192, 4);
-		write_stamp[i] = atomic_fetch_add(&clk, 1) + 1;
+	}
+	for (int i = 0; i < NSTABLE; i++) {
+		atomic_store(&write_stamp[i], atomic_fetch_add(&clk, 1) + 1);
 		ops[i] = (struct stable_op){ .op = { .w = &w } };
 		struct iovec iov = { write_buf[i], 8192 };
 		CU_ASSERT_EQUAL(dcio_write(c.f, &iov, 1, (uint64_t)i * 8192,
@@ -258,7 +260,7 @@ static void stable_writes(bool uring, enum dcio_flush_mode fm)
 		CU_ASSERT_EQUAL(ops[i].op.err, 0);
 		CU_ASSERT_EQUAL(ops[i].op.calls, 1);
 		for (int k = 0; k < atomic_load(&nev); k++)
-			if (evs[k].start > write_stamp[i] && evs[k].end < ops[i].done_stamp) {
+			if (evs[k].start > atomic_load(&write_stamp[i]) && evs[k].end < ops[i].done_stamp) {
 				covered++;
 				break;
 			}
