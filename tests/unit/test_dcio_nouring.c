@@ -83,7 +83,8 @@ int main(void)
 		return 1;
 	}
 	/* the filter must really refuse io_uring_setup, or the test proves nothing */
-	if (syscall(__NR_io_uring_setup, 8, calloc(1, 256)) != -1 || errno != EPERM) {
+	char params[256] = { 0 };
+	if (syscall(__NR_io_uring_setup, 8, params) != -1 || errno != EPERM) {
 		fprintf(stderr, "io_uring_setup not refused\n");
 		return 1;
 	}
