@@ -25,6 +25,7 @@ gsh_url() {
 }
 
 # gsh_conf OUT WORKDIR then blocks of "Path|Pseudo|Id|FSAL body" lines on stdin, one export per line.
+# With GSH_PLUGINS_DIR empty, no Plugins_Dir line is written (ganesha's built-in FSAL directory).
 gsh_conf() {
   local out=$1 work=$2
   mkdir -p "$work/recov"
@@ -34,7 +35,7 @@ NFS_CORE_PARAM {
   NFS_Port = ${GSH_NFS_PORT}; MNT_Port = ${GSH_MNT_PORT};
   NLM_Port = $((GSH_NFS_PORT + 2)); Rquota_Port = $((GSH_NFS_PORT + 3));
   Enable_UDP = false;
-  Plugins_Dir = ${GSH_PLUGINS_DIR};
+  ${GSH_PLUGINS_DIR:+Plugins_Dir = ${GSH_PLUGINS_DIR};}
 }
 NFSV4 { Graceless = true; RecoveryRoot = ${work}/recov; }
 NFS_KRB5 { Active_krb5 = false; }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The installed module works in a stock setup: `cmake --install BUILD` puts libfsaldontcache.so
+# in ganesha's FSAL directory, and ganesha started with a config WITHOUT Plugins_Dir loads it from
+# there and serves a libnfs client (data written and read back, namespace ops).
+# Modifies the system (installs the module): runs only when DC_TEST_INSTALL=1 (tests/run.sh
+# --install); otherwise reports SKIP.
+. "$(dirname "$0")/common.sh"
+it_need_prog it_io
+fsal_dir=/usr/lib/x86_64-linux-gnu/ganesha
+installed=$fsal_dir/libfsaldontcache.so
+
+[ "${DC_TEST_INSTALL:-0}" = 1 ] || it_skip "set DC_TEST_INSTALL=1 (tests/run.sh --install) to install into $fsal_dir"
+it_is_dontcache || it_skip "installing applies to the DONTCACHE module only"
+
+cmake --install "$DC_BUILD_DIR" > "$IT_WORK/install.log" 2>&1 ||
+  { cat "$IT_WORK/install.log"; it_die "cmake --install $DC_BUILD_DIR failed"; }
+[ -f "$installed" ] && it_pass "installed $installed" || it_die "$installed missing after cmake --install"
+cmp -s "$installed" "$IT_MODULE" && it_pass "installed module is the built one" ||
+  it_fail "$installed differs from $IT_MODULE"
+
+# A config without Plugins_Dir: ganesha's own FSAL directory.
+GSH_PLUGINS_DIR=
+echo "$IT_EXP|1|Name = DONTCACHE;" | it_conf "$IT_WORK/ganesha.conf"
+grep -q Plugins_Dir "$IT_WORK/ganesha.conf" && it_die "config unexpectedly names Plugins_Dir"
+it_start "$IT_WORK/ganesha.conf"
+grep -q "$installed" "/proc/$GSH_PID/maps" && it_pass "ganesha mapped $installed" ||
+  it_fail "ganesha did not load $installed (maps: $(grep -o '/[^ ]*fsal[^ ]*' /proc/$GSH_PID/maps | sort -u | tr '\n' ' '))"
+it_run it_io -e "$IT_EXP" rw 8
+echo hello > "$IT_WORK/hello.txt"
+timeout -k 2 30 nfs-cp "$IT_WORK/hello.txt" "$(it_url "$IT_EXP/hello.txt")" >/dev/null &&
+  [ "$(timeout -k 2 30 nfs-cat "$(it_url "$IT_EXP/hello.txt")")" = hello ] &&
+  it_pass "nfs-cp / nfs-cat through the installed module" || it_fail "nfs-cp / nfs-cat failed"
+timeout -k 2 30 nfs-ls "$(it_url "$IT_EXP" 4)" | grep -q hello.txt &&
+  it_pass "NFSv4 listing through the installed module" || it_fail "NFSv4 nfs-ls failed"
+it_check_alive "serving from the installed module"
