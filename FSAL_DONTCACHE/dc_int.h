@@ -52,7 +52,7 @@ struct dc_export {
 	struct fsal_export export;
 	struct dc_export_cfg cfg;
 	char *path;
-	int root_fd;			/* O_PATH of the export root: mount fd for open_by_handle_at */
+	int root_fd;			/* export root (not O_PATH: open_by_handle_at refuses those as mount fd) */
 	dev_t dev;
 	fsal_fsid_t fsid;
 	uint8_t key[DC_KEY_LEN];

@@ -255,7 +255,7 @@ static int open_root(struct dc_export *x)
 {
 	struct stat st;
 
-	x->root_fd = open(x->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	x->root_fd = open(x->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (x->root_fd < 0) {
 		int err = errno;
 
