@@ -195,6 +195,7 @@ struct dcio_file {
 	pthread_cond_t cv;
 	long outstanding;
 	atomic_bool used_dropbehind;
+	struct dcio_req *rl_active, *rl_waitq;	/* under mu */
 
 	pthread_mutex_t gc_mu;
 	pthread_cond_t gc_cv;
@@ -215,6 +216,11 @@ struct dcio_file {
 };
 
 void file_get(struct dcio_file *f);
+void file_start(struct dcio_req *q);
+
+/* rangelock.c */
+void rl_start(struct dcio_req *q);
+void rl_release(struct dcio_req *q);
 void file_put(struct dcio_file *f);
 
 void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len);
@@ -248,6 +254,11 @@ struct dcio_req {
 	const struct iovec *uiov;	/* caller's iovec, for bounce copy-back */
 	int uiovcnt;
 	struct gc_waiter w;
+	struct dcio_req *kids[3];	/* direct split: submitted together */
+	int nkids;
+	uint64_t rl_lo, rl_hi;		/* range lock (files with an O_DIRECT fd) */
+	struct dcio_req *rl_next;
+	bool rl_held;
 	int iovcnt;
 	struct iovec *iov;
 	struct iovec iovs[];

@@ -59,6 +59,16 @@ void file_put(struct dcio_file *f)
 	engine_put(e);
 }
 
+void file_start(struct dcio_req *q)
+{
+	if (!q->nkids) {
+		engine_submit(q->f->e, q);
+		return;
+	}
+	for (int i = 0; i < q->nkids; i++)
+		engine_submit(q->f->e, q->kids[i]);
+}
+
 static void open_direct(struct dcio_file *f)
 {
 	struct dc_statx sx;
@@ -249,8 +259,8 @@ static int submit_direct(struct dcio_req *p, const struct iovec *iov, int cnt)
 	if (end > hi && !(c[n++] = child(p, iov, cnt, hi, end - hi, false)))
 		goto nomem;
 	atomic_store(&p->children, n);
-	for (int i = 0; i < n; i++)
-		engine_submit(f->e, c[i]);
+	memcpy(p->kids, c, sizeof(c));
+	p->nkids = n;
 	return 0;
 nomem:
 	for (int i = 0; i < n; i++)
@@ -286,8 +296,10 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 	q->top_mode = write_mode(f);
 	if (q->top_mode == DCIO_WRITE_DIRECT) {
 		rc = submit_direct(q, iov, iovcnt);
-		if (rc == 0)
+		if (rc == 0) {
+			rl_start(q);
 			return 0;
+		}
 		if (rc == ENOMEM) {
 			inflight_release(x, len);
 			free(q);
@@ -299,7 +311,10 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 	set_leaf_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_mode(x) : q->top_mode);
 	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 	q->iovcnt = iovcnt;
-	engine_submit(f->e, q);
+	if (f->dfd >= 0 && x->p.write_mode == DCIO_WRITE_DIRECT)
+		rl_start(q);
+	else
+		engine_submit(f->e, q);
 	return 0;
 }
 

@@ -224,6 +224,8 @@ static void top_finish(struct dcio_req *q, int err)
 		req_complete(q, err);
 		return;
 	}
+	if (q->rl_held)
+		rl_release(q);
 	if (err) {
 		gc_write_error(f, q->off, q->len, err);
 		req_complete(q, err);

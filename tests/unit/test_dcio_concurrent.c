@@ -139,9 +139,12 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm)
 	verify(tl_path(&fs, "f"), 1);
 	CU_ASSERT_EQUAL(run_phase(f, 2), 0);
 	verify(tl_path(&fs, "f"), 2);
-	CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), 0);
+	int crc = dcio_commit(f, 0, 0);
+	CU_ASSERT_EQUAL(crc, 0);
 
 	char *js = tl_stats(x);
+	if (crc)
+		fprintf(stderr, "commit: %s\n%s\n", strerror(crc), js);
 	CU_ASSERT_TRUE(tl_json_valid(js));
 	double ops = 0;
 	for (int m = 0; m < 4; m++) {

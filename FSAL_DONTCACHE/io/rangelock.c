@@ -1,0 +1,108 @@
+/* Range lock for files written in direct mode. An O_DIRECT write must not
+ * meet cached pages of an overlapping write in flight: the kernel cannot
+ * invalidate them, warns of a collision and reports EIO to the next fsync.
+ * Overlapping writes (page granularity) therefore run one after another, in
+ * arrival order; a queued write is started by the completion that frees it,
+ * so the submitting thread never blocks (except in inline mode, where it
+ * waits since done must come before dcio_write returns). */
+#include "dcio_int.h"
+
+static bool overlaps(const struct dcio_req *a, const struct dcio_req *b)
+{
+	return a->rl_lo < b->rl_hi && b->rl_lo < a->rl_hi;
+}
+
+static bool conflicts(const struct dcio_req *list, const struct dcio_req *q, const struct dcio_req *stop)
+{
+	for (; list && list != stop; list = list->rl_next)
+		if (overlaps(list, q))
+			return true;
+	return false;
+}
+
+static void push(struct dcio_req **head, struct dcio_req *q)
+{
+	q->rl_next = *head;
+	*head = q;
+}
+
+static void unlink_from(struct dcio_req **head, struct dcio_req *q)
+{
+	for (struct dcio_req **pp = head; *pp; pp = &(*pp)->rl_next)
+		if (*pp == q) {
+			*pp = q->rl_next;
+			q->rl_next = NULL;
+			return;
+		}
+}
+
+static void append(struct dcio_req **head, struct dcio_req *q)
+{
+	struct dcio_req **pp = head;
+	while (*pp)
+		pp = &(*pp)->rl_next;
+	q->rl_next = NULL;
+	*pp = q;
+}
+
+void rl_start(struct dcio_req *q)
+{
+	struct dcio_file *f = q->f;
+	uint64_t a = f->dio_off_align > 4096 ? f->dio_off_align : 4096;
+
+	q->rl_lo = q->off / a * a;
+	q->rl_hi = (q->off + q->len + a - 1) / a * a;
+	if (q->rl_hi == q->rl_lo)
+		q->rl_hi = q->rl_lo + a;
+	pthread_mutex_lock(&f->mu);
+	if (!conflicts(f->rl_active, q, NULL) && !conflicts(f->rl_waitq, q, NULL)) {
+		push(&f->rl_active, q);
+		q->rl_held = true;
+		pthread_mutex_unlock(&f->mu);
+		file_start(q);
+		return;
+	}
+	append(&f->rl_waitq, q);
+	if (q->inline_) {
+		while (!q->rl_held)
+			pthread_cond_wait(&f->cv, &f->mu);
+		pthread_mutex_unlock(&f->mu);
+		file_start(q);
+		return;
+	}
+	pthread_mutex_unlock(&f->mu);
+}
+
+void rl_release(struct dcio_req *q)
+{
+	struct dcio_file *f = q->f;
+	struct dcio_req *go = NULL;
+	bool wake = false;
+
+	pthread_mutex_lock(&f->mu);
+	unlink_from(&f->rl_active, q);
+	q->rl_held = false;
+	for (struct dcio_req *w = f->rl_waitq, *nx; w; w = nx) {
+		nx = w->rl_next;
+		if (conflicts(f->rl_active, w, NULL) || conflicts(f->rl_waitq, w, w))
+			continue;
+		unlink_from(&f->rl_waitq, w);
+		push(&f->rl_active, w);
+		w->rl_held = true;
+		if (w->inline_) {
+			wake = true;
+		} else {
+			/* rl_next is free again: chain the ones to start */
+			w->next = go;
+			go = w;
+		}
+	}
+	if (wake)
+		pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	while (go) {
+		struct dcio_req *w = go;
+		go = w->next;
+		file_start(w);
+	}
+}
