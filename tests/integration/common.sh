@@ -19,7 +19,7 @@ IT_SELF=$(readlink -f "$0")
 IT_NAME=$(basename "$0" .sh)
 
 if [ "${GSH_IN_NS:-}" != 1 ]; then
-  exec "$IT_TOP/tests/lib/in-ns.sh" "$IT_SELF" "$@"
+  exec "$IT_TOP/tests/lib/in-ns.sh" bash "$IT_SELF" "$@"
 fi
 
 set -u

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The test runner: unit tests (ctest, one line per test), then every integration scenario
+# tests/integration/*.sh (including fault_*.sh) and bench/smoke.sh if present, each with a
+# timeout. One line per test: "PASS name (Ns)", "FAIL name (Ns)" (followed by the tail of its
+# log) or "SKIP name (Ns)"; the last line is exactly "N passed, M failed". Exit status non-zero
+# if anything failed. Logs go to BUILD_DIR/test-logs/.
+#
+# usage: tests/run.sh [BUILD_DIR] [--install] [--fsal DONTCACHE|VFS] [--only REGEX]
+#   BUILD_DIR   a configured and built tree (default: build)
+#   --install   also run the install scenario (cmake --install BUILD_DIR into ganesha's FSAL
+#               directory, then a config without Plugins_Dir); sets DC_TEST_INSTALL=1
+#   --fsal      FSAL under test for the integration scenarios (default DONTCACHE)
+#   --only      run only tests whose name matches REGEX
+# Environment: DC_UNIT_TIMEOUT (s, default 600), DC_TEST_TIMEOUT (s per scenario, default 300).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=
+only=
+export DC_TEST_FSAL=${DC_TEST_FSAL:-DONTCACHE}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --install) export DC_TEST_INSTALL=1 ;;
+    --fsal) export DC_TEST_FSAL=$2; shift ;;
+    --only) only=$2; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    *) build=$1 ;;
+  esac
+  shift
+done
+build=${build:-$top/build}
+[ -d "$build" ] || { echo "run.sh: no build directory $build (cmake -S . -B build && cmake --build build)" >&2; exit 2; }
+build=$(cd "$build" && pwd)
+logs=$build/test-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+export DC_BUILD_DIR=$build
+unit_timeout=${DC_UNIT_TIMEOUT:-600}
+script_timeout=${DC_TEST_TIMEOUT:-300}
+
+passed=0 failed=0 skipped=0
+failed_names=() skipped_names=()
+
+now_ms() { date +%s%3N; }
+secs() { local ms=$1; printf '%d.%d' $((ms / 1000)) $(((ms % 1000) / 100)); }
+
+report() { # report STATUS NAME MS LOG
+  local st=$1 name=$2 ms=$3 log=$4
+  case $st in
+    PASS) passed=$((passed + 1)) ;;
+    SKIP) skipped=$((skipped + 1)); skipped_names+=("$name") ;;
+    *) failed=$((failed + 1)); failed_names+=("$name") ;;
+  esac
+  echo "$st $name ($(secs "$ms")s)"
+  if [ "$st" = FAIL ]; then
+    echo "  ---- last lines of $log"
+    grep -v ':DBUS :\|krb5\|keytab\|gssd_refresh' "$log" | tail -n 25 | sed 's/^/  | /'
+    echo "  ----"
+  fi
+}
+
+selected() { [ -z "$only" ] || [[ $1 =~ $only ]]; }
+
+# ---- unit tests: one ctest invocation per test, so each has its own log and time.
+if [ -f "$build/CTestTestfile.cmake" ]; then
+  mapfile -t units < <(ctest --test-dir "$build" -N 2>/dev/null |
+                       sed -n 's/^ *Test *#[0-9]*: *\(.*\)$/\1/p')
+  for t in "${units[@]}"; do
+    selected "$t" || continue
+    log=$logs/unit-$t.log
+    re=$(printf '%s' "$t" | sed 's/[][\.*^$+?(){}|]/\\&/g')
+    t0=$(now_ms)
+    timeout -k 10 "$((unit_timeout + 30))" \
+      ctest --test-dir "$build" -R "^${re}\$" --output-on-failure --timeout "$unit_timeout" \
+      > "$log" 2>&1
+    rc=$?
+    ms=$(($(now_ms) - t0))
+    if grep -q '\*\*\*Skipped\|(Skipped)' "$log"; then
+      report SKIP "$t" "$ms" "$log"
+    elif [ $rc -eq 0 ] && grep -q "100% tests passed" "$log"; then
+      report PASS "$t" "$ms" "$log"
+    else
+      report FAIL "$t" "$ms" "$log"
+    fi
+  done
+else
+  echo "run.sh: $build has no CTestTestfile.cmake: no unit tests registered" >&2
+fi
+
+# ---- integration scenarios, then the bench smoke test.
+scripts=()
+for s in "$top"/tests/integration/*.sh; do
+  case $(basename "$s") in common.sh|lib*.sh) continue ;; esac
+  scripts+=("$s")
+done
+[ -f "$top/bench/smoke.sh" ] && scripts+=("$top/bench/smoke.sh")
+[ -x "$build/bench/dcbench" ] && export DCBENCH=${DCBENCH:-$build/bench/dcbench}
+
+for s in "${scripts[@]}"; do
+  name=$(basename "$s" .sh)
+  [ "$s" = "$top/bench/smoke.sh" ] && name=bench_smoke
+  selected "$name" || continue
+  log=$logs/$name.log
+  t0=$(now_ms)
+  DC_TEST_LOGDIR=$logs/$name.d timeout -k 15 "$script_timeout" bash "$s" > "$log" 2>&1 < /dev/null
+  rc=$?
+  ms=$(($(now_ms) - t0))
+  case $rc in
+    0) report PASS "$name" "$ms" "$log" ;;
+    77) report SKIP "$name" "$ms" "$log" ;;
+    124|137) echo "(timed out after ${script_timeout}s)" >> "$log"; report FAIL "$name" "$ms" "$log" ;;
+    *) report FAIL "$name" "$ms" "$log" ;;
+  esac
+done
+
+[ $skipped -gt 0 ] && echo "skipped: ${skipped_names[*]}"
+[ $failed -gt 0 ] && echo "failed: ${failed_names[*]}"
+echo "logs: $logs"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
