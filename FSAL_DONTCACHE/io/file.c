@@ -59,14 +59,20 @@ void file_put(struct dcio_file *f)
 	engine_put(e);
 }
 
+/* The parent may be gone as soon as its last child completes: copy first. */
 void file_start(struct dcio_req *q)
 {
-	if (!q->nkids) {
-		engine_submit(q->f->e, q);
+	struct dcio_engine *e = q->f->e;
+	struct dcio_req *kids[3];
+	int n = q->nkids;
+
+	if (!n) {
+		engine_submit(e, q);
 		return;
 	}
-	for (int i = 0; i < q->nkids; i++)
-		engine_submit(q->f->e, q->kids[i]);
+	memcpy(kids, q->kids, sizeof(kids));
+	for (int i = 0; i < n; i++)
+		engine_submit(e, kids[i]);
 }
 
 static void open_direct(struct dcio_file *f)
