@@ -109,13 +109,17 @@ bool dcio_engine_uses_uring(const struct dcio_engine *e);
  * dontcache reads as buffered (dcio_export_fallback() says so). */
 int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p,
 		       const char *name, int dirfd, struct dcio_export **out);
-/* Waits for the export's outstanding I/O and flushes, then frees. */
+/* (A probe that cannot create its file, e.g. on a read-only filesystem, is
+ * skipped: support is assumed and a run-time EOPNOTSUPP still falls back.
+ * dirfd < 0 skips the probe too.) */
+/* Waits for the export's outstanding I/O and flushes, then frees. Its files
+ * must have been closed (dcio_file_close does each file's final flush). */
 void dcio_export_destroy(struct dcio_export *x);
 bool dcio_export_fallback(const struct dcio_export *x);
 /* Changes whenever a write/writeback/flush error was seen on any file of the
  * export (NFSv4 write verifier generation). */
 uint64_t dcio_export_verifier_gen(const struct dcio_export *x);
-/* Stats as one JSON object (no trailing newline). */
+/* Stats as one JSON object (no trailing newline); keys in io/README.md. */
 void dcio_export_stats_json(struct dcio_export *x, FILE *out);
 
 /* File ------------------------------------------------------------------- */
@@ -128,7 +132,11 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out);
 int dcio_file_close(struct dcio_file *f);
 int dcio_file_fd(const struct dcio_file *f);
 
-/* Queue a write. Returns 0 when queued (done will be called) or a positive
+/* Queue a write. In DCIO_FLUSH_INLINE mode reads and writes run on the
+ * caller's thread and done is called before return. On files of a direct
+ * export, overlapping writes (page granularity) are started one after another
+ * by the engine. done must not wait on the engine (e.g. issue a write that may
+ * block for in-flight room). Returns 0 when queued (done will be called) or a positive
  * errno when refused at once (done is NOT called): EAGAIN when the export's
  * in-flight bound stayed full for inflight_wait_ms. For DCIO_DATA_SYNC and
  * DCIO_FILE_SYNC, done is called only after the data is durable (group

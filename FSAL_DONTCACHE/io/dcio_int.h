@@ -159,7 +159,7 @@ struct dcio_export {
 	char name[128];
 	atomic_bool wfallback;		/* dontcache writes run as dropbehind */
 	atomic_bool rfallback;		/* dontcache reads run buffered */
-	bool probed_wok, probed_rok;
+	bool probed_wok, probed_rok, probe_failed;
 	uint32_t probe_dio_align;
 	atomic_uint_fast64_t verifier_gen;
 	pthread_mutex_t mu;		/* in-flight bound and outstanding requests */

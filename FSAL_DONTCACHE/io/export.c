@@ -69,13 +69,10 @@ int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p
 		x->p.max_inflight_bytes = DCIO_DEF_INFLIGHT;
 	snprintf(x->name, sizeof(x->name), "%s", name ? name : "");
 	x->probed_wok = x->probed_rok = true;
-	if (dirfd >= 0) {
-		int rc = probe(x, dirfd);
-		if (rc) {
-			free(x);
-			return rc;
-		}
-	}
+	/* no probe file (read-only filesystem, no permission): assume support;
+	 * the first EOPNOTSUPP switches the export over anyway */
+	if (dirfd >= 0 && probe(x, dirfd) != 0)
+		x->probe_failed = true;
 	atomic_init(&x->wfallback, !x->probed_wok && uses_dontcache_writes(p));
 	atomic_init(&x->rfallback, !x->probed_rok && p->read_mode == DCIO_READ_DONTCACHE);
 	atomic_init(&x->verifier_gen, 1);

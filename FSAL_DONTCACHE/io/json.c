@@ -66,9 +66,10 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		dcio_write_mode_name(x->p.write_mode), dcio_read_mode_name(x->p.read_mode),
 		dcio_flush_mode_name(x->p.flush_mode));
 	fprintf(o, ",\"backend\":\"%s\",\"fallback\":%s,\"dontcache_write_supported\":%s"
-		",\"dontcache_read_supported\":%s,\"verifier_gen\":%llu",
+		",\"dontcache_read_supported\":%s,\"probe_failed\":%s,\"verifier_gen\":%llu",
 		x->e->uring ? "io_uring" : "pool", dcio_export_fallback(x) ? "true" : "false",
 		x->probed_wok ? "true" : "false", x->probed_rok ? "true" : "false",
+		x->probe_failed ? "true" : "false",
 		(unsigned long long)dcio_export_verifier_gen(x));
 
 	fputs(",\"writes\":{", o);

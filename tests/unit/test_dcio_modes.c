@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "dcio_testlib.h"
@@ -253,6 +254,31 @@ static void t_runtime_eopnotsupp(void)
 	tl_fs_cleanup(&fs);
 }
 
+/* a read-only filesystem has no room for the probe file: the export still comes up */
+static void t_probe_readonly(void)
+{
+	struct tl_fs fs;
+	CU_ASSERT_EQUAL_FATAL(tl_fs_tmpfs(&fs, 4), 0);
+	CU_ASSERT_EQUAL_FATAL(mount(NULL, fs.dir, NULL, MS_REMOUNT | MS_RDONLY, NULL), 0);
+	struct dcio_engine_params ep = { .threads = 1, .ring_entries = 8, .use_uring = true };
+	struct dcio_engine *e;
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
+	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
+	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
+						DCIO_FLUSH_COALESCED);
+	struct dcio_export *x;
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "ro", dfd, &x), 0);
+	char *js = tl_stats(x);
+	char v[16];
+	CU_ASSERT_TRUE(tl_json_get(js, "probe_failed", v, sizeof(v)));
+	CU_ASSERT_STRING_EQUAL(v, "true");
+	free(js);
+	dcio_export_destroy(x);
+	dcio_engine_destroy(e);
+	close(dfd);
+	tl_fs_cleanup(&fs);
+}
+
 static void t_parse(void)
 {
 	enum dcio_write_mode w;
@@ -292,6 +318,7 @@ int main(void)
 	CU_add_test(s, "syscall flags per mode, inline on the caller", t_flags);
 	CU_add_test(s, "tmpfs export falls back and says so", t_tmpfs_fallback);
 	CU_add_test(s, "run-time EOPNOTSUPP resubmits buffered", t_runtime_eopnotsupp);
+	CU_add_test(s, "read-only filesystem: probe skipped, export up", t_probe_readonly);
 	CU_add_test(s, "mode names parse case-insensitively", t_parse);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
