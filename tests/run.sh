@@ -53,8 +53,12 @@ report() { # report STATUS NAME MS LOG
   esac
   echo "$st $name ($(secs "$ms")s)"
   if [ "$st" = FAIL ]; then
-    echo "  ---- last lines of $log"
-    grep -v ':DBUS :\|krb5\|keytab\|gssd_refresh' "$log" | tail -n 25 | sed 's/^/  | /'
+    # The failed checks first (scenarios print "FAIL: ..." and programs "not ok - ..."), then
+    # the end of the log.
+    echo "  ---- failed checks in $log"
+    grep -E '^(not ok|FAIL:)|\*\*\*Failed|Timeout|timed out' "$log" | head -n 20 | cut -c1-300 | sed 's/^/  | /'
+    echo "  ---- last lines"
+    grep -v ':DBUS :\|krb5\|keytab\|gssd_refresh\|svc_vc_wait\|^ok' "$log" | tail -n 12 | cut -c1-300 | sed 's/^/  | /'
     echo "  ----"
   fi
 }

@@ -454,6 +454,8 @@ int it_lookup(struct it_conn *c, const struct it_fh *dir, const char *name, stru
 	struct call k = { .copy = lookup_copy, .fh = out, .attr = attr };
 	LOOKUP3args a;
 
+	if (out)
+		out->len = 0;
 	it_fh_to3(dir, &a.what.dir);
 	a.what.name = (char *)name;
 	RUN(c, k, rpc_nfs3_lookup_async(c->rpc, call_cb, &a, &k));
@@ -570,6 +572,8 @@ int it_create(struct it_conn *c, const struct it_fh *dir, const char *name, crea
 	struct call k = { .copy = create_copy, .fh = out, .attr = attr };
 	CREATE3args a;
 
+	if (out)
+		out->len = 0;
 	memset(&a, 0, sizeof(a));
 	it_fh_to3(dir, &a.where.dir);
 	a.where.name = (char *)name;
@@ -588,6 +592,8 @@ int it_mkdir(struct it_conn *c, const struct it_fh *dir, const char *name, int m
 	struct call k = { .copy = mkdir_copy, .fh = out, .attr = attr };
 	MKDIR3args a;
 
+	if (out)
+		out->len = 0;
 	memset(&a, 0, sizeof(a));
 	it_fh_to3(dir, &a.where.dir);
 	a.where.name = (char *)name;
@@ -602,6 +608,8 @@ int it_symlink(struct it_conn *c, const struct it_fh *dir, const char *name, con
 	struct call k = { .copy = symlink_copy, .fh = out, .attr = attr };
 	SYMLINK3args a;
 
+	if (out)
+		out->len = 0;
 	memset(&a, 0, sizeof(a));
 	it_fh_to3(dir, &a.where.dir);
 	a.where.name = (char *)name;
@@ -617,6 +625,8 @@ int it_mknod(struct it_conn *c, const struct it_fh *dir, const char *name, ftype
 	struct call k = { .copy = mknod_copy, .fh = out, .attr = attr };
 	MKNOD3args a;
 
+	if (out)
+		out->len = 0;
 	memset(&a, 0, sizeof(a));
 	it_fh_to3(dir, &a.where.dir);
 	a.where.name = (char *)name;
