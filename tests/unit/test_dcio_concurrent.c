@@ -1,4 +1,4 @@
-/* 64 threads write disjoint, then overlapping, ranges through every write mode and both backends on ext4 and tmpfs; async completion on engine threads, contents verified. */
+/* 64 threads write disjoint, then overlapping, ranges through every write mode and both backends on ext4 and tmpfs (and inline flush mode on ext4); async completion on engine threads (caller in inline mode), contents verified. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 struct thr {
 	struct dcio_file *f;
 	int id, phase;
+	bool inline_;
 	pthread_barrier_t *bar;
 	int failures, wrong_thread, bad_calls;
 };
@@ -32,13 +33,14 @@ static void fill_words(uint64_t *buf, size_t n, int writer, uint64_t off)
 struct tagged {
 	struct tl_op op;
 	pthread_t submitter;
+	bool inline_;
 	int wrong;
 };
 
 static void tagged_done(void *arg, int err, size_t bytes)
 {
 	struct tagged *t = arg;
-	if (pthread_equal(pthread_self(), t->submitter))
+	if (pthread_equal(pthread_self(), t->submitter) != t->inline_)
 		t->wrong = 1;
 	tl_op_done(&t->op, err, bytes);
 }
@@ -59,7 +61,8 @@ static void *writer(void *arg)
 		uint64_t off = BASE + (uint64_t)t->id * BLK + k * len;
 		bufs[k] = malloc(len);
 		fill_words(bufs[k], len / 8, t->phase == 1 ? t->id : t->id + 1000, off);
-		ops[k] = (struct tagged){ .op = { .w = &w }, .submitter = pthread_self() };
+		ops[k] = (struct tagged){ .op = { .w = &w }, .submitter = pthread_self(),
+					  .inline_ = t->inline_ };
 		struct iovec iov[2] = { { bufs[k], len / 2 }, { (char *)bufs[k] + len / 2, len / 2 } };
 		if (dcio_write(t->f, iov, 2, off, DCIO_UNSTABLE, tagged_done, &ops[k]))
 			t->failures++;
@@ -74,7 +77,7 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static int run_phase(struct dcio_file *f, int phase)
+static int run_phase(struct dcio_file *f, int phase, bool inline_)
 {
 	pthread_t tid[NTHR];
 	struct thr t[NTHR];
@@ -83,7 +86,7 @@ static int run_phase(struct dcio_file *f, int phase)
 
 	pthread_barrier_init(&bar, NULL, NTHR);
 	for (int i = 0; i < NTHR; i++) {
-		t[i] = (struct thr){ .f = f, .id = i, .phase = phase, .bar = &bar };
+		t[i] = (struct thr){ .f = f, .id = i, .phase = phase, .bar = &bar, .inline_ = inline_ };
 		pthread_create(&tid[i], NULL, writer, &t[i]);
 	}
 	for (int i = 0; i < NTHR; i++) {
@@ -119,7 +122,7 @@ static void verify(const char *path, int phase)
 	free(buf);
 }
 
-static void run(bool tmpfs, bool uring, enum dcio_write_mode wm)
+static void run(bool tmpfs, bool uring, enum dcio_write_mode wm, enum dcio_flush_mode fm)
 {
 	struct tl_fs fs;
 	int rc = tmpfs ? tl_fs_tmpfs(&fs, 64) : tl_fs_ext4(&fs);
@@ -129,15 +132,15 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm)
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
 	CU_ASSERT_EQUAL(dcio_engine_uses_uring(e), uring);
 	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
 	struct dcio_export *x;
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "c", dfd, &x), 0);
 	struct dcio_file *f;
 	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
 
-	CU_ASSERT_EQUAL(run_phase(f, 1), 0);
+	CU_ASSERT_EQUAL(run_phase(f, 1, fm == DCIO_FLUSH_INLINE), 0);
 	verify(tl_path(&fs, "f"), 1);
-	CU_ASSERT_EQUAL(run_phase(f, 2), 0);
+	CU_ASSERT_EQUAL(run_phase(f, 2, fm == DCIO_FLUSH_INLINE), 0);
 	verify(tl_path(&fs, "f"), 2);
 	int crc = dcio_commit(f, 0, 0);
 	CU_ASSERT_EQUAL(crc, 0);
@@ -164,7 +167,7 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm)
 #define CASE(fsn, tmp, be, ur, mode)                                  \
 	static void t_##fsn##_##be##_##mode(void)                     \
 	{                                                             \
-		run(tmp, ur, DCIO_WRITE_##mode);                      \
+		run(tmp, ur, DCIO_WRITE_##mode, DCIO_FLUSH_COALESCED); \
 	}
 #define MODES(fsn, tmp, be, ur)                                       \
 	CASE(fsn, tmp, be, ur, DONTCACHE) CASE(fsn, tmp, be, ur, BUFFERED) \
@@ -173,6 +176,12 @@ MODES(ext4, false, uring, true)
 MODES(ext4, false, pool, false)
 MODES(tmpfs, true, uring, true)
 MODES(tmpfs, true, pool, false)
+#define ICASE(mode)                                                   \
+	static void t_inline_##mode(void)                             \
+	{                                                             \
+		run(false, true, DCIO_WRITE_##mode, DCIO_FLUSH_INLINE); \
+	}
+ICASE(DONTCACHE) ICASE(BUFFERED) ICASE(DIRECT) ICASE(DROPBEHIND)
 
 #define ADD(fsn, be, mode) CU_add_test(s, #fsn " " #be " " #mode, t_##fsn##_##be##_##mode)
 #define ADDM(fsn, be) ADD(fsn, be, DONTCACHE); ADD(fsn, be, BUFFERED); ADD(fsn, be, DIRECT); ADD(fsn, be, DROPBEHIND)
@@ -185,6 +194,10 @@ int main(void)
 	ADDM(ext4, pool);
 	ADDM(tmpfs, uring);
 	ADDM(tmpfs, pool);
+	CU_add_test(s, "ext4 inline DONTCACHE", t_inline_DONTCACHE);
+	CU_add_test(s, "ext4 inline BUFFERED", t_inline_BUFFERED);
+	CU_add_test(s, "ext4 inline DIRECT", t_inline_DIRECT);
+	CU_add_test(s, "ext4 inline DROPBEHIND", t_inline_DROPBEHIND);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
