@@ -558,11 +558,12 @@ static void print_tick(int sec, struct dcb_sampler *sp)
 	struct dcb_tl *t = sec - 1 < R.ntl ? &R.tl[sec - 1] : NULL;
 	struct dcb_sample s;
 	int have = dcb_sampler_latest(sp, &s);
-	fprintf(stderr, "%ds: %.1f MB/s write (%" PRIu64 " ops, max %.1f ms)", sec,
-		t ? t->bytes[OP_WRITE] / 1e6 : 0.0, t ? t->ops[OP_WRITE] : 0,
+	double iv = R.tl_ns / 1e9;
+	fprintf(stderr, "%gs: %.1f MB/s write (%" PRIu64 " ops, max %.1f ms)", sec * iv,
+		t ? t->bytes[OP_WRITE] / 1e6 / iv : 0.0, t ? t->ops[OP_WRITE] : 0,
 		t ? t->lat_max_ns[OP_WRITE] / 1e6 : 0.0);
 	if (O.readers)
-		fprintf(stderr, ", %.1f MB/s read (%" PRIu64 " ops)", t ? t->bytes[OP_READ] / 1e6 : 0.0,
+		fprintf(stderr, ", %.1f MB/s read (%" PRIu64 " ops)", t ? t->bytes[OP_READ] / 1e6 / iv : 0.0,
 			t ? t->ops[OP_READ] : 0);
 	if (t && t->ops[OP_COMMIT])
 		fprintf(stderr, ", %" PRIu64 " commits (max %.1f ms)", t->ops[OP_COMMIT],
@@ -694,11 +695,13 @@ int main(int argc, char **argv)
 	T0 = dcb_now_ns();
 	if (dcb_results_init(&R, NC, (uint64_t)(O.warmup_s * 1e9)))
 		die("%s%s", "out of memory", "");
+	R.tl_ns = (uint64_t)(O.interval_s * 1e9);
 	if (!O.time_s)
 		R.bytes_asked = (uint64_t)O.conns * O.size;
 
 	struct dcb_sampler sp;
 	dcb_sampler_init(&sp, T0, O.server_pid, O.cgroup_dir);
+	sp.interval_ns = R.tl_ns;
 	if (O.nserver_paths) {
 		char p[1024];
 		for (int i = 0; i < O.conns; i++) {
@@ -755,7 +758,7 @@ int main(int argc, char **argv)
 			stop_reason = "drain-timeout";
 			break;
 		}
-		while ((uint64_t)next_tick * 1000000000ULL <= now) {
+		while ((uint64_t)next_tick * R.tl_ns <= now) {
 			if (!O.quiet)
 				print_tick(next_tick, &sp);
 			next_tick++;

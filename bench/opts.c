@@ -27,6 +27,7 @@ void dcb_opts_defaults(struct dcb_opts *o)
 	o->max_time_s = 600;
 	o->rpc_timeout_s = 60;
 	o->drain_s = 30;
+	o->interval_s = 1;
 	o->prefix = "dcb";
 	o->hot_prefix = "hot";
 	o->seed = 1;
@@ -130,6 +131,7 @@ void dcb_usage(FILE *f)
 "  --warmup SECONDS     exclude the first SECONDS from rates and latencies\n"
 "  --max-time SECONDS   stop a size-based run after this long (default 600)\n"
 "  --rpc-timeout SECONDS  an RPC unanswered this long fails its connection (default 60)\n"
+"  --interval SECONDS   timeline and server sampling interval, 0.1..60 (default 1)\n"
 "  --drain-timeout SECONDS  wait this long for outstanding requests at the end (default 30)\n"
 "  --prefix NAME        writer file prefix (default dcb)  --hot-prefix NAME (default hot)\n"
 "  --json PATH          write the JSON report here\n"
@@ -146,7 +148,7 @@ enum {
 	O_URL = 256, O_SPATH, O_CONNS, O_QD, O_BS, O_SIZE, O_TIME, O_PATTERN, O_STABLE,
 	O_COMMIT_EVERY, O_NO_FINAL_COMMIT, O_READERS, O_READ_BS, O_READ_QD, O_READ_PATTERN,
 	O_HOT_FILES, O_HOT_SIZE, O_READ_IOPS, O_NO_HOT_WARM, O_WARMUP, O_MAX_TIME, O_PREFIX,
-	O_HOT_PREFIX, O_RPC_TIMEOUT, O_DRAIN, O_JSON, O_TL, O_CDF, O_SPID, O_CGROUP, O_LABEL, O_SEED, O_QUIET, O_HELP
+	O_HOT_PREFIX, O_RPC_TIMEOUT, O_DRAIN, O_INTERVAL, O_JSON, O_TL, O_CDF, O_SPID, O_CGROUP, O_LABEL, O_SEED, O_QUIET, O_HELP
 };
 
 static const struct option longopts[] = {
@@ -174,6 +176,7 @@ static const struct option longopts[] = {
 	{"prefix", required_argument, 0, O_PREFIX},
 	{"rpc-timeout", required_argument, 0, O_RPC_TIMEOUT},
 	{"drain-timeout", required_argument, 0, O_DRAIN},
+	{"interval", required_argument, 0, O_INTERVAL},
 	{"hot-prefix", required_argument, 0, O_HOT_PREFIX},
 	{"json", required_argument, 0, O_JSON},
 	{"timeline-csv", required_argument, 0, O_TL},
@@ -326,6 +329,11 @@ int dcb_opts_parse(struct dcb_opts *o, int argc, char **argv, char *err, size_t 
 			if (dcb_parse_double(a, &d) || d < 1 || d > 3600)
 				return bad(err, len, "rpc-timeout", a, "expected seconds 1..3600");
 			o->rpc_timeout_s = d;
+			break;
+		case O_INTERVAL:
+			if (dcb_parse_double(a, &d) || d < 0.1 || d > 60)
+				return bad(err, len, "interval", a, "expected seconds 0.1..60");
+			o->interval_s = d;
 			break;
 		case O_DRAIN:
 			if (dcb_parse_double(a, &d) || d > 3600)

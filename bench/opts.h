@@ -34,6 +34,7 @@ struct dcb_opts {
 	double warmup_s;      /* excluded from rates and latencies */
 	double max_time_s;    /* safety stop for size-based runs */
 	double rpc_timeout_s; /* any RPC unanswered this long fails its connection */
+	double interval_s;    /* timeline and sampling interval */
 	double drain_s;       /* after the deadline, wait this long for outstanding requests */
 	const char *prefix;   /* writer file name prefix */
 	const char *hot_prefix;

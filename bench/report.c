@@ -207,20 +207,21 @@ void dcb_write_json(FILE *f, const struct dcb_opts *o, const struct dcb_results 
 	jseries(f, "kswapd", sp, F_KCPU, 1);
 	fputs("    },\n    \"hot_resident_pct\": {\n", f);
 	jseries(f, "series", sp, F_HOT, 1);
-	fputs("    }\n  },\n  \"timeline\": [", f);
+	double iv = (double)r->tl_ns / 1e9;
+	fprintf(f, "    }\n  },\n  \"interval_s\": %.3f,\n  \"timeline\": [", iv);
 	for (int i = 0; i < r->ntl; i++) {
 		const struct dcb_tl *t = &r->tl[i];
-		fprintf(f, "%s\n    {\"t\": %d, \"write_mbps\": %.2f, \"read_mbps\": %.2f, \"write_iops\": %llu, "
+		fprintf(f, "%s\n    {\"t\": %.3f, \"write_mbps\": %.2f, \"read_mbps\": %.2f, \"write_iops\": %llu, "
 			   "\"read_iops\": %llu, \"commits\": %llu, \"write_lat_max_us\": %.1f, "
 			   "\"commit_lat_max_us\": %.1f",
-			i ? "," : "", i + 1, t->bytes[OP_WRITE] / 1e6, t->bytes[OP_READ] / 1e6,
+			i ? "," : "", (i + 1) * iv, t->bytes[OP_WRITE] / 1e6 / iv, t->bytes[OP_READ] / 1e6 / iv,
 			(unsigned long long)t->ops[OP_WRITE], (unsigned long long)t->ops[OP_READ],
 			(unsigned long long)t->ops[OP_COMMIT], us(t->lat_max_ns[OP_WRITE]),
 			us(t->lat_max_ns[OP_COMMIT]));
 		/* the sample taken at the end of this second */
 		const struct dcb_sample *s = NULL;
 		for (int k = 0; k < sp->n; k++)
-			if (sp->s[k].t >= i + 1 - 0.5 && sp->s[k].t < i + 1 + 0.5) {
+			if (fabs(sp->s[k].t - (i + 1) * iv) < iv / 2) {
 				s = &sp->s[k];
 				break;
 			}
@@ -246,15 +247,16 @@ void dcb_write_timeline_csv(FILE *f, const struct dcb_results *r, const struct d
 	fputs("t,write_mbps,read_mbps,commits,write_lat_max_us,cached_mib,dirty_mib,writeback_mib,"
 	      "cgroup_cache_mib,files_resident_mib,hot_resident_pct,server_cpu_pct,kswapd_cpu_pct\n", f);
 	int n = r->ntl;
+	double iv = (double)r->tl_ns / 1e9;
 	for (int i = 0; i < n; i++) {
 		const struct dcb_tl *t = &r->tl[i];
 		const struct dcb_sample *s = NULL;
 		for (int k = 0; k < sp->n; k++)
-			if (sp->s[k].t >= i + 1 - 0.5 && sp->s[k].t < i + 1 + 0.5) {
+			if (fabs(sp->s[k].t - (i + 1) * iv) < iv / 2) {
 				s = &sp->s[k];
 				break;
 			}
-		fprintf(f, "%d,%.2f,%.2f,%llu,%.1f", i + 1, t->bytes[OP_WRITE] / 1e6, t->bytes[OP_READ] / 1e6,
+		fprintf(f, "%.3f,%.2f,%.2f,%llu,%.1f", (i + 1) * iv, t->bytes[OP_WRITE] / 1e6 / iv, t->bytes[OP_READ] / 1e6 / iv,
 			(unsigned long long)t->ops[OP_COMMIT], us(t->lat_max_ns[OP_WRITE]));
 		if (s) {
 			double v[] = {field(s, F_CACHED), field(s, F_DIRTY), field(s, F_WB), field(s, F_CG_CACHE),

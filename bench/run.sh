@@ -160,9 +160,9 @@ done
 
 # sizes
 if [ $QUICK = 1 ]; then
-  T=${TIME:-3}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$((1 << 30))
+  T=${TIME:-3}; IV=0.5; HOT=$((MEMLIM_B / 16)); RANDSIZE=$((1 << 30))
 else
-  T=${TIME:-$(awk "BEGIN{printf \"%d\", 20 * $SCALE}")}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$(awk "BEGIN{printf \"%d\", 4 * 2^30 * $SCALE}")
+  IV=1; T=${TIME:-$(awk "BEGIN{printf \"%d\", 20 * $SCALE}")}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$(awk "BEGIN{printf \"%d\", 4 * 2^30 * $SCALE}")
 fi
 HOT=$(( (HOT >> 20) << 20 )); [ $HOT -lt $((16 << 20)) ] && HOT=$((16 << 20))
 RANDSIZE=$(( (RANDSIZE >> 16) << 16 ))
@@ -202,17 +202,6 @@ run_exports() {
 hdr="scenario,mode,rep,ok,mbps,mbps_durable,write_p50_ms,write_p99_ms,write_p999_ms,write_max_ms,commit_p50_ms,commit_p99_ms,commits,read_mbps,read_p99_ms,hot_end_pct,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,files_resident_peak_mib,server_cpu_pct,kswapd_cpu_pct,neighbour_mbps,bytes_asked,bytes_written,errors,verf_changes"
 echo "$hdr" > "$OUT/runs.csv"
 
-cat > "$OUT/config.txt" <<EOF
-date: $(date -Is)
-host: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)
-quick: $QUICK  reps: $REPS  seconds per run: $T  scale: $SCALE
-memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" || echo none)
-modes: ${modes[*]}   scenarios: ${scenarios[*]}
-module: ${MODULE:-none}
-export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
-hot set (noisy): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
-command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
-EOF
 
 dcb_args() {  # scenario -> dcbench options (without URLs)
   case $1 in
@@ -278,7 +267,7 @@ run_one() {  # scenario mode rep
   # shellcheck disable=SC2046
   timeout -k 5 $((T * 2 + 150)) "$dcbench" "${urls[@]}" $(dcb_args "$scen") --server-pid "$GSH_PID" \
     ${CG:+--cgroup "$CG"} --label "$tag" --quiet --json "$j" --timeline-csv "$OUT/runs/$tag.timeline.csv" \
-    --cdf-prefix "$OUT/runs/$tag" --prefix dcb --rpc-timeout 30 --drain-timeout 20 > "$OUT/runs/$tag.out" 2>&1
+    --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout 20 > "$OUT/runs/$tag.out" 2>&1
   local rc=$?
   gsh_stop
   if [ -s "$j" ] && ! jq -e '.finished' "$j" >/dev/null; then
@@ -298,27 +287,41 @@ run_one() {  # scenario mode rep
 # preflight: a broken or unfinished FSAL_DONTCACHE mode is left out up front (a tiny
 # write + COMMIT must work) instead of costing timeouts in every scenario
 preflight() {
-  local mode=$1 conf=$work/ganesha.conf log=$OUT/runs/preflight.$mode.ganesha.log
+  local mode=$1
+  local conf=$work/ganesha.conf log=$OUT/runs/preflight.$mode.ganesha.log
   mkdir -p "$work/exp/$mode"
   echo "$work/exp/$mode|/$mode|$(export_id "$mode")|$(fsal_body "$mode")" | gsh_conf "$conf" "$work"
-  gsh_start "$conf" "$log" || { echo "ganesha did not start"; return 1; }
+  gsh_start "$conf" "$log" || { PF_WHY="ganesha did not start"; return 1; }
   timeout -k 2 40 "$dcbench" --url "$(url_for "$mode")" --conns 1 --qd 2 --bs 64k --size 1M --prefix pf \
     --rpc-timeout 8 --drain-timeout 5 --quiet --json "$OUT/runs/preflight.$mode.json" > "$OUT/runs/preflight.$mode.out" 2>&1
   local rc=$?
-  gsh_stop
+  gsh_stop >/dev/null 2>&1
   rm -f "$work/exp/$mode"/pf.*
-  [ $rc = 0 ] || { tail -1 "$OUT/runs/preflight.$mode.out"; return 1; }
+  [ $rc = 0 ] || { PF_WHY=$(tail -1 "$OUT/runs/preflight.$mode.out"); return 1; }
 }
 kept=() excluded=()
+gsh_start_rpcbind || die "rpcbind did not start"
 for m in "${modes[@]}"; do
   if [ "$m" = vfs ]; then kept+=("$m"); continue; fi
-  if why=$(preflight "$m"); then kept+=("$m")
+  PF_WHY=
+  if preflight "$m"; then kept+=("$m")
   else
-    echo "run.sh: mode $m left out: preflight failed: $why" >&2
-    excluded+=("$m: $why")
+    echo "run.sh: mode $m left out: preflight failed: $PF_WHY" >&2
+    excluded+=("$m: $PF_WHY")
   fi
 done
 modes=("${kept[@]}")
+cat > "$OUT/config.txt" <<EOF
+date: $(date -Is)
+host: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)
+quick: $QUICK  reps: $REPS  seconds per run: $T  scale: $SCALE
+memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" || echo none)
+modes: ${modes[*]}   scenarios: ${scenarios[*]}
+module: ${MODULE:-none}
+export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
+hot set (noisy): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
+command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
+EOF
 if [ ${#excluded[@]} -gt 0 ]; then
   { echo "modes left out (preflight write+COMMIT failed):"; printf '  %s\n' "${excluded[@]}"; } >> "$OUT/config.txt"
 fi

@@ -131,6 +131,7 @@ void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid,
 	memset(sp, 0, sizeof(*sp));
 	pthread_mutex_init(&sp->mu, NULL);
 	sp->start_ns = start_ns;
+	sp->interval_ns = 1000000000ULL;
 	sp->server_pid = server_pid;
 	sp->cgroup_dir = cgroup_dir;
 	sp->use_cachestat = probe_cachestat();
@@ -264,7 +265,7 @@ static void *sampler_main(void *arg)
 {
 	struct dcb_sampler *sp = arg;
 	for (int k = 1;; k++) {
-		uint64_t due = sp->start_ns + (uint64_t)k * 1000000000ULL;
+		uint64_t due = sp->start_ns + (uint64_t)k * sp->interval_ns;
 		for (;;) {
 			if (__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE))
 				return NULL;

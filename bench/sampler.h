@@ -23,6 +23,7 @@ struct dcb_sampler {
 	pthread_mutex_t mu;
 	int running, stop;
 	uint64_t start_ns;
+	uint64_t interval_ns;           /* default 1 s */
 	int server_pid;
 	const char *cgroup_dir;
 	int kswapd_pids[64];

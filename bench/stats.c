@@ -8,6 +8,7 @@ int dcb_results_init(struct dcb_results *r, int nconns, uint64_t measure_start_n
 	for (int i = 0; i < OP_NUM; i++)
 		hist_init(&r->lat[i]);
 	r->measure_start_ns = measure_start_ns;
+	r->tl_ns = 1000000000ULL;
 	r->nconns = nconns;
 	r->conn = calloc(nconns ? nconns : 1, sizeof(*r->conn));
 	return r->conn ? 0 : -1;
@@ -60,7 +61,7 @@ void dcb_account(struct dcb_results *r, int conn, enum dcb_op op, uint64_t bytes
 			c->m_ops[op]++;
 		}
 	}
-	struct dcb_tl *t = dcb_tl_at(r, (int)(now / 1000000000ULL));
+	struct dcb_tl *t = dcb_tl_at(r, (int)(now / r->tl_ns));
 	if (t) {
 		t->bytes[op] += bytes;
 		t->ops[op]++;

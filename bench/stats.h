@@ -24,6 +24,7 @@ struct dcb_conn_stats {
 
 struct dcb_results {
 	uint64_t measure_start_ns;      /* warm-up end */
+	uint64_t tl_ns;                 /* timeline bucket width (default 1 s) */
 	uint64_t end_ns;                /* last write acknowledged (writers) / run end */
 	uint64_t durable_ns;            /* last writer's final COMMIT answered */
 	struct hist lat[OP_NUM];        /* measured window only */

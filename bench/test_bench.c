@@ -166,7 +166,7 @@ static void test_opts_bad(void)
 		URL "--server-path relative", URL "stray", URL "--conns 0", URL "--readers x",
 		URL "--read-bs 0", URL "--readers 2 --read-bs 1M --hot-size 4k", URL "--read-iops -3",
 		URL "--stable filesync --commit-every 1M", URL "--prefix a/b", URL "--conns 0 --readers 1",
-		URL "--json", URL "--seed x1", URL "--rpc-timeout 0", URL "--drain-timeout -1",
+		URL "--json", URL "--seed x1", URL "--rpc-timeout 0", URL "--interval 0.01", URL "--drain-timeout -1",
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct dcb_opts o;
