@@ -44,8 +44,25 @@ void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len)
 	pthread_mutex_unlock(&f->gc_mu);
 }
 
+/* Errors that say nothing about data already written (a bad request) fail
+ * just that write. */
+static bool loses_data(int err)
+{
+	switch (err) {
+	case EBADF: case EINVAL: case EFAULT: case EFBIG: case EPERM: case EACCES:
+	case EOVERFLOW: case ENOMEM:
+		return false;
+	default:
+		return true;
+	}
+}
+
 void gc_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 {
+	if (!loses_data(err)) {
+		stat_error(&f->x->st, err);
+		return;
+	}
 	pthread_mutex_lock(&f->gc_mu);
 	rs_add(&f->pending, off, range_end(off, len ? len : 1), 0);
 	lose_pending(f, err);

@@ -91,6 +91,8 @@ struct dcio_file;
  * before dcio_write returns). The iovec and its buffers must stay valid until
  * then and are not touched after. */
 typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
+/* (done must not call dcio_file_close on its own file: close waits for the
+ * file's requests, this one included, to finish.) */
 
 /* Engine ----------------------------------------------------------------- */
 int dcio_engine_create(const struct dcio_engine_params *p,

@@ -303,6 +303,27 @@ static void t_close_unreported_write_error(void)
 	teardown(&c, ENOSPC);
 }
 
+/* a write refused for a bad request (EBADF: read-only fd) loses nothing else */
+static void t_bad_request_no_loss(void)
+{
+	struct ctx c;
+	setup(&c, false, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 4096, 0, 9);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 4096, 0, DCIO_UNSTABLE), 0);
+	uint64_t gen0 = dcio_export_verifier_gen(c.x);
+	struct dcio_file *ro;
+	int fd = open(tl_path(&c.fs, "f"), O_RDONLY);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, fd, &ro), 0);
+	CU_ASSERT_EQUAL(tl_write(ro, buf, 4096, 0, DCIO_UNSTABLE), EBADF);
+	CU_ASSERT_EQUAL(dcio_file_close(ro), 0);
+	CU_ASSERT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	char *js = tl_stats(c.x);
+	CU_ASSERT_EQUAL(tl_json_num(js, "errors.EBADF"), 1);
+	free(js);
+	teardown(&c, 0);
+}
+
 static void t_retries(void)
 {
 	struct ctx c;
@@ -336,6 +357,7 @@ int main(void)
 	CU_add_test(s, "flusher error reported once", t_flusher_error_commit);
 	CU_add_test(s, "write error returned by close", t_close_unreported_write_error);
 	CU_add_test(s, "EINTR, EAGAIN and short writes retried", t_retries);
+	CU_add_test(s, "bad-request write errors lose nothing else", t_bad_request_no_loss);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
