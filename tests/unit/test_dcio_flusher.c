@@ -1,0 +1,193 @@
+/* Dropbehind flusher: many writes share one pass, ranges are merged and sorted before sync_file_range(WRITE), written ranges are waited on and dropped (DONTNEED) in a later pass, and the file, export and interval triggers each start a flush. */
+#include <CUnit/Basic.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dcio_testlib.h"
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct call {
+	int fd;
+	off_t off, len;
+	unsigned flags;
+} calls[4096];
+static int ncalls, ndontneed;
+
+static int fake_sfr(int fd, off_t off, off_t len, unsigned int flags)
+{
+	pthread_mutex_lock(&mu);
+	if (ncalls < 4096)
+		calls[ncalls++] = (struct call){ fd, off, len, flags };
+	pthread_mutex_unlock(&mu);
+	return sync_file_range(fd, off, len, flags);
+}
+
+static int fake_fadvise(int fd, off_t off, off_t len, int advice)
+{
+	pthread_mutex_lock(&mu);
+	if (advice == POSIX_FADV_DONTNEED)
+		ndontneed++;
+	pthread_mutex_unlock(&mu);
+	int rc = posix_fadvise(fd, off, len, advice);
+	return rc ? -1 : 0;
+}
+
+static int count_flags(unsigned flags)
+{
+	int n = 0;
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < ncalls; i++)
+		n += calls[i].flags == flags;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+static bool wait_for(unsigned flags, int n)
+{
+	for (int i = 0; i < 10000; i++) {
+		if (count_flags(flags) >= n)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+struct ctx {
+	struct tl_fs fs;
+	struct dcio_engine *e;
+	struct dcio_export *x;
+	int dfd;
+};
+
+static void setup(struct ctx *c, uint64_t file_thr, uint64_t export_thr, uint32_t interval)
+{
+	struct dcio_syscalls t = { .sync_file_range = fake_sfr, .posix_fadvise = fake_fadvise };
+	ncalls = ndontneed = 0;
+	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
+	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = true };
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &c->e), 0);
+	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
+	struct dcio_export_params p = tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
+						DCIO_FLUSH_COALESCED);
+	p.flush_file_bytes = file_thr;
+	p.flush_export_bytes = export_thr;
+	p.flush_interval_ms = interval;
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "fl", c->dfd, &c->x), 0);
+}
+
+static void teardown(struct ctx *c)
+{
+	dcio_export_destroy(c->x);
+	dcio_engine_destroy(c->e);
+	close(c->dfd);
+	tl_fs_cleanup(&c->fs);
+}
+
+/* 256 async 4 KiB writes, in shuffled order, to a file with a 1 MiB threshold */
+static void t_coalesce(void)
+{
+	struct ctx c;
+	setup(&c, 1 << 20, 64 << 20, 60000);
+	struct dcio_file *f;
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, tl_open(&c.fs, "f", O_TRUNC), &f), 0);
+	static char buf[1 << 20];
+	tl_fill(buf, sizeof(buf), 0, 3);
+	struct tl_wait w;
+	tl_wait_init(&w);
+	unsigned seed = 9;
+	int order[256];
+	for (int i = 0; i < 256; i++)
+		order[i] = i;
+	for (int i = 255; i > 0; i--) {
+		seed = seed * 1103515245u + 12345u;
+		int j = (int)((seed >> 8) % (unsigned)(i + 1)), t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (int i = 0; i < 256; i++) {
+		struct iovec iov = { buf + order[i] * 4096, 4096 };
+		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1, (uint64_t)order[i] * 4096, DCIO_UNSTABLE, tl_done, &w), 0);
+	}
+	tl_wait_for(&w, 256);
+	CU_ASSERT_TRUE_FATAL(wait_for(SYNC_FILE_RANGE_WRITE, 1));
+	char *js = tl_stats(c.x);
+	double passes = tl_json_num(js, "flusher.passes");
+	CU_ASSERT_TRUE(passes >= 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "flusher.writes_coalesced"), 256);
+	CU_ASSERT_TRUE(256 / passes >= 2);
+	/* contiguous data: one merged range per pass, never one per write */
+	CU_ASSERT_TRUE(count_flags(SYNC_FILE_RANGE_WRITE) <= passes);
+	CU_ASSERT_EQUAL(tl_json_num(js, "flusher.bytes"), 1 << 20);
+	free(js);
+	pthread_mutex_lock(&mu);
+	bool whole = false;
+	for (int i = 0; i < ncalls; i++)
+		if (calls[i].flags == SYNC_FILE_RANGE_WRITE && calls[i].off == 0 && calls[i].len == 1 << 20)
+			whole = true;
+	pthread_mutex_unlock(&mu);
+	CU_ASSERT_TRUE(whole);
+	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	/* close dropped the file's pages */
+	CU_ASSERT_TRUE(ndontneed >= 1);
+	teardown(&c);
+}
+
+/* below the file threshold: the interval starts writeback, and a later pass
+ * waits for it and drops the range */
+static void t_interval_then_drop(void)
+{
+	struct ctx c;
+	setup(&c, 64 << 20, 256 << 20, 50);
+	struct dcio_file *f;
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, tl_open(&c.fs, "f", O_TRUNC), &f), 0);
+	static char buf[65536];
+	CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_TRUE(wait_for(SYNC_FILE_RANGE_WRITE, 1));
+	CU_ASSERT_TRUE(wait_for(SYNC_FILE_RANGE_WAIT_BEFORE, 1));
+	for (int i = 0; i < 5000 && !ndontneed; i++)
+		usleep(1000);
+	CU_ASSERT_TRUE(ndontneed >= 1);
+	CU_ASSERT_TRUE(tl_resident(tl_path(&c.fs, "f")) < 0.5);
+	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	teardown(&c);
+}
+
+/* four files, each under its threshold, together over the export's */
+static void t_export_threshold(void)
+{
+	struct ctx c;
+	setup(&c, 64 << 20, 1 << 20, 60000);
+	struct dcio_file *f[4];
+	static char buf[300 << 10];
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "f%d", i);
+		CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, tl_open(&c.fs, name, O_TRUNC), &f[i]), 0);
+	}
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(tl_write(f[i], buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	usleep(20000);
+	CU_ASSERT_EQUAL(count_flags(SYNC_FILE_RANGE_WRITE), 0);
+	CU_ASSERT_EQUAL(tl_write(f[3], buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_TRUE(wait_for(SYNC_FILE_RANGE_WRITE, 4));
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(dcio_file_close(f[i]), 0);
+	teardown(&c);
+}
+
+int main(void)
+{
+	CU_initialize_registry();
+	CU_pSuite s = CU_add_suite("flusher", NULL, NULL);
+	CU_add_test(s, "256 writes coalesce into merged ranges", t_coalesce);
+	CU_add_test(s, "interval flush, then wait and drop", t_interval_then_drop);
+	CU_add_test(s, "export threshold flushes every file", t_export_threshold);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return fails ? 1 : 0;
+}
