@@ -1,4 +1,4 @@
-/* Page-cache footprint on ext4: 1 GiB written in dontcache and dropbehind modes stays under 5% resident (mincore), buffered keeps most of it; the dropbehind flusher coalesces many writes per pass. */
+/* Page-cache footprint on ext4: 1 GiB written in dontcache and dropbehind modes stays under 5% resident (mincore), buffered keeps most of it; the dropbehind flusher coalesces many writes per pass. A run during which someone else dropped caches is repeated. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -31,7 +31,20 @@ static void write_gib(struct dcio_file *f)
 	CU_ASSERT_EQUAL(w.bytes, FILE_SIZE);
 }
 
-static double run(enum dcio_write_mode wm, char **stats)
+static long drops(void)
+{
+	char line[128];
+	long n = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "drop_pagecache %ld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static double run_once(enum dcio_write_mode wm, char **stats)
 {
 	struct tl_fs fs;
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
@@ -51,10 +64,19 @@ static double run(enum dcio_write_mode wm, char **stats)
 	write_gib(f);
 
 	double res;
-	if (wm == DCIO_WRITE_DROPBEHIND) {
+	if (wm == DCIO_WRITE_BUFFERED) {
+		/* measured while dirty: a drop_caches elsewhere on the machine
+		 * cannot take dirty pages away */
+	} else if (wm == DCIO_WRITE_DROPBEHIND) {
 		/* no COMMIT: the flusher alone must write back and drop */
-		for (int i = 0; i < 200 && (res = tl_resident(tl_path(&fs, "big"))) >= 0.05; i++)
+		for (int i = 0; i < 200; i++) {
+			char *js = tl_stats(x);
+			bool started = tl_json_num(js, "flusher.bytes") == (double)FILE_SIZE;
+			free(js);
+			if (started && tl_resident(tl_path(&fs, "big")) < 0.05)
+				break;
 			usleep(50000);
+		}
 	} else {
 		CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), 0);
 	}
@@ -66,6 +88,22 @@ static double run(enum dcio_write_mode wm, char **stats)
 	close(dfd);
 	tl_fs_cleanup(&fs);
 	return res;
+}
+
+/* Other processes on this machine run drop_caches (and sync): a run they
+ * touched says nothing about this engine, so it is repeated. */
+static double run(enum dcio_write_mode wm, char **stats)
+{
+	for (int attempt = 0; attempt < 6; attempt++) {
+		long before = drops();
+		double r = run_once(wm, stats);
+		if (drops() == before)
+			return r;
+		fprintf(stderr, " [caches dropped meanwhile: again] ");
+		free(*stats);
+	}
+	*stats = strdup("{}");
+	return -1;
 }
 
 static void t_dontcache(void)
