@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Forged, truncated, oversized and garbage NFSv3 handles get BADHANDLE or STALE and the server
+# Forged, truncated, oversized and garbage NFSv3 and NFSv4 handles get BADHANDLE or STALE and the server
 # keeps answering (a normal GETATTR after each batch). For DONTCACHE, strict: every alteration
 # of the module's MACed opaque part, and a handle of another export (own key) relabelled with
 # this export's id, are refused; stock VFS has no MAC, so for it those are only counted.
 . "$(dirname "$0")/common.sh"
-it_need_prog it_handles
+it_need_prog it_handles it_fh4
 exp2=$IT_WORK/export2
 mkdir -p "$exp2"
 mkdir -p "$IT_WORK/keys"
@@ -15,7 +15,9 @@ mkdir -p "$IT_WORK/keys"
 it_start "$IT_WORK/ganesha.conf"
 strict=; it_is_dontcache && strict=-S
 it_run it_handles -e "$IT_EXP" $strict -x "$exp2" forge
-it_check_alive "forged handles"
+it_check_alive "forged NFSv3 handles"
+it_run it_fh4 -e "$IT_EXP" $strict
+it_check_alive "forged NFSv4 handles"
 if it_is_dontcache; then
   [ -f "$IT_WORK/keys/e1.key" ] && [ -f "$IT_WORK/keys/e2.key" ] &&
     ! cmp -s "$IT_WORK/keys/e1.key" "$IT_WORK/keys/e2.key" &&
