@@ -18,6 +18,30 @@ t0=$(date +%s%N)
 timeout -k 5 240 nfs-cp "$src" "$(it_url "$IT_EXP/big.bin")" >/dev/null || it_fail "nfs-cp to the server failed"
 t1=$(date +%s%N)
 it_log "wrote $MB MiB in $(( (t1 - t0) / 1000000 )) ms"
+# Page-cache residency of the file just written (before anything reads it back): with
+# RWF_DONTCACHE the kernel drops the pages once written back, so for DONTCACHE (default
+# Write_Mode=dontcache on ext4) most of it must be gone; stock VFS keeps it all cached.
+resident_pct() { # percent of the file's pages in the page cache
+  local res size
+  res=$(fincore -b -n -o RES "$1" 2>/dev/null | tr -d ' ') || return 1
+  size=$(stat -c %s "$1")
+  [ -n "$res" ] && [ "$size" -gt 0 ] && echo $((res * 100 / size))
+}
+if command -v fincore >/dev/null; then
+  pct=
+  for i in $(seq 40); do
+    pct=$(resident_pct "$IT_EXP/big.bin") || break
+    it_is_dontcache || break
+    [ "${pct:-100}" -le 25 ] && break
+    sleep 0.25
+  done
+  it_log "page cache holds ${pct:-?}% of the $MB MiB file after the write"
+  if it_is_dontcache; then
+    [ -n "$pct" ] && [ "$pct" -le 25 ] &&
+      it_pass "written data left the page cache (${pct}% resident)" ||
+      it_fail "after a $MB MiB dontcache write ${pct:-?}% of the file is still in the page cache (want <= 25%)"
+  fi
+fi
 disk=$(sha256sum < "$IT_EXP/big.bin" | cut -d' ' -f1)
 [ "$disk" = "$want" ] && it_pass "file on the server's disk has the source's sha256" ||
   it_fail "sha256 on disk $disk != source $want (size $(stat -c %s "$IT_EXP/big.bin"))"
