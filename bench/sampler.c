@@ -217,9 +217,10 @@ void dcb_sampler_take(struct dcb_sampler *sp, double t, struct dcb_sample *s)
 	s->server_cpu_pct = s->kswapd_cpu_pct = -1;
 	if (sp->have_prev && t > sp->prev_t) {
 		double dt = t - sp->prev_t;
-		if (sp->server_pid)
+		/* a process that went away (or a failed read) gives no number, not an underflow */
+		if (sp->server_pid && sv && sv >= sp->prev_server_ticks && sp->prev_server_ticks)
 			s->server_cpu_pct = 100.0 * (double)(sv - sp->prev_server_ticks) / hz / dt;
-		if (sp->nkswapd)
+		if (sp->nkswapd && kw >= sp->prev_kswapd_ticks)
 			s->kswapd_cpu_pct = 100.0 * (double)(kw - sp->prev_kswapd_ticks) / hz / dt;
 	}
 	sp->prev_server_ticks = sv;
