@@ -2,7 +2,8 @@
  * statuses, through libnfs's raw API (full control of create modes, setattr, cookies, stable_how)
  * and through the high-level API (what applications use).
  *
- * usage: it_nsops -e EXPORT [-u UID] [-D] [common options]
+ * usage: it_nsops -e EXPORT [-u UID] [-D] [-F] [common options]
+ * -F: the export's filesystem limits files below 2^62 bytes (ext4): check EFBIG there.
  * -D: the server runs FSAL_DONTCACHE: also check values only it promises (PATHCONF of ext4).
  * Works in a fresh subdirectory of the export and removes it at the end. Needs a server that
  * exports EXPORT read-write with no root squash. -u is the unprivileged uid/gid used for the
@@ -24,6 +25,7 @@
 
 static int user_id = 4242;
 static bool strict; /* -D: the server is FSAL_DONTCACHE: also check what only it promises */
+static bool small_maxfile; /* -F: the export's fs caps file size below 2^62 (ext4: 16 TiB) */
 
 static void opt_cb(int opt, const char *arg)
 {
@@ -31,6 +33,8 @@ static void opt_cb(int opt, const char *arg)
 		user_id = atoi(arg);
 	if (opt == 'D')
 		strict = true;
+	if (opt == 'F')
+		small_maxfile = true;
 }
 
 static struct it_conn rc, uc; /* root and unprivileged connections */
@@ -595,8 +599,10 @@ static void t_io(void)
 	ST(it_write(&rc, &f, 0, "", 0, FILE_SYNC, &cnt, NULL, NULL), "WRITE of 0 bytes", NFS3_OK);
 
 	/* EFBIG: beyond the filesystem's maximum file size (ext4: 16 TiB), and beyond 2^63. */
-	ST(it_write(&rc, &f, 1ULL << 62, "big", 3, FILE_SYNC, &cnt, NULL, NULL),
-	   "WRITE at offset 2^62 (beyond the filesystem's max file size) -> EFBIG", NFS3ERR_FBIG);
+	if (small_maxfile)
+		ST(it_write(&rc, &f, 1ULL << 62, "big", 3, FILE_SYNC, &cnt, NULL, NULL),
+		   "WRITE at offset 2^62 (beyond the filesystem's max file size) -> EFBIG",
+		   NFS3ERR_FBIG);
 	ST(it_write(&rc, &f, (1ULL << 63) - 10, "0123456789abcdef", 16, UNSTABLE, &cnt, NULL, NULL),
 	   "WRITE crossing offset 2^63 -> EFBIG", NFS3ERR_FBIG);
 	{
@@ -605,7 +611,8 @@ static void t_io(void)
 		it_sattr_none(&sa);
 		sa.size.set_it = 1;
 		sa.size.set_size3_u.size = 1ULL << 62;
-		ST(it_setattr(&rc, &f, &sa), "SETATTR size 2^62 -> EFBIG", NFS3ERR_FBIG);
+		if (small_maxfile)
+			ST(it_setattr(&rc, &f, &sa), "SETATTR size 2^62 -> EFBIG", NFS3ERR_FBIG);
 	}
 	ST(it_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
 	it_ok(a.size == (10 << 20) + 3, "size unchanged by failed writes: %llu",
@@ -969,7 +976,7 @@ int main(int argc, char **argv)
 	char work[64];
 	fattr3 a;
 
-	it_parse(argc, argv, &o, "u:D", opt_cb);
+	it_parse(argc, argv, &o, "u:DF", opt_cb);
 	if (it_connect(&rc, &o, 0, 0) != 0 || it_connect(&uc, &o, user_id, user_id) != 0) {
 		fprintf(stderr, "it_nsops: cannot connect to %s\n", o.export);
 		return 2;
