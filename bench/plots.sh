@@ -26,6 +26,7 @@ set grid
 set key outside right
 set datafile separator ${DSEP:-whitespace}
 ${logx:+set logscale x}
+${logx:-set yrange [0:*]}
 ${XLAB:+set xlabel '$XLAB'}
 plot $plot
 GP
@@ -57,6 +58,7 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set grid ytics
 set ylabel 'MB/s'
+set yrange [0:*]
 set key outside right
 plot for [i=2:$ncols] 'bars.dat' using i:xtic(1) title columnheader(i)
 GP
