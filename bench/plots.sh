@@ -17,6 +17,8 @@ series() {  # file-pattern column title ylabel out [logx]
     plot+="${plot:+, }'$f' using $colexpr with lines lw 2 title '$m'"
   done
   [ -n "$plot" ] || return 0
+  local axes='set yrange [0:*]'
+  [ -n "$logx" ] && axes='set logscale x'
   gnuplot <<GP
 $term
 set output '$png'
@@ -25,8 +27,7 @@ set ylabel '$ylab'
 set grid
 set key outside right
 set datafile separator ${DSEP:-whitespace}
-${logx:+set logscale x}
-${logx:-set yrange [0:*]}
+$axes
 ${XLAB:+set xlabel '$XLAB'}
 plot $plot
 GP
