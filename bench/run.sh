@@ -118,7 +118,8 @@ if [ $INNER = 0 ]; then
   rc=$?
   if [ -n "$cg" ]; then
     echo $$ > "$parent_procs" 2>/dev/null
-    for i in $(seq 50); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+    for i in $(seq 200); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+    [ -d "$cg" ] && echo "run.sh: could not remove $cg" >&2
   fi
   exit $rc
 fi
