@@ -466,6 +466,12 @@ static void t_access(void)
 	   NFS3_OK);
 	ST(it_create(&rc, &priv, "shared", GUARDED, 0644, NULL, &shared, NULL),
 	   "CREATE priv/shared 0644", NFS3_OK);
+	/* One victim per refused operation, so that one wrongly allowed operation does not
+	 * change what the next check sees. */
+	ST(it_create(&rc, &priv, "victim-remove", GUARDED, 0666, NULL, NULL, NULL),
+	   "CREATE priv/victim-remove 0666", NFS3_OK);
+	ST(it_create(&rc, &priv, "victim-rename", GUARDED, 0666, NULL, NULL, NULL),
+	   "CREATE priv/victim-rename 0666", NFS3_OK);
 
 	ST(it_access(&rc, &secret, all, &granted), "ACCESS as root", NFS3_OK);
 	it_ok((granted & (ACCESS3_READ | ACCESS3_MODIFY)) == (ACCESS3_READ | ACCESS3_MODIFY),
@@ -492,10 +498,16 @@ static void t_access(void)
 	   "CREATE in root's 0755 dir as user -> EACCES", NFS3ERR_ACCES);
 	ST(it_mkdir(&uc, &priv, "nope", 0755, NULL, NULL),
 	   "MKDIR in root's 0755 dir as user -> EACCES", NFS3ERR_ACCES);
-	ST(it_remove(&uc, &priv, "shared"), "REMOVE in root's 0755 dir as user -> EACCES",
+	ST(it_remove(&uc, &priv, "victim-remove"), "REMOVE in root's 0755 dir as user -> EACCES",
 	   NFS3ERR_ACCES);
-	ST(it_rename(&uc, &priv, "shared", &pub, "stolen"),
+	ST(it_lookup(&rc, &priv, "victim-remove", NULL, NULL), "the file is still there", NFS3_OK);
+	ST(it_rename(&uc, &priv, "victim-rename", &pub, "stolen"),
 	   "RENAME out of root's 0755 dir as user -> EACCES", NFS3ERR_ACCES);
+	ST(it_lookup(&rc, &priv, "victim-rename", NULL, NULL), "the file is still there", NFS3_OK);
+	ST(it_link(&uc, &shared, &priv, "user-link", NULL),
+	   "LINK into root's 0755 dir as user -> EACCES", NFS3ERR_ACCES);
+	ST(it_rmdir(&uc, &top, "priv"), "RMDIR of root's dir in root's 0755 dir as user -> EACCES",
+	   NFS3ERR_ACCES, NFS3ERR_NOTEMPTY);
 	ST(it_symlink(&uc, &priv, "nope", "t", NULL, NULL),
 	   "SYMLINK in root's 0755 dir as user -> EACCES", NFS3ERR_ACCES);
 	it_sattr_none(&sa);

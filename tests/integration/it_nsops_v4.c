@@ -246,6 +246,14 @@ int main(int argc, char **argv)
 	   "create pub/secret 0600: %d", r);
 	if (r == 0)
 		nfs_close(nfs, fh);
+	HL(nfs_create(nfs, P("pub/victim"), O_CREAT | O_RDWR, 0666, &fh), r == 0,
+	   "create pub/victim 0666: %d", r);
+	if (r == 0)
+		nfs_close(nfs, fh);
+	HL(nfs_create(nfs, P("pub/victim2"), O_CREAT | O_RDWR, 0666, &fh), r == 0,
+	   "create pub/victim2 0666: %d", r);
+	if (r == 0)
+		nfs_close(nfs, fh);
 	unfs = it_hl_mount(&o, 4, user_id, user_id);
 	it_ok(unfs != NULL, "NFSv4 mount as uid %d", user_id);
 	if (unfs) {
@@ -253,8 +261,10 @@ int main(int argc, char **argv)
 		   "mkdir in root's 0755 dir as user -> -EACCES: %d", r);
 		HL(nfs_open(unfs, P("pub/secret"), O_RDONLY, &fh), r == -EACCES,
 		   "open root's 0600 file as user -> -EACCES: %d", r);
-		HL(nfs_unlink(unfs, P("pub/secret")), r == -EACCES,
+		HL(nfs_unlink(unfs, P("pub/victim")), r == -EACCES,
 		   "unlink in root's 0755 dir as user -> -EACCES: %d", r);
+		HL(nfs_rename(unfs, P("pub/victim2"), P("pub/renamed")), r == -EACCES,
+		   "rename in root's 0755 dir as user -> -EACCES: %d", r);
 		HL(nfs_stat64(unfs, P("pub/secret"), &st), r == 0 && S_ISREG(st.nfs_mode),
 		   "stat of root's file as user works: %d (uid %llu)", r,
 		   (unsigned long long)st.nfs_uid);
@@ -262,6 +272,9 @@ int main(int argc, char **argv)
 		nfs_destroy_context(unfs);
 	}
 	HL(nfs_unlink(nfs, P("pub/secret")), r == 0, "unlink pub/secret: %d", r);
+	nfs_unlink(nfs, P("pub/renamed")); /* only there if the rename was wrongly allowed */
+	nfs_unlink(nfs, P("pub/victim"));  /* gone already if the user's unlink was allowed */
+	HL(nfs_unlink(nfs, P("pub/victim2")), r == 0, "unlink pub/victim2: %d", r);
 	HL(nfs_rmdir(nfs, P("pub")), r == 0, "rmdir pub: %d", r);
 
 	/* Remove everything. */
