@@ -39,6 +39,7 @@ ft_find_build() {
   for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "$FT_TOP/build" "$FT_TOP/build-ft"; do
     [ -n "$b" ] || continue
     if [ -x "$b/tests/faults/ft_writer" ]; then
+      b=$(cd "$b" && pwd)
       FT_BIN=$b/tests/faults
       FT_MODULE=$b/FSAL_DONTCACHE/libfsaldontcache.so
       return 0
@@ -52,7 +53,7 @@ ft_find_build() {
   FT_MODULE=
   for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "$FT_TOP/build" "$FT_TOP/build-ft"; do
     [ -n "$b" ] && [ -f "$b/FSAL_DONTCACHE/libfsaldontcache.so" ] &&
-      { FT_MODULE=$b/FSAL_DONTCACHE/libfsaldontcache.so; break; }
+      { FT_MODULE=$(cd "$b" && pwd)/FSAL_DONTCACHE/libfsaldontcache.so; break; }
   done
 }
 

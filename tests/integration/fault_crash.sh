@@ -3,7 +3,7 @@
 # + DATA_SYNC/FILE_SYNC writes, each keeping a record of what was acknowledged); ganesha is
 # SIGKILLed at a random moment; after a restart every acknowledged byte must read back
 # identical through NFS and the NFSv3 write verifier must have changed. Repeated over
-# FT_KILLS kill points (4); earlier rounds' data is re-verified after every restart.
+# FT_KILLS kill points (5); earlier rounds' data is re-verified after every restart.
 # Usage: fault_crash.sh [BUILD_DIR]   env: FT_FSAL=DONTCACHE|VFS FT_KILLS=N
 [ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
 set -u
@@ -11,7 +11,7 @@ set -u
 ft_init crash "${1:-}"
 ft_need_module
 
-kills=${FT_KILLS:-4}
+kills=${FT_KILLS:-5}
 ft_loop_ext4 "$FT_WORK/disk.img" 1G "$FT_WORK/exp" || ft_result FAIL "cannot make the ext4 export"
 ft_start "$FT_WORK/exp"
 rec=$FT_WORK/rec

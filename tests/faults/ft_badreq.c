@@ -1,0 +1,214 @@
+/* ft_badreq: bad NFSv3 requests get correct answers.
+ *
+ * ft_badreq [-H host -p nfsport -M mntport] -e export
+ * WRITE/READ/COMMIT on a directory, WRITEs past the filesystem's maximum file size and past
+ * 2^63, a WRITE whose count exceeds its data, zero-length WRITEs, READs at and past EOF, and
+ * afterwards the file still holds exactly what was written. One "ok"/"not ok" line per check;
+ * exit 0 when all passed, 1 otherwise, 2 on setup failure.
+ */
+#include "ftlib.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_checks, g_fail;
+
+static void check(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	g_checks++;
+	if (!cond)
+		g_fail++;
+	printf("%s - ", cond ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static bool one_of(int st, int a, int b)
+{
+	return st == a || st == b;
+}
+
+static uint64_t fsize(struct ft_conn *c, const struct ft_fh *fh)
+{
+	fattr3 at;
+
+	if (ft_getattr(c, fh, &at) != NFS3_OK)
+		return UINT64_MAX;
+	return at.size;
+}
+
+int main(int argc, char **argv)
+{
+	struct ft_opts o = { "127.0.0.1", 12049, 12050, NULL };
+	struct ft_conn c;
+	struct ft_fh dir, file;
+	unsigned char data[10000], buf[8192], want[8192];
+	const uint64_t fsz = sizeof(data);
+	uint32_t cnt, got;
+	int opt, st, committed;
+	bool eof;
+	char verf[8];
+	uint64_t seed = ft_seed("badreq_file");
+
+	while ((opt = getopt(argc, argv, FT_COMMON_OPTS)) != -1)
+		if (!ft_common_opt(&o, opt, optarg))
+			ft_die("usage: ft_badreq -e export");
+	if (!o.export)
+		ft_die("ft_badreq: -e export required");
+	if (ft_connect(&c, &o) != 0)
+		ft_die("ft_badreq: connect: %s", c.err);
+	st = ft_mkdir(&c, &c.root, "badreq_dir", &dir);
+	if (st != NFS3_OK)
+		ft_die("ft_badreq: mkdir: %s", ft_st(st));
+	st = ft_create(&c, &c.root, "badreq_file", &file);
+	if (st != NFS3_OK)
+		ft_die("ft_badreq: create: %s", ft_st(st));
+	ft_pattern_fill(seed, 0, data, sizeof(data));
+	st = ft_write(&c, &file, 0, data, sizeof(data), FILE_SYNC, &cnt, &committed, verf);
+	check(st == NFS3_OK && cnt == sizeof(data) && committed != UNSTABLE,
+	      "setup FILE_SYNC write of %zu bytes: %s count %u committed %d", sizeof(data),
+	      ft_st(st), cnt, committed);
+
+	/* directories */
+	st = ft_write(&c, &dir, 0, data, 100, UNSTABLE, &cnt, NULL, NULL);
+	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL), "WRITE to a directory: %s (want ISDIR/INVAL)",
+	      ft_st(st));
+	st = ft_write(&c, &dir, 0, data, 100, FILE_SYNC, &cnt, NULL, NULL);
+	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
+	      "FILE_SYNC WRITE to a directory: %s (want ISDIR/INVAL)", ft_st(st));
+	st = ft_read(&c, &dir, 0, 100, buf, &got, &eof);
+	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL), "READ of a directory: %s (want ISDIR/INVAL)",
+	      ft_st(st));
+	st = ft_commit(&c, &dir, 0, 0, verf);
+	check(st != -1, "COMMIT of a directory answered %s (an answer, no crash)", ft_st(st));
+	check(ft_null(&c) == 0, "server answers NULL after the directory requests");
+
+	/* maximum file size */
+	{
+		static const struct {
+			uint64_t off;
+			const char *what;
+			bool strict;
+		} big[] = {
+			{ (1ULL << 44) + 4096, "past ext4's 16 TiB limit", true },
+			{ (1ULL << 50), "at 1 PiB", true },
+			{ INT64_MAX - 50, "ending past 2^63-1", false },
+			{ UINT64_MAX - 50, "wrapping past 2^64", false },
+		};
+		for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+			for (int stable = UNSTABLE; stable <= FILE_SYNC; stable += FILE_SYNC) {
+				st = ft_write(&c, &file, big[i].off, data, 100, stable, &cnt, NULL, NULL);
+				if (big[i].strict)
+					check(st == NFS3ERR_FBIG, "%s WRITE at offset %llu (%s): %s (want FBIG)",
+					      stable ? "FILE_SYNC" : "UNSTABLE",
+					      (unsigned long long)big[i].off, big[i].what, ft_st(st));
+				else
+					check(one_of(st, NFS3ERR_FBIG, NFS3ERR_INVAL),
+					      "%s WRITE at offset %llu (%s): %s (want FBIG/INVAL)",
+					      stable ? "FILE_SYNC" : "UNSTABLE",
+					      (unsigned long long)big[i].off, big[i].what, ft_st(st));
+			}
+		}
+		st = ft_commit(&c, &file, 0, 0, verf);
+		check(st == NFS3_OK, "COMMIT after the refused big WRITEs: %s (want OK)", ft_st(st));
+		check(fsize(&c, &file) == fsz, "file size still %llu after the refused WRITEs (got %llu)",
+		      (unsigned long long)fsz, (unsigned long long)fsize(&c, &file));
+	}
+
+	/* count larger than the data sent */
+	{
+		WRITE3args a;
+		struct ft_call k;
+
+		memset(&a, 0, sizeof(a));
+		memset(&k, 0, sizeof(k));
+		ft_fh_to3(&file, &a.file);
+		a.offset = 0;
+		a.count = 4096;
+		a.stable = UNSTABLE;
+		a.data.data_len = 10;
+		a.data.data_val = (char *)data;
+		if (rpc_nfs3_write_async(c.rpc, ft_call_cb, &a, &k) == 0)
+			ft_wait(&c, &k);
+		else
+			k.st = -1;
+		check(k.st == NFS3ERR_INVAL, "WRITE with count 4096 but 10 data bytes: %s (want INVAL)",
+		      ft_st(k.st));
+	}
+
+	/* zero-length writes */
+	st = ft_write(&c, &file, 0, data, 0, UNSTABLE, &cnt, NULL, NULL);
+	check(st == NFS3_OK && cnt == 0, "zero-length UNSTABLE WRITE at 0: %s count %u (want OK, 0)",
+	      ft_st(st), cnt);
+	st = ft_write(&c, &file, 5000, data, 0, FILE_SYNC, &cnt, NULL, NULL);
+	check(st == NFS3_OK && cnt == 0, "zero-length FILE_SYNC WRITE at 5000: %s count %u (want OK, 0)",
+	      ft_st(st), cnt);
+	st = ft_write(&c, &file, 1 << 20, data, 0, DATA_SYNC, &cnt, NULL, NULL);
+	check(st == NFS3_OK && cnt == 0,
+	      "zero-length DATA_SYNC WRITE past EOF (1 MiB): %s count %u (want OK, 0)", ft_st(st), cnt);
+	check(fsize(&c, &file) == fsz, "file size still %llu after zero-length WRITEs (got %llu)",
+	      (unsigned long long)fsz, (unsigned long long)fsize(&c, &file));
+
+	/* reads at and past EOF */
+	st = ft_read(&c, &file, fsz + 10000, 4096, buf, &got, &eof);
+	check(st == NFS3_OK && got == 0 && eof, "READ past EOF: %s count %u eof %d (want OK, 0, eof)",
+	      ft_st(st), got, eof);
+	st = ft_read(&c, &file, fsz, 4096, buf, &got, &eof);
+	check(st == NFS3_OK && got == 0 && eof, "READ at EOF: %s count %u eof %d (want OK, 0, eof)",
+	      ft_st(st), got, eof);
+	st = ft_read(&c, &file, 1ULL << 50, 4096, buf, &got, &eof);
+	check(st == NFS3_OK && got == 0 && eof,
+	      "READ at 1 PiB: %s count %u eof %d (want OK, 0, eof)", ft_st(st), got, eof);
+	st = ft_read(&c, &file, fsz - 1000, 4096, buf, &got, &eof);
+	ft_pattern_fill(seed, fsz - 1000, want, 1000);
+	check(st == NFS3_OK && got == 1000 && eof && !memcmp(buf, want, 1000),
+	      "READ across EOF: %s count %u eof %d (want OK, 1000 matching bytes, eof)", ft_st(st),
+	      got, eof);
+	st = ft_read(&c, &file, 0, 0, buf, &got, &eof);
+	check(st == NFS3_OK && got == 0, "zero-length READ: %s count %u (want OK, 0)", ft_st(st), got);
+
+	/* the file is intact and normal I/O still works */
+	{
+		unsigned char all[sizeof(data)];
+		uint32_t total = 0;
+
+		while (total < fsz) {
+			st = ft_read(&c, &file, total, (uint32_t)(fsz - total), all + total, &got, &eof);
+			if (st != NFS3_OK || got == 0)
+				break;
+			total += got;
+		}
+		check(total == fsz && !memcmp(all, data, fsz),
+		      "file reads back exactly the %llu bytes written (%u read)",
+		      (unsigned long long)fsz, total);
+	}
+	st = ft_write(&c, &file, fsz, data, 4096, UNSTABLE, &cnt, NULL, verf);
+	{
+		char v2[8];
+		int st2 = ft_commit(&c, &file, 0, 0, v2);
+
+		check(st == NFS3_OK && st2 == NFS3_OK && !memcmp(verf, v2, 8),
+		      "normal UNSTABLE WRITE + COMMIT afterwards: %s / %s, verifier %s", ft_st(st),
+		      ft_st(st2), memcmp(verf, v2, 8) ? "changed" : "same");
+	}
+	ft_remove(&c, &c.root, "badreq_file");
+	{
+		RMDIR3args a;
+		struct ft_call k = { 0 };
+
+		memset(&a, 0, sizeof(a));
+		ft_fh_to3(&c.root, &a.object.dir);
+		a.object.name = "badreq_dir";
+		if (rpc_nfs3_rmdir_async(c.rpc, ft_call_cb, &a, &k) == 0)
+			ft_wait(&c, &k);
+	}
+	ft_disconnect(&c);
+	printf("ft_badreq: checks=%d passed=%d failed=%d\n", g_checks, g_checks - g_fail, g_fail);
+	return g_fail ? 1 : 0;
+}
