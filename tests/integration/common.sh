@@ -147,9 +147,10 @@ it_start() {
   local conf=$1 log=${2:-$IT_WORK/ganesha.log}
   IT_LOGS+=("$log")
   IT_LOG=$log
+  GSH_EXIT_STATUS=
   if ! gsh_start "$conf" "$log"; then
     echo "---- ganesha log tail ($log)"; tail -n 30 "$log" 2>/dev/null; echo "----"
-    it_die "ganesha did not start with $conf"
+    it_die "ganesha did not start with $conf (exit status ${GSH_EXIT_STATUS:-none: never listened})"
   fi
   it_log "ganesha pid $GSH_PID up ($DC_TEST_FSAL)"
 }

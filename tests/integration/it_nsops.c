@@ -193,6 +193,68 @@ static void t_names(void)
 	ST(it_create(&rc, &top, "a/b", GUARDED, 0644, NULL, NULL, NULL),
 	   "CREATE name containing '/' fails", NFS3ERR_ACCES, NFS3ERR_INVAL, NFS3ERR_NOENT,
 	   NFS3ERR_BADTYPE);
+
+	/* A name is one component: "dir/x" and "../x" must not reach another directory, and
+	 * "../x" at the export root must not leave the export. Stock FSAL_VFS 4.3 follows such
+	 * names (ganesha does not check NFSv3 names), so this is required of DONTCACHE only
+	 * (-D); for other FSALs the outcome is printed. */
+	{
+		struct it_fh sub, d1;
+		char esc[64], out[64];
+		int st;
+		bool ok;
+
+#define SOK(cond, ...)                                                                \
+	do {                                                                          \
+		bool c_ = (cond);                                                     \
+		if (strict)                                                           \
+			it_ok(c_, __VA_ARGS__);                                       \
+		else {                                                                \
+			printf("# %s [not required of this FSAL] - ", c_ ? "ok" : "NOT OK"); \
+			printf(__VA_ARGS__);                                          \
+			printf("\n");                                                 \
+		}                                                                     \
+	} while (0)
+#define REFUSED(st) ((st) != NFS3_OK && (st) != -1)
+		ST(it_mkdir(&rc, &top, "slash", 0755, &sub, NULL), "MKDIR slash", NFS3_OK);
+		ST(it_create(&rc, &sub, "inner", GUARDED, 0644, NULL, NULL, NULL), "CREATE slash/inner",
+		   NFS3_OK);
+		ST(it_mkdir(&rc, &top, "deep", 0755, &d1, NULL), "MKDIR deep", NFS3_OK);
+		snprintf(esc, sizeof(esc), "../escape.%d", (int)getpid());
+		snprintf(out, sizeof(out), "../outside.%d", (int)getpid());
+
+		st = it_create(&rc, &top, "slash/x", GUARDED, 0644, NULL, NULL, NULL);
+		SOK(REFUSED(st), "CREATE \"slash/x\" is refused (%s)", it_st(st));
+		st = it_lookup(&rc, &sub, "x", NULL, NULL);
+		SOK(st == NFS3ERR_NOENT, "and created nothing inside slash/ (%s)", it_st(st));
+		st = it_lookup(&rc, &top, "slash/inner", NULL, NULL);
+		SOK(REFUSED(st), "LOOKUP \"slash/inner\" is refused (%s)", it_st(st));
+		st = it_mkdir(&rc, &top, "slash/d", 0755, NULL, NULL);
+		SOK(REFUSED(st), "MKDIR \"slash/d\" is refused (%s)", it_st(st));
+		st = it_create(&rc, &d1, esc, GUARDED, 0644, NULL, NULL, NULL);
+		SOK(REFUSED(st), "CREATE \"%s\" is refused (%s)", esc, it_st(st));
+		st = it_mknod(&rc, &d1, esc, NF3FIFO, 0644, 0, 0, NULL, NULL);
+		SOK(REFUSED(st), "MKNOD \"%s\" is refused (%s)", esc, it_st(st));
+		st = it_rename(&rc, &sub, "inner", &d1, esc);
+		SOK(REFUSED(st), "RENAME to \"%s\" is refused (%s)", esc, it_st(st));
+		st = it_lookup(&rc, &top, esc + 3, NULL, NULL);
+		SOK(st == NFS3ERR_NOENT, "nothing escaped into the parent directory (%s)", it_st(st));
+		it_remove(&rc, &top, esc + 3);
+		st = it_lookup(&rc, &sub, "inner", NULL, NULL);
+		SOK(st == NFS3_OK, "slash/inner still in place (%s)", it_st(st));
+		/* At the export root: "../x" would be outside the export (the scenario also looks
+		 * for the file on the server's disk). */
+		st = it_create(&rc, &rc.root, out, GUARDED, 0644, NULL, NULL, NULL);
+		SOK(REFUSED(st), "CREATE \"%s\" at the export root is refused (%s)", out, it_st(st));
+		ok = REFUSED(st);
+		st = it_mkdir(&rc, &rc.root, out, 0755, NULL, NULL);
+		SOK(REFUSED(st) || !ok, "MKDIR \"%s\" at the export root is refused (%s)", out,
+		    it_st(st));
+		if (!ok)
+			it_remove(&rc, &rc.root, out); /* undo (through the same hole) */
+#undef REFUSED
+#undef SOK
+	}
 }
 
 /* ---------------------------------------------------------------- setattr */

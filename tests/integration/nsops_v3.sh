@@ -12,6 +12,13 @@ fbig=; [ "$(stat -f -c %T "$IT_EXP")" = ext2/ext3 ] && fbig=-F
 [ -n "$fbig" ] || it_log "export is on $(stat -f -c %T "$IT_EXP"), not ext4: the filesystem-level EFBIG check is not run"
 it_run it_nsops -e "$IT_EXP" -u 4242 $strict $fbig
 it_check_alive "the namespace operations"
+# Names like "../outside.PID" at the export root must not create anything outside the export.
+outside=$(find "$IT_WORK" -maxdepth 1 -name 'outside.*' | head -n 3)
+if [ -n "$outside" ]; then
+  if it_is_dontcache; then it_fail "a client created files outside the export: $outside"
+  else it_log "note: $DC_TEST_FSAL let a client create $outside outside the export (not required of it)"; fi
+  rm -rf "$IT_WORK"/outside.*
+fi
 # Nothing the test made is left behind on the server's disk.
 left=$(find "$IT_EXP" -mindepth 1 | head -n 5)
 [ -z "$left" ] || it_fail "files left in the export: $left"

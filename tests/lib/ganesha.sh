@@ -12,6 +12,7 @@ GSH_MNT_PORT=${GSH_MNT_PORT:-12050}
 GSH_PID=
 GSH_RPCBIND_PID=
 GSH_PLUGINS_DIR=${GSH_PLUGINS_DIR:-}
+GSH_EXIT_STATUS=   # exit status of a ganesha that exited during gsh_start
 
 gsh_in_ns() { [ "${GSH_IN_NS:-}" = 1 ]; }
 
@@ -84,7 +85,7 @@ gsh_start() {
   local i
   for i in $(seq ${GSH_START_TRIES:-300}); do
     if ! kill -0 "$GSH_PID" 2>/dev/null; then
-      wait "$GSH_PID" 2>/dev/null; GSH_PID=; return 1
+      wait "$GSH_PID" 2>/dev/null; GSH_EXIT_STATUS=$?; GSH_PID=; return 1
     fi
     if gsh_port_open "$GSH_NFS_PORT" && gsh_port_open "$GSH_MNT_PORT"; then
       # Give exports a moment after the listeners come up.
