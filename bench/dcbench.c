@@ -83,6 +83,7 @@ static int NC;
 static char *wbuf;
 static uint64_t T0;
 static volatile sig_atomic_t interrupted;
+static int shutting_down; /* contexts being destroyed: cancelled requests are not errors */
 
 static uint64_t rel_now(void) { return dcb_now_ns() - T0; }
 
@@ -152,6 +153,10 @@ static void write_cb(struct rpc_context *rpc, int status, void *data, void *priv
 {
 	(void)rpc;
 	struct req *q = priv;
+	if (shutting_down) {
+		free(q);
+		return;
+	}
 	struct conn *c = q->c;
 	uint64_t now = rel_now();
 	c->inflight--;
@@ -208,6 +213,10 @@ static void commit_cb(struct rpc_context *rpc, int status, void *data, void *pri
 {
 	(void)rpc;
 	struct req *q = priv;
+	if (shutting_down) {
+		free(q);
+		return;
+	}
 	struct conn *c = q->c;
 	uint64_t now = rel_now();
 	c->inflight--;
@@ -265,6 +274,10 @@ static void read_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 {
 	(void)rpc;
 	struct req *q = priv;
+	if (shutting_down) {
+		free(q);
+		return;
+	}
 	struct conn *c = q->c;
 	uint64_t now = rel_now();
 	c->inflight--;
@@ -662,6 +675,7 @@ int main(int argc, char **argv)
 			if (nfs_ftruncate(c->nfs, fh, 0))
 				die("truncate %s: %s", path, nfs_get_error(c->nfs));
 			copy_fh(&c->fh, fh);
+			nfs_close(c->nfs, fh); /* NFSv3: the handle copy is all the raw calls need */
 			if (O.bs > wmax && wmax)
 				die("--bs is larger than the server's maximum write size (%s)%s", "see FSINFO wtmax",
 				    "");
@@ -672,7 +686,6 @@ int main(int argc, char **argv)
 					c->perm_a++;
 				c->perm_b = xorshift(&c->rng) % c->nblocks;
 			}
-			/* keep fh open: the nfsfh owns no server state in NFSv3 */
 		} else {
 			c->hot = calloc(O.hot_files, sizeof(*c->hot));
 			for (int f = 0; f < O.hot_files; f++) {
@@ -682,6 +695,7 @@ int main(int argc, char **argv)
 				if (nfs_open(c->nfs, path, O_RDONLY, &fh))
 					die("open %s: %s", path, nfs_get_error(c->nfs));
 				copy_fh(&c->hot[f], fh);
+				nfs_close(c->nfs, fh);
 			}
 			if (O.read_bs > rmax && rmax)
 				die("--read-bs is larger than the server's maximum read size%s%s", "", "");
@@ -864,8 +878,23 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	for (int i = 0; i < NC; i++)
-		nfs_destroy_context(C[i].nfs);
+	shutting_down = 1;
+	for (int i = 0; i < NC; i++) {
+		struct conn *c = &C[i];
+		nfs_destroy_context(c->nfs);
+		free(c->fh.data.data_val);
+		if (c->hot)
+			for (int f = 0; f < O.hot_files; f++)
+				free(c->hot[f].data.data_val);
+		free(c->hot);
+		free(c->pw);
+		free(c->rq);
+	}
+	free(C);
+	free(ci);
+	free(pfd);
+	free(wbuf);
+	dcb_results_free(&R);
 	dcb_sampler_free(&sp);
 	if (out_rc)
 		return out_rc;

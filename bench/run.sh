@@ -167,7 +167,14 @@ else
 fi
 HOT=$(( (HOT >> 20) << 20 )); [ $HOT -lt $((16 << 20)) ] && HOT=$((16 << 20))
 RANDSIZE=$(( (RANDSIZE >> 16) << 16 ))
-WRAP=$((64 << 30))   # sequential writers never wrap in practice
+# Sequential writers wrap at a per-file size chosen so that one run's files total 4x the
+# memory limit: far more than the page cache can hold (the buffered case still churns the
+# cache) while bounding the disk space a run needs. Files are removed after every run.
+TOTAL_WRAP=$((4 * MEMLIM_B))
+wrap() { local w=$(( TOTAL_WRAP / $1 )); echo $(( (w >> 20) << 20 )); }
+need=$(( TOTAL_WRAP + 4 * RANDSIZE + (2 << 30) ))
+avail=$(( $(df -P -k "$DIR" | awk 'NR==2{print $4}') * 1024 ))
+[ "$avail" -ge "$need" ] || die "not enough free space under $DIR: $((avail >> 30)) GiB free, a run needs up to $((need >> 30)) GiB"
 
 work=$DIR/run-$$
 mkdir -p "$work/plugins" "$work/exp" || die "cannot create $work"
@@ -206,14 +213,14 @@ echo "$hdr" > "$OUT/runs.csv"
 
 dcb_args() {  # scenario -> dcbench options (without URLs)
   case $1 in
-    seq1)    echo "--conns 1 --qd 8 --bs 1M --size $WRAP --time $T" ;;
-    multi4)  echo "--conns 4 --qd 4 --bs 1M --size $WRAP --time $T" ;;
-    multi16) echo "--conns 16 --qd 4 --bs 1M --size $WRAP --time $T" ;;
-    multi64) echo "--conns 64 --qd 2 --bs 1M --size $WRAP --time $T" ;;
+    seq1)    echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T" ;;
+    multi4)  echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $T" ;;
+    multi16) echo "--conns 16 --qd 4 --bs 1M --size $(wrap 16) --time $T" ;;
+    multi64) echo "--conns 64 --qd 2 --bs 1M --size $(wrap 64) --time $T" ;;
     rand64k) echo "--conns 4 --qd 16 --bs 64k --pattern rand --size $RANDSIZE --time $T" ;;
-    noisy)   echo "--conns 1 --qd 8 --bs 1M --size $WRAP --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT --read-iops 500" ;;
-    compete) echo "--conns 4 --qd 4 --bs 1M --size $WRAP --time $T" ;;
-    commit)  echo "--conns 16 --qd 2 --bs 64k --size $WRAP --time $T --commit-every 512k" ;;
+    noisy)   echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT --read-iops 500" ;;
+    compete) echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $T" ;;
+    commit)  echo "--conns 16 --qd 2 --bs 64k --size $(wrap 16) --time $T --commit-every 512k" ;;
   esac
 }
 
@@ -271,6 +278,7 @@ run_one() {  # scenario mode rep
     --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout 20 > "$OUT/runs/$tag.out" 2>&1
   local rc=$?
   gsh_stop
+  for e in $exps; do rm -f "$work/exp/$e"/dcb.*; done   # disk space: one run's files at a time
   if [ -s "$j" ] && ! jq -e '.finished' "$j" >/dev/null; then
     fails[$mode]=$(( ${fails[$mode]:-0} + 1 ))
   fi

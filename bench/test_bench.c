@@ -115,19 +115,18 @@ static void test_hist_merge(void)
 }
 
 /* ---- options ---- */
+/* o points into the argument strings: they live in a static buffer until the next call */
 static int parse(struct dcb_opts *o, const char *line, char *err)
 {
-	char buf[2048];
-	char *argv[64];
+	static char buf[2048];
+	static char *argv[64];
 	int argc = 0;
 	snprintf(buf, sizeof(buf), "dcbench %s", line);
 	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
-		argv[argc++] = strdup(t);
+		argv[argc++] = t;
 	argv[argc] = NULL;
 	dcb_opts_defaults(o);
-	int rc = dcb_opts_parse(o, argc, argv, err, 512);
-	/* argv strings are leaked on purpose: o points into them */
-	return rc;
+	return dcb_opts_parse(o, argc, argv, err, 512);
 }
 
 #define URL "--url nfs://127.0.0.1/x?version=3&nfsport=12049&mountport=12050 "
