@@ -335,14 +335,23 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 }
 
 /* Called by MDCACHE's LRU to give back fds: flushes and closes the engine
- * file; an error from that flush is kept for the next COMMIT. */
+ * file. A file that remembers lost ranges stays open, or the memory of them
+ * would go with it. */
 fsal_status_t dc_close(struct fsal_obj_handle *obj)
 {
 	struct dc_handle *h = dc_hdl(obj);
-	bool was_open;
+	bool was_open, keep;
 
 	if (obj->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
+	/* Flush first: an error then stays with the open engine file, where
+	 * every later COMMIT of the data it lost will see it. */
+	PTHREAD_RWLOCK_rdlock(&h->file.io_lock);
+	keep = h->file.io != NULL && (dcio_commit(h->file.io, 0, 0) != 0 ||
+				      dcio_file_has_lost(h->file.io));
+	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	if (keep)
+		return fsalstat(ERR_FSAL_DELAY, EBUSY);
 	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
 	was_open = h->file.gfd.openflags != FSAL_O_CLOSED;
 	h->file.gfd.openflags = FSAL_O_CLOSED;

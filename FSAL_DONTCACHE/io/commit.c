@@ -282,3 +282,13 @@ int dcio_commit(struct dcio_file *f, uint64_t offset, uint64_t len)
 		return EINVAL;
 	return gc_commit(f, offset, len, false, false, true);
 }
+
+bool dcio_file_has_lost(struct dcio_file *f)
+{
+	bool lost;
+
+	pthread_mutex_lock(&f->gc_mu);
+	lost = f->lost.n > 0;
+	pthread_mutex_unlock(&f->gc_mu);
+	return lost;
+}
