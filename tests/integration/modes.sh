@@ -33,7 +33,7 @@ DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inli
 CONF
     it_start "$IT_WORK/$tag.conf" "$IT_WORK/$tag.log"
     it_run -t 180 "$FT_BIN/ft_writer" -e "$dir" -r "$IT_WORK/rec-$tag" -n 32 -L $((3 * 1024 * 1024)) \
-      -W $((1024 * 1024)) -b 262144 -q 4 -s 20 -c 524288 -C -S $n >/dev/null
+      -W $((1024 * 1024)) -b 262144 -q 4 -s 20 -c 524288 -S $n >/dev/null
     it_run -t 180 "$FT_BIN/ft_verify" -e "$dir" "$IT_WORK/rec-$tag"/*.rec >/dev/null &&
       it_pass "$tag (Read_Mode=$rm_): 32 writers, every acknowledged byte read back"
     gsh_stop || it_fail "$tag: ganesha exited non-zero on SIGTERM"
