@@ -11,7 +11,7 @@
 #               directory, then a config without Plugins_Dir); sets DC_TEST_INSTALL=1
 #   --fsal      FSAL under test for the integration scenarios (default DONTCACHE)
 #   --only      run only tests whose name matches REGEX
-# Environment: DC_UNIT_TIMEOUT (s, default 600), DC_TEST_TIMEOUT (s per scenario, default 300).
+# Environment: DC_UNIT_TIMEOUT (s, default 600), DC_TEST_TIMEOUT (s per scenario, default 180).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=
@@ -36,7 +36,7 @@ rm -rf "$logs"
 mkdir -p "$logs"
 export DC_BUILD_DIR=$build
 unit_timeout=${DC_UNIT_TIMEOUT:-600}
-script_timeout=${DC_TEST_TIMEOUT:-300}
+script_timeout=${DC_TEST_TIMEOUT:-180}
 
 passed=0 failed=0 skipped=0
 failed_names=() skipped_names=()
