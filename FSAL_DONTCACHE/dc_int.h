@@ -36,9 +36,12 @@ struct dc_module {
 extern struct dc_module DC;
 
 struct dc_export_cfg {
-	uint32_t write_mode;
-	uint32_t read_mode;
-	uint32_t flush_mode;
+	char *write_mode_s;
+	char *read_mode_s;
+	char *flush_mode_s;
+	enum dcio_write_mode write_mode;
+	enum dcio_read_mode read_mode;
+	enum dcio_flush_mode flush_mode;
 	uint64_t max_inflight_bytes;
 	uint32_t inflight_wait_ms;
 	uint64_t flush_file_bytes;
@@ -95,13 +98,24 @@ static inline fsal_status_t dc_status(int err)
 	return fsalstat(posix2fsal_error(err), err);
 }
 
+/* A numeric config parameter checked by dc_check_ranges (u32 or u64 field). */
+struct dc_param_range {
+	const char *name;
+	size_t off;
+	unsigned int size;
+	uint64_t min, max;
+};
+
 /* export.c */
+int dc_check_ranges(const char *where, const struct dc_param_range *r, const void *base);
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops);
 void dc_write_stats(struct dc_export *x);
 
 /* handle.c */
+int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len, struct dc_fh *fh);
+fsal_status_t dc_check_name(const char *name);
 void dc_handle_ops_init(struct fsal_obj_ops *ops);
 int dc_open_fh(struct dc_export *x, const struct dc_fh *fh, int flags);
 fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,

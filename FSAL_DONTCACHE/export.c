@@ -16,46 +16,36 @@
 #define DC_STATE_DIR "/var/lib/nfs/ganesha/dontcache"
 #define DC_STATS_DIR "/var/run/ganesha"
 
-static struct config_item_list write_modes[] = {
-	CONFIG_LIST_TOK("dontcache", DCIO_WRITE_DONTCACHE),
-	CONFIG_LIST_TOK("buffered", DCIO_WRITE_BUFFERED),
-	CONFIG_LIST_TOK("direct", DCIO_WRITE_DIRECT),
-	CONFIG_LIST_TOK("dropbehind", DCIO_WRITE_DROPBEHIND),
-	CONFIG_LIST_EOL
-};
-
-static struct config_item_list read_modes[] = {
-	CONFIG_LIST_TOK("buffered", DCIO_READ_BUFFERED),
-	CONFIG_LIST_TOK("dontcache", DCIO_READ_DONTCACHE),
-	CONFIG_LIST_TOK("direct", DCIO_READ_DIRECT),
-	CONFIG_LIST_EOL
-};
-
-static struct config_item_list flush_modes[] = {
-	CONFIG_LIST_TOK("coalesced", DCIO_FLUSH_COALESCED),
-	CONFIG_LIST_TOK("inline", DCIO_FLUSH_INLINE),
-	CONFIG_LIST_EOL
-};
-
 #define MiB (1024ULL * 1024ULL)
+
+/* Ranges are checked here rather than by ganesha so that the error names the
+ * parameter (ganesha's own message for a bad number or token does not). */
+static const struct dc_param_range export_ranges[] = {
+	{ "Max_Inflight_Bytes", offsetof(struct dc_export_cfg, max_inflight_bytes), 8,
+	  1 * MiB, 64ULL * 1024 * MiB },
+	{ "Inflight_Wait_Ms", offsetof(struct dc_export_cfg, inflight_wait_ms), 4, 0, 600000 },
+	{ "Flush_File_Bytes", offsetof(struct dc_export_cfg, flush_file_bytes), 8,
+	  64 * 1024, 64ULL * 1024 * MiB },
+	{ "Flush_Export_Bytes", offsetof(struct dc_export_cfg, flush_export_bytes), 8,
+	  64 * 1024, 1024ULL * 1024 * MiB },
+	{ "Flush_Interval_Ms", offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
+	{ NULL, 0, 0, 0, 0 }
+};
 
 static struct config_item dc_export_items[] = {
 	CONF_ITEM_NOOP("name"),
-	CONF_ITEM_TOKEN("Write_Mode", DCIO_WRITE_DONTCACHE, write_modes,
-			dc_export_cfg, write_mode),
-	CONF_ITEM_TOKEN("Read_Mode", DCIO_READ_BUFFERED, read_modes,
-			dc_export_cfg, read_mode),
-	CONF_ITEM_TOKEN("Flush_Mode", DCIO_FLUSH_COALESCED, flush_modes,
-			dc_export_cfg, flush_mode),
-	CONF_ITEM_UI64("Max_Inflight_Bytes", 1 * MiB, 64ULL * 1024 * MiB, 256 * MiB,
+	CONF_ITEM_STR("Write_Mode", 1, 32, "dontcache", dc_export_cfg, write_mode_s),
+	CONF_ITEM_STR("Read_Mode", 1, 32, "buffered", dc_export_cfg, read_mode_s),
+	CONF_ITEM_STR("Flush_Mode", 1, 32, "coalesced", dc_export_cfg, flush_mode_s),
+	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, 256 * MiB,
 		       dc_export_cfg, max_inflight_bytes),
-	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, 600000, 5000,
+	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX, 5000,
 		       dc_export_cfg, inflight_wait_ms),
-	CONF_ITEM_UI64("Flush_File_Bytes", 64 * 1024, 64ULL * 1024 * MiB, 8 * MiB,
+	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX, 8 * MiB,
 		       dc_export_cfg, flush_file_bytes),
-	CONF_ITEM_UI64("Flush_Export_Bytes", 64 * 1024, 1024ULL * 1024 * MiB, 64 * MiB,
+	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX, 64 * MiB,
 		       dc_export_cfg, flush_export_bytes),
-	CONF_ITEM_UI32("Flush_Interval_Ms", 1, 600000, 1000,
+	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, 1000,
 		       dc_export_cfg, flush_interval_ms),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg, key_file),
 	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
@@ -92,6 +82,15 @@ void dc_write_stats(struct dc_export *x)
 		unlink(tmp);
 }
 
+static void dc_free_cfg(struct dc_export_cfg *c)
+{
+	gsh_free(c->write_mode_s);
+	gsh_free(c->read_mode_s);
+	gsh_free(c->flush_mode_s);
+	gsh_free(c->key_file);
+	gsh_free(c->stats_file);
+}
+
 static void log_stats(struct dc_export *x)
 {
 	char *buf = NULL;
@@ -124,8 +123,7 @@ static void dc_release_export(struct fsal_export *exp_hdl)
 	free_export_ops(exp_hdl);
 	if (x->root_fd >= 0)
 		close(x->root_fd);
-	gsh_free(x->cfg.key_file);
-	gsh_free(x->cfg.stats_file);
+	dc_free_cfg(&x->cfg);
 	gsh_free(x->path);
 	gsh_free(x);
 }
@@ -176,8 +174,9 @@ static fsal_status_t dc_host_to_key(struct fsal_export *exp_hdl,
 {
 	struct dc_fh fh;
 
-	if (dc_fh_parse_host(fh_desc->addr, fh_desc->len, &fh) != 0)
+	if (dc_fh_from_desc(dc_exp(exp_hdl), fh_desc->addr, fh_desc->len, &fh) != 0)
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	fh_desc->len = fh.len;	/* the key is the host form */
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -331,6 +330,71 @@ static int start_io(struct dc_export *x)
 	return 0;
 }
 
+static int bad_mode(uint16_t id, const char *param, const char *val, const char *allowed)
+{
+	LogCrit(COMPONENT_FSAL,
+		"DONTCACHE export %u: config error: %s = \"%s\" is not one of %s",
+		id, param, val, allowed);
+	return EINVAL;
+}
+
+/* The FSAL block: ganesha parses it, then every value is checked here and
+ * any error (ganesha's or ours) refuses the export with a line naming it. */
+static int load_export_cfg(struct dc_export *x, void *parse_node,
+			   struct config_error_type *err_type)
+{
+	struct dc_export_cfg *c = &x->cfg;
+	bool bogus = err_type->bogus, invalid = err_type->invalid;
+	uint32_t before = err_type->errors;
+	char where[48];
+	int rc = 0;
+
+	/* ganesha marks an unknown parameter only in err_type->bogus (and does
+	 * not fail the block for it): look at the flags for this block alone. */
+	err_type->bogus = false;
+	err_type->invalid = false;
+	if (load_config_from_node(parse_node, &dc_export_block, c, true, err_type) != 0 ||
+	    err_type->errors != before || err_type->bogus || err_type->invalid) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: config error in the FSAL block (%u: see the CONFIG lines above; unknown parameters are named there)",
+			x->export_id, err_type->errors - before);
+		rc = EINVAL;
+	}
+	if (dcio_parse_write_mode(c->write_mode_s, &c->write_mode) != 0)
+		rc = bad_mode(x->export_id, "Write_Mode", c->write_mode_s,
+			      "dontcache, buffered, direct, dropbehind");
+	if (dcio_parse_read_mode(c->read_mode_s, &c->read_mode) != 0)
+		rc = bad_mode(x->export_id, "Read_Mode", c->read_mode_s,
+			      "buffered, dontcache, direct");
+	if (dcio_parse_flush_mode(c->flush_mode_s, &c->flush_mode) != 0)
+		rc = bad_mode(x->export_id, "Flush_Mode", c->flush_mode_s,
+			      "coalesced, inline");
+	snprintf(where, sizeof(where), "DONTCACHE export %u", x->export_id);
+	if (dc_check_ranges(where, export_ranges, c) != 0)
+		rc = EINVAL;
+	err_type->bogus |= bogus;
+	err_type->invalid |= invalid || rc != 0;
+	return rc;
+}
+
+int dc_check_ranges(const char *where, const struct dc_param_range *r, const void *base)
+{
+	int rc = 0;
+
+	for (; r->name != NULL; r++) {
+		const char *p = (const char *)base + r->off;
+		uint64_t v = r->size == 8 ? *(const uint64_t *)p : *(const uint32_t *)p;
+
+		if (v < r->min || v > r->max) {
+			LogCrit(COMPONENT_FSAL,
+				"%s: config error: %s = %" PRIu64 " is out of range %" PRIu64 "..%" PRIu64,
+				where, r->name, v, r->min, r->max);
+			rc = EINVAL;
+		}
+	}
+	return rc;
+}
+
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops)
@@ -344,14 +408,9 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	dc_export_ops_init(&x->export.exp_ops);
 	x->export_id = op_ctx->ctx_export->export_id;
 
-	if (load_config_from_node(parse_node, &dc_export_block, &x->cfg, true,
-				  err_type) != 0) {
-		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE export %u: bad FSAL block (see the config errors above)",
-			x->export_id);
-		rc = EINVAL;
+	rc = load_export_cfg(x, parse_node, err_type);
+	if (rc != 0)
 		goto fail;
-	}
 	x->path = gsh_strdup(CTX_FULLPATH(op_ctx));
 	rc = open_root(x);
 	if (rc == 0)
@@ -385,8 +444,7 @@ fail:
 	if (x->root_fd >= 0)
 		close(x->root_fd);
 	free_export_ops(&x->export);
-	gsh_free(x->cfg.key_file);
-	gsh_free(x->cfg.stats_file);
+	dc_free_cfg(&x->cfg);
 	gsh_free(x->path);
 	gsh_free(x);
 	return dc_status(rc);

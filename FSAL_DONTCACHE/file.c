@@ -218,6 +218,9 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	if (name == NULL)
 		return open_by_handle(obj_hdl, state, openflags, createmode,
 				      verifier, attrs_out);
+	st = dc_check_name(name);
+	if (FSAL_IS_ERROR(st))
+		return st;
 
 	if (createmode != FSAL_NO_CREATE) {
 		flags |= O_CREAT;

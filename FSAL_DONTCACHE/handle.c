@@ -59,6 +59,11 @@ static struct dc_handle *alloc_handle(struct dc_export *x, const struct dc_fh *f
 	return h;
 }
 
+static bool skip_name(const char *n)
+{
+	return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
+}
+
 /* Builds a handle for name in dirfd (name "" = dirfd itself). Objects on
  * another filesystem than the export's are refused: their kernel handles
  * would not resolve against the export's mount. */
@@ -88,6 +93,25 @@ fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,
 	return dc_stat_attrs(x, &st, attrs);
 }
 
+/* A name from the wire is one path component: never empty, never with a
+ * '/' (which would walk out of the directory, or the export). "." and ".."
+ * are only for lookup. */
+static fsal_status_t check_name(const char *name, bool lookup)
+{
+	if (name[0] == '\0' || strchr(name, '/') != NULL)
+		return fsalstat(ERR_FSAL_ACCESS, EACCES);
+	if (!lookup && skip_name(name))
+		return fsalstat(ERR_FSAL_EXIST, EEXIST);
+	if (strlen(name) > 255)
+		return fsalstat(ERR_FSAL_NAMETOOLONG, ENAMETOOLONG);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+fsal_status_t dc_check_name(const char *name)
+{
+	return check_name(name, false);
+}
+
 /* A directory handle opened for *at() calls. */
 static int dir_fd(struct dc_handle *dir)
 {
@@ -105,6 +129,9 @@ static fsal_status_t dc_lookup(struct fsal_obj_handle *parent, const char *path,
 	*handle = NULL;
 	if (parent->type != DIRECTORY)
 		return fsalstat(ERR_FSAL_NOTDIR, ENOTDIR);
+	st = check_name(path, true);
+	if (FSAL_IS_ERROR(st))
+		return st;
 	fd = dir_fd(dir);
 	if (fd < 0)
 		return dc_status(errno);
@@ -147,6 +174,21 @@ fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
 	return st;
 }
 
+/* create_handle gets the host form (after wire_to_host) or, from MDCACHE's
+ * cached parent handles, the wire form our handle_to_wire made: the latter
+ * is accepted only with a valid MAC. */
+int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len, struct dc_fh *fh)
+{
+	int n;
+
+	if (dc_fh_parse_host(buf, len, fh) == 0)
+		return 0;
+	n = dc_fh_verify_wire(buf, len, x->key);
+	if (n < 0)
+		return -1;
+	return dc_fh_parse_host(buf, (size_t)n, fh);
+}
+
 fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 			       struct gsh_buffdesc *desc,
 			       struct fsal_obj_handle **handle,
@@ -159,7 +201,7 @@ fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 	int fd;
 
 	*handle = NULL;
-	if (dc_fh_parse_host(desc->addr, desc->len, &fh) != 0)
+	if (dc_fh_from_desc(x, desc->addr, desc->len, &fh) != 0)
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
 	fd = dc_open_fh(x, &fh, O_PATH | O_NOFOLLOW);
 	if (fd < 0) {
@@ -206,11 +248,6 @@ struct linux_dirent64 {
 	unsigned char d_type;
 	char d_name[];
 };
-
-static bool skip_name(const char *n)
-{
-	return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
-}
 
 static fsal_status_t dc_readdir(struct fsal_obj_handle *dir_hdl,
 				fsal_cookie_t *whence, void *dir_state,
@@ -323,10 +360,13 @@ static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
 {
 	struct dc_handle *dir = dc_hdl(dir_hdl);
 	mode_t mode = take_mode(attrs_in, 0755);
-	fsal_status_t st;
-	int fd = dir_fd(dir);
+	fsal_status_t st = check_name(name, false);
+	int fd;
 
 	*new_obj = NULL;
+	if (FSAL_IS_ERROR(st))
+		return st;
+	fd = dir_fd(dir);
 	if (fd < 0)
 		return dc_status(errno);
 	if (AS_CALLER(mkdirat(fd, name, mode)) != 0)
@@ -346,10 +386,12 @@ static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl, const char *name
 	struct dc_handle *dir = dc_hdl(dir_hdl);
 	mode_t mode = take_mode(attrs_in, 0644);
 	dev_t dev = 0;
-	fsal_status_t st;
+	fsal_status_t st = check_name(name, false);
 	int fd;
 
 	*new_obj = NULL;
+	if (FSAL_IS_ERROR(st))
+		return st;
 	switch (nodetype) {
 	case CHARACTER_FILE:
 		mode |= S_IFCHR;
@@ -387,10 +429,13 @@ static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl, const char *nam
 				struct fsal_attrlist *attrs_out)
 {
 	struct dc_handle *dir = dc_hdl(dir_hdl);
-	fsal_status_t st;
-	int fd = dir_fd(dir);
+	fsal_status_t st = check_name(name, false);
+	int fd;
 
 	*new_obj = NULL;
+	if (FSAL_IS_ERROR(st))
+		return st;
+	fd = dir_fd(dir);
 	if (fd < 0)
 		return dc_status(errno);
 	/* Linux symlinks have no mode of their own. */
@@ -426,13 +471,19 @@ static fsal_status_t dc_readlink(struct fsal_obj_handle *obj,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/* ganesha checks the target directory of a link itself (fs_info says the
+ * FSAL does not); the link is made as root, like FSAL_VFS does, since
+ * linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH. */
 static fsal_status_t dc_link(struct fsal_obj_handle *obj,
 			     struct fsal_obj_handle *destdir, const char *name)
 {
-	int fd = hdl_open(dc_hdl(obj), O_PATH | O_NOFOLLOW);
-	int dfd = fd < 0 ? -1 : dir_fd(dc_hdl(destdir));
-	int err = 0;
+	fsal_status_t st = check_name(name, false);
+	int fd, dfd, err = 0;
 
+	if (FSAL_IS_ERROR(st))
+		return st;
+	fd = hdl_open(dc_hdl(obj), O_PATH | O_NOFOLLOW);
+	dfd = fd < 0 ? -1 : dir_fd(dc_hdl(destdir));
 	if (fd < 0 || dfd < 0)
 		err = errno;
 	else if (linkat(fd, "", dfd, name, AT_EMPTY_PATH) != 0)
@@ -444,17 +495,24 @@ static fsal_status_t dc_link(struct fsal_obj_handle *obj,
 	return dc_status(err);
 }
 
+/* Removals and renames run as the caller: ganesha leaves their permission
+ * checks (write+search on the directories, the sticky bit) to the FSAL. */
 static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 			       struct fsal_obj_handle *olddir, const char *old_name,
 			       struct fsal_obj_handle *newdir, const char *new_name)
 {
-	int ofd = dir_fd(dc_hdl(olddir));
-	int nfd = ofd < 0 ? -1 : dir_fd(dc_hdl(newdir));
-	int err = 0;
+	fsal_status_t st = check_name(old_name, false);
+	int ofd, nfd, err = 0;
 
+	if (!FSAL_IS_ERROR(st))
+		st = check_name(new_name, false);
+	if (FSAL_IS_ERROR(st))
+		return st;
+	ofd = dir_fd(dc_hdl(olddir));
+	nfd = ofd < 0 ? -1 : dir_fd(dc_hdl(newdir));
 	if (ofd < 0 || nfd < 0)
 		err = errno;
-	else if (renameat(ofd, old_name, nfd, new_name) != 0)
+	else if (AS_CALLER(renameat(ofd, old_name, nfd, new_name)) != 0)
 		err = errno;
 	if (ofd >= 0)
 		close(ofd);
@@ -466,11 +524,15 @@ static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
 			       struct fsal_obj_handle *obj, const char *name)
 {
-	int fd = dir_fd(dc_hdl(dir_hdl)), err = 0;
+	fsal_status_t st = check_name(name, false);
+	int fd, err = 0;
 
+	if (FSAL_IS_ERROR(st))
+		return st;
+	fd = dir_fd(dc_hdl(dir_hdl));
 	if (fd < 0)
 		return dc_status(errno);
-	if (unlinkat(fd, name, obj->type == DIRECTORY ? AT_REMOVEDIR : 0) != 0)
+	if (AS_CALLER(unlinkat(fd, name, obj->type == DIRECTORY ? AT_REMOVEDIR : 0)) != 0)
 		err = errno;
 	close(fd);
 	return dc_status(err);

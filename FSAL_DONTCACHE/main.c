@@ -31,18 +31,26 @@ struct dc_module DC = {
 		.maxwrite = FSAL_MAXIOSIZE,
 		.umask = 0,
 		.auth_exportpath_xdev = false,
-		.link_supports_permission_checks = true,
+		/* ganesha checks the target directory; link() runs as root */
+		.link_supports_permission_checks = false,
 		.readdir_plus = true,
 		.expire_time_parent = -1,
 	},
 };
 
 static struct config_item dc_module_items[] = {
-	CONF_ITEM_UI32("Engine_Threads", 1, 64, 2, dc_module, engine_threads),
-	CONF_ITEM_UI32("Ring_Entries", 8, 4096, 256, dc_module, ring_entries),
+	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, 2, dc_module, engine_threads),
+	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, 256, dc_module, ring_entries),
 	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module, use_io_uring),
-	CONF_ITEM_UI32("Stats_Interval_Ms", 0, 3600000, 1000, dc_module, stats_interval_ms),
+	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module, stats_interval_ms),
 	CONFIG_EOL
+};
+
+static const struct dc_param_range module_ranges[] = {
+	{ "Engine_Threads", offsetof(struct dc_module, engine_threads), 4, 1, 64 },
+	{ "Ring_Entries", offsetof(struct dc_module, ring_entries), 4, 8, 4096 },
+	{ "Stats_Interval_Ms", offsetof(struct dc_module, stats_interval_ms), 4, 0, 3600000 },
+	{ NULL, 0, 0, 0, 0 }
 };
 
 static struct config_block dc_module_block = {
@@ -106,12 +114,25 @@ static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
 				    config_file_t config_struct,
 				    struct config_error_type *err_type)
 {
+	bool bogus = err_type->bogus;
+	uint32_t before = err_type->errors;
 	int rc;
 
+	err_type->bogus = false;
 	(void)load_config_from_parse(config_struct, &dc_module_block, &DC, true,
 				     err_type);
-	if (!config_error_is_harmless(err_type))
+	rc = err_type->errors != before || err_type->bogus ||
+	     !config_error_is_harmless(err_type);
+	err_type->bogus |= bogus;
+	if (rc) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE: config error in the DONTCACHE block (see the CONFIG lines above)");
 		return fsalstat(ERR_FSAL_INVAL, 0);
+	}
+	if (dc_check_ranges("DONTCACHE block", module_ranges, &DC) != 0) {
+		err_type->invalid = true;
+		return fsalstat(ERR_FSAL_INVAL, 0);
+	}
 
 	if (DC.engine == NULL) {
 		rc = start_engine();

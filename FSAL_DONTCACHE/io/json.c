@@ -84,10 +84,11 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 	unsigned long long passes = LD(s->fl_passes), fw = LD(s->fl_writes);
 	fprintf(o, ",\"flusher\":{\"passes\":%llu,\"files\":%llu,\"writes_coalesced\":%llu"
 		",\"writes_per_pass\":%.2f,\"max_writes_per_pass\":%llu,\"ranges\":%llu"
-		",\"bytes\":%llu,\"sync_file_range_calls\":%llu,\"dontneed_calls\":%llu}",
+		",\"bytes\":%llu,\"sync_file_range_calls\":%llu,\"dontneed_calls\":%llu"
+		",\"inline_kicks\":%llu}",
 		passes, LD(s->fl_files), fw, passes ? (double)fw / passes : 0.0,
 		LD(s->fl_max_writes), LD(s->fl_ranges), LD(s->fl_bytes), LD(s->fl_sfr_calls),
-		LD(s->fl_dontneed));
+		LD(s->fl_dontneed), LD(s->fl_inline_kicks));
 	unsigned long long b = LD(s->gc_batches), rq = LD(s->gc_requests), sc = LD(s->gc_syscalls);
 	fprintf(o, ",\"group_commit\":{\"batches\":%llu,\"requests\":%llu,\"syscalls\":%llu"
 		",\"syscalls_saved\":%llu,\"avg_batch\":%.2f,\"max_batch\":%llu"

@@ -183,6 +183,8 @@ static void child_done(struct dcio_req *c, int err)
 static void kick_inline(struct dcio_req *q)
 {
 	const struct dcio_syscalls *s = &q->f->e->sys;
+
+	ST_ADD(q->f->x->st.fl_inline_kicks, 1);
 	if (s->sync_file_range(q->fd, (off_t)q->io_off, (off_t)q->io_len, SYNC_FILE_RANGE_WRITE) < 0)
 		gc_flush_error(q->f, errno);
 }

@@ -54,7 +54,7 @@ static int g_nph;
 static struct {
 	uint64_t files, durable_bytes, bad_bytes, false_commits, false_stable, lost_unacked;
 	uint64_t verf_unchanged, verf_checked, read_errors, commits_ok, commits_err, write_err;
-	uint64_t unlinked;
+	uint64_t unlinked, unreadable;
 } T;
 
 static int phase_id(const char *name)
@@ -138,6 +138,19 @@ static int read_file(const char *path, unsigned char *buf, uint64_t size, struct
 		while (off < size) {
 			ssize_t r = pread(fd, buf + off, size - off > (1 << 20) ? (1 << 20) : size - off,
 					  (off_t)off);
+			if (r < 0 && errno == EIO) {
+				/* unreadable: those bytes stay zero (so they count as lost) */
+				uint64_t n = size - off > 4096 ? 4096 - off % 4096 : size - off;
+
+				r = pread(fd, buf + off, n, (off_t)off);
+				if (r < 0) {
+					if (T.unreadable++ == 0)
+						fprintf(stderr, "ft_verify: %s: EIO at %llu\n", p,
+							(unsigned long long)off);
+					memset(buf + off, 0, n);
+					r = (ssize_t)n;
+				}
+			}
 			if (r < 0) {
 				fprintf(stderr, "ft_verify: read %s at %llu: %s\n", p,
 					(unsigned long long)off, strerror(errno));
@@ -479,14 +492,14 @@ int main(int argc, char **argv)
 	printf("ft_verify: files=%llu durable_bytes=%llu mismatched_bytes=%llu "
 	       "false_success_commits=%llu false_success_stable=%llu lost_unacked_writes=%llu "
 	       "commits_ok=%llu commits_failed=%llu write_errors=%llu verifier=%s unlinked=%llu "
-	       "errors=%d\n",
+	       "unreadable_blocks=%llu errors=%d\n",
 	       (unsigned long long)T.files, (unsigned long long)T.durable_bytes,
 	       (unsigned long long)T.bad_bytes, (unsigned long long)T.false_commits,
 	       (unsigned long long)T.false_stable, (unsigned long long)T.lost_unacked,
 	       (unsigned long long)T.commits_ok, (unsigned long long)T.commits_err,
 	       (unsigned long long)T.write_err,
 	       !opt_V ? "unchecked" : T.verf_unchanged ? "UNCHANGED" : "changed",
-	       (unsigned long long)T.unlinked, errs);
+	       (unsigned long long)T.unlinked, (unsigned long long)T.unreadable, errs);
 	if (nfs_mode)
 		ft_disconnect(&g_c);
 	return errs ? 2 : fails ? 1 : 0;

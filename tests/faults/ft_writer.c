@@ -14,6 +14,8 @@
  *   -C         COMMIT the whole file at the end (after draining)
  *   -x N       stop a writer after N failed WRITEs/COMMITs (0 = never)
  *   -a         append to existing records (keeps the ack numbering)
+ *   -K N       no WRITEs: N COMMITs per file (alternately whole file and [0, 1 MiB)),
+ *              recorded (with -a: covering everything recorded before)
  *   -i secs    print "P <ms> <acked bytes> <commits ok> <failures>" every secs
  *   -S seed    random seed
  * Exit 0 when every writer ran (errors from the server are recorded, not fatal),
@@ -32,13 +34,13 @@
 
 static struct ft_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
 static int g_n = 16, g_q = 4, g_stable_pct = 10, g_final_commit, g_append, g_interval;
-static int g_maxfail;
+static int g_maxfail, g_commit_only;
 static const char *g_dir = "", *g_prefix = "w", *g_recdir;
 static uint64_t g_secs, g_limit, g_wrap, g_block = 65536, g_commit_every = 1 << 20, g_first;
 static unsigned g_seed = 1;
 
 static atomic_ullong a_bytes, a_commits_ok, a_fail, a_stable, a_unstable, a_commit_fail;
-static atomic_ullong a_write_fail, a_jukebox, a_dead, a_running;
+static atomic_ullong a_write_fail, a_jukebox, a_dead, a_running, a_final_ok, a_final_fail;
 
 struct slot {
 	struct ft_call k;
@@ -244,6 +246,20 @@ static void *writer_main(void *arg)
 		slots[i].buf = malloc(g_block);
 	a_running++;
 	w->next = g_first;
+	for (i = 0; i < g_commit_only && !w->c.dead; i++) {
+		uint32_t len = i % 2 ? 1 << 20 : 0;
+
+		if (ft_commit_async(&w->c, &cs.k, &w->fh, 0, len) != 0)
+			break;
+		cs.busy = 1;
+		cs.off = 0;
+		cs.count = len;
+		cs.acks = w->acks;
+		ft_wait(&w->c, &cs.k);
+		on_commit_done(w, &cs);
+	}
+	if (g_commit_only)
+		stopping = 1;
 	for (;;) {
 		int inflight = cs.busy;
 
@@ -298,14 +314,12 @@ static void *writer_main(void *arg)
 				if (g_final_commit) {
 					if (send_commit(w, &cs, 1) != 0)
 						break;
-					while (cs.busy && !w->c.dead)
-						ft_pump(&w->c, 100);
-					if (cs.busy) {
-						cs.k.st = -1;
-						cs.busy = 0;
-					} else {
-						on_commit_done(w, &cs);
-					}
+					ft_wait(&w->c, &cs.k);
+					on_commit_done(w, &cs);
+					if (cs.k.st == NFS3_OK)
+						a_final_ok++;
+					else
+						a_final_fail++;
 				}
 				break;
 			}
@@ -350,7 +364,7 @@ int main(int argc, char **argv)
 	uint64_t t0;
 	int opt, i, started = 0;
 
-	while ((opt = getopt(argc, argv, FT_COMMON_OPTS "n:d:P:r:t:L:o:W:b:q:s:c:Cx:ai:S:")) != -1) {
+	while ((opt = getopt(argc, argv, FT_COMMON_OPTS "n:d:P:r:t:L:o:W:b:q:s:c:Cx:aK:i:S:")) != -1) {
 		if (ft_common_opt(&g_o, opt, optarg))
 			continue;
 		switch (opt) {
@@ -369,6 +383,7 @@ int main(int argc, char **argv)
 		case 'C': g_final_commit = 1; break;
 		case 'x': g_maxfail = atoi(optarg); break;
 		case 'a': g_append = 1; break;
+		case 'K': g_commit_only = atoi(optarg); break;
 		case 'i': g_interval = atoi(optarg); break;
 		case 'S': g_seed = (unsigned)strtoul(optarg, NULL, 0); break;
 		default: ft_die("usage: see the comment at the top of ft_writer.c");
@@ -376,7 +391,7 @@ int main(int argc, char **argv)
 	}
 	if (!g_o.export || !g_recdir || g_n < 1 || g_q < 1 || g_block < 1 || g_block > (1 << 20))
 		ft_die("ft_writer: -e export and -r recdir are required (block <= 1 MiB)");
-	if (!g_secs && !g_limit && !g_maxfail)
+	if (!g_secs && !g_limit && !g_maxfail && !g_commit_only)
 		ft_die("ft_writer: give -t, -L or -x so writers stop");
 	mkdir(g_recdir, 0755);
 	ws = calloc(g_n, sizeof(*ws));
@@ -418,12 +433,13 @@ int main(int argc, char **argv)
 			pthread_join(ws[i].th, NULL);
 	printf("ft_writer: writers=%d started=%d secs=%.1f acked_bytes=%llu stable_writes=%llu "
 	       "unstable_writes=%llu commits_ok=%llu commit_errors=%llu write_errors=%llu "
-	       "jukebox=%llu connections_lost=%llu\n",
+	       "jukebox=%llu connections_lost=%llu final_commits_ok=%llu final_commits_failed=%llu\n",
 	       g_n, started, (ft_now_ms() - t0) / 1000.0, (unsigned long long)a_bytes,
 	       (unsigned long long)a_stable, (unsigned long long)a_unstable,
 	       (unsigned long long)a_commits_ok, (unsigned long long)a_commit_fail,
 	       (unsigned long long)a_write_fail, (unsigned long long)a_jukebox,
-	       (unsigned long long)a_dead);
+	       (unsigned long long)a_dead, (unsigned long long)a_final_ok,
+	       (unsigned long long)a_final_fail);
 	free(ws);
 	return started == g_n ? 0 : 2;
 }

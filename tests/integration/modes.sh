@@ -49,9 +49,13 @@ CONF
     [ "$(jget "$s" "d['reads']['ops']")" -gt 0 ] || it_fail "$tag: no reads counted"
     [ "$(jget "$s" "d['inflight']['peak'] <= d['inflight']['limit']")" = True ] ||
       it_fail "$tag: in-flight peak above Max_Inflight_Bytes"
-    if [ $wm = dropbehind ]; then
+    if [ $wm = dropbehind ] && [ $fm = coalesced ]; then
       [ "$(jget "$s" "d['flusher']['passes']")" -gt 0 ] && it_pass "$tag: flusher passes counted" ||
         it_fail "$tag: dropbehind made no flusher pass"
+      [ "$(jget "$s" "d['flusher']['inline_kicks']")" = 0 ] || it_fail "$tag: coalesced mode kicked writeback inline"
+    elif [ $wm = dropbehind ]; then
+      [ "$(jget "$s" "d['flusher']['inline_kicks']")" -gt 0 ] && it_pass "$tag: writeback kicked by the writers (inline)" ||
+        it_fail "$tag: inline dropbehind kicked no writeback"
     fi
   done
 done

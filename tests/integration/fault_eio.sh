@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# I/O errors, transient and lasting (issue 5 item 3). The export is ext4 (no journal,
+# errors=continue) on a loop device whose backing file lies on a small tmpfs; the loop
+# device's requests are capped at 4 KiB (max_sectors_kb) so a partly written request is an
+# error, not a success. Phases (each record gets an "M <phase>" mark):
+#   pre        2 writers, 4 MiB each, UNSTABLE + COMMITs, all acknowledged: must succeed
+#   failing    4 writers, UNSTABLE (+10% stable) + COMMIT every 1 MiB until each saw 20
+#              failures: the tmpfs fills, writeback fails, COMMITs must report it
+#   recovered  the tmpfs is grown (device works again); 3 more COMMITs on every file,
+#              writing nothing: a COMMIT covering lost data must still fail
+#   rewrite    files f_0 and f_1 are rewritten whole and committed: must succeed now
+# Then ganesha stops, the filesystem is unmounted, the loop device detached and re-attached
+# and mounted again, and every byte the server acknowledged (stable WRITE or OK COMMIT with
+# the WRITE's verifier) is compared with the device: a COMMIT/stable WRITE answered OK whose
+# data is not on the device is a false success. PASS: failures were injected and reported,
+# zero false successes on data acknowledged before/while the device failed and not rewritten
+# since (phases pre, failing, recovered), the rewrite committed, the server stayed up.
+# Mismatches after the rewrite are reported apart: there ext4 itself lost rewritten data
+# whose unwritten-extent conversion failed (dmesg "failed to convert unwritten extents")
+# while fdatasync returned success - stock FSAL_VFS shows the same.
+# Usage: fault_eio.sh [BUILD_DIR]   env: FT_FSAL=DONTCACHE|VFS (VFS is expected to FAIL)
+[ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
+set -u
+. "$(dirname "$0")/../faults/ftcommon.sh"
+ft_init eio "${1:-}"
+ft_need_module
+
+tmp=$FT_WORK/tmpfs mnt=$FT_WORK/exp rec=$FT_WORK/rec
+mkdir -p "$tmp" "$rec"
+mount -t tmpfs -o size=${FT_EIO_TMPFS:-40M} tmpfs "$tmp" || ft_result FAIL "mount tmpfs"
+FT_MOUNTS+=("$tmp")
+truncate -s 256M "$tmp/disk.img"
+dev=$(losetup -f --show "$tmp/disk.img") || ft_result FAIL "losetup"
+FT_LOOPS+=("$dev")
+echo 4 > "/sys/block/$(basename "$dev")/queue/max_sectors_kb" ||
+  ft_result FAIL "cannot cap $dev max_sectors_kb"
+mkfs.ext4 -q -F -O ^has_journal -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" >/dev/null 2>&1 ||
+  ft_result FAIL "mkfs.ext4"
+mkdir -p "$mnt"
+mount -t ext4 -o errors=continue "$dev" "$mnt" || ft_result FAIL "mount ext4"
+FT_MOUNTS+=("$mnt")
+ft_log "tmpfs after mkfs: $(df -h --output=used,avail "$tmp" | tail -1)"
+
+dmesg0=$(dmesg 2>/dev/null | grep -c 'failed to convert unwritten extents')
+ft_start "$mnt"
+W=("$FT_BIN/ft_writer" "${FT_NFS[@]}" -r "$rec" -b 65536 -q 4)
+mark() { local f; for f in "$rec"/"$1"_*.rec; do echo "M $2" >> "$f"; done; }
+
+# pre: committed before any failure
+out=$("${W[@]}" -n 2 -P pre -L $((4 << 20)) -s 10 -c $((1 << 20)) -C 2>&1)
+ft_log "pre: $(echo "$out" | tail -1)"
+echo "$out" | grep -q 'commit_errors=0 write_errors=0' &&
+  [ "$(ft_kv final_commits_ok "$out")" = 2 ] || ft_result FAIL "pre phase did not commit cleanly: $out"
+mark pre pre-done
+
+# The failing phase's files are preallocated (unwritten extents, kept in the inodes) while
+# the device works, so the writes that fail are data writes: no extent or bitmap block has
+# to be written for them (lost metadata would make whole files unreadable, hiding what this
+# test is about). Inode tables were written by mkfs: their rewrites need no new tmpfs pages.
+# Each file gets 8 extents allocated in turns (so they cannot merge): its extent tree then has
+# a leaf block written now, and the splits of unwritten extents while the device fails
+# rewrite that block (existing tmpfs page) instead of allocating new metadata blocks.
+for p in 0 1 2 3 4 5 6 7; do
+  for i in 0 1 2 3; do
+    fallocate -o $((p << 22)) -l $((4 << 20)) "$mnt/f_$i" || ft_result FAIL "fallocate"
+  done
+done
+sync -f "$mnt"
+ft_log "tmpfs before failing: $(df -h --output=used,avail "$tmp" | tail -1)"
+
+# failing: fill the tmpfs behind the device
+out=$("${W[@]}" -n 4 -P f -L $((32 << 20)) -s 10 -c $((1 << 20)) -x 20 -t 60 2>&1)
+fline=$(echo "$out" | tail -1)
+ft_log "failing: $fline"
+ft_log "tmpfs full: $(df -h --output=used,avail "$tmp" | tail -1)"
+ferr=$(( $(ft_kv commit_errors "$fline") + $(ft_kv write_errors "$fline") ))
+kill -0 "$GSH_PID" 2>/dev/null || ft_result FAIL "ganesha died while the device failed"
+
+# recovered: grow the tmpfs, COMMIT again without writing
+mount -o remount,size=2G "$tmp" || ft_result FAIL "cannot grow the tmpfs"
+mark f recovered
+mark pre recovered
+out=$("${W[@]}" -n 4 -P f -a -K 3 2>&1)
+rline=$(echo "$out" | tail -1)
+ft_log "recovered: $rline"
+out=$("${W[@]}" -n 2 -P pre -a -K 2 2>&1)
+ft_log "recovered (pre files): $(echo "$out" | tail -1)"
+[ "$(ft_kv commit_errors "$out")" = 0 ] || ft_result FAIL "COMMIT of the pre-failure files failed after recovery: $out"
+
+# rewrite f_0 and f_1 whole: their COMMITs must succeed again
+mark f rewrite
+out=$("${W[@]}" -n 2 -P f -a -L $((32 << 20)) -s 0 -c $((1 << 20)) -C 2>&1)
+wline=$(echo "$out" | tail -1)
+ft_log "rewrite: $wline"
+kill -0 "$GSH_PID" 2>/dev/null || ft_result FAIL "ganesha died"
+alive=yes
+gsh_stop || alive="no (exit status $?)"
+
+# verify against the device itself
+umount "$mnt" || ft_result FAIL "umount"
+losetup -d "$dev"
+fsck_out=$(fsck.ext4 -n -f "$tmp/disk.img" 2>&1); fsck=$(echo "$fsck_out" | tail -1); [ "${FT_VERBOSE:-0}" = 1 ] && echo "$fsck_out" >&2
+ft_log "fsck -n: $fsck"
+echo "$fsck_out" | grep -q 'still has errors' && fsck_clean=no || fsck_clean=yes
+dev=$(losetup -f --show -r "$tmp/disk.img") || ft_result FAIL "losetup again"
+FT_LOOPS+=("$dev")
+mount -t ext4 -o ro "$dev" "$mnt" || ft_result FAIL "mount again"
+vout=$("$FT_BIN/ft_verify" -l "$mnt" -v "$rec"/*.rec 2>&1)
+echo "$vout" | grep -E 'FALSE|MISSING' | head -10 >&2
+echo "$vout" | grep -E '^phase|^ft_verify' >&2
+if [ "${FT_VERBOSE:-0}" = 1 ]; then
+  # what the device holds where the first false success was seen
+  echo "$vout" | sed -n 's/.*FALSE SUCCESS: \([^ ]*\) .*write #[0-9]* \[\([0-9]*\),+\([0-9]*\)).*/\1 \2 \3/p' | head -3 |
+  while read -r f off len; do
+    echo "== $f at $off (+$len):" >&2
+    dd if="$mnt/$f" bs=1 skip="$off" count=32 2>/dev/null | od -An -tx1 >&2
+    filefrag -v "$mnt/$f" 2>/dev/null | tail -n +4 >&2
+  done
+fi
+vline=$(echo "$vout" | grep '^ft_verify:')
+ph() { echo "$vout" | grep "^phase $1:"; }
+pm=$(ph main) pr=$(ph recovered) pw=$(ph rewrite)
+# False successes on data acknowledged before/while the device failed and not rewritten
+# since: the error rule's promise (phases "main" = pre + failing, and "recovered").
+fs=0
+for l in "$pm" "$pr"; do
+  fs=$((fs + $(ft_kv false_success_commits "$l") + $(ft_kv false_success_stable "$l")))
+done
+# After the rewrite, a mismatch means fdatasync returned success for data the kernel lost
+# (ext4 logs "failed to convert unwritten extents"): the kernel's doing, reported apart.
+fw=$(( $(ft_kv false_success_commits "$pw") + $(ft_kv false_success_stable "$pw") ))
+conv=$(( $(dmesg 2>/dev/null | grep -c 'failed to convert unwritten extents') - dmesg0 ))
+sum="errors_injected_reported=$ferr (failing phase: commits_failed=$(ft_kv commits_failed "$pm") write_errors=$(ft_kv write_errors "$pm")) false_successes=$fs (failing: commits=$(ft_kv false_success_commits "$pm") stable=$(ft_kv false_success_stable "$pm"); after recovery: commits=$(ft_kv false_success_commits "$pr")) after_recovery: commits_ok=$(ft_kv commits_ok "$pr") commits_failed=$(ft_kv commits_failed "$pr") durable_bytes_checked=$(ft_kv durable_bytes "$vline") lost_unacked_writes=$(ft_kv lost_unacked_writes "$vline") rewrite: final_commits_ok=$(ft_kv final_commits_ok "$wline")/2 mismatches_after_rewrite=$fw (kernel: ext4 unwritten-extent conversion failures logged=$conv) server_up=$alive fsck_clean=$fsck_clean"
+[ "$ferr" -gt 0 ] || ft_result FAIL "no failure was injected (tmpfs never filled?): $sum"
+[ "$(ft_kv errors "$vline")" = 0 ] || ft_result FAIL "verification errors: $vline"
+[ "$fs" = 0 ] || ft_result FAIL "$sum"
+[ "$(ft_kv final_commits_ok "$wline")" = 2 ] || ft_result FAIL "rewritten data did not commit after recovery: $sum"
+[ "$alive" = yes ] || ft_result FAIL "$sum"
+ft_result PASS "$sum"
