@@ -7,4 +7,4 @@ build=${BUILD_DIR:-$top/build}
 BUILD_DIR=$build bash "$top/scripts/build.sh"
 cmake -S "$top" -B "$build-san" -DCMAKE_BUILD_TYPE=Debug -DDC_SANITIZE=ON >/dev/null
 cmake --build "$build-san" -j"$(nproc)"
-exec bash "$top/tests/run.sh" "$build" "$build-san"
+exec bash "$top/tests/run.sh" "$build" --san "$build-san" --install

@@ -5,8 +5,9 @@
 # log) or "SKIP name (Ns)"; the last line is exactly "N passed, M failed". Exit status non-zero
 # if anything failed. Logs go to BUILD_DIR/test-logs/.
 #
-# usage: tests/run.sh [BUILD_DIR] [--install] [--fsal DONTCACHE|VFS] [--only REGEX]
+# usage: tests/run.sh [BUILD_DIR] [--san SAN_BUILD_DIR] [--install] [--fsal DONTCACHE|VFS] [--only REGEX]
 #   BUILD_DIR   a configured and built tree (default: build)
+#   --san       also run the unit tests of a -DDC_SANITIZE=ON (ASan+UBSan) build, named "<test>[san]"
 #   --install   also run the install scenario (cmake --install BUILD_DIR into ganesha's FSAL
 #               directory, then a config without Plugins_Dir); sets DC_TEST_INSTALL=1
 #   --fsal      FSAL under test for the integration scenarios (default DONTCACHE)
@@ -15,6 +16,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=
+san=
 only=
 export DC_TEST_FSAL=${DC_TEST_FSAL:-DONTCACHE}
 while [ $# -gt 0 ]; do
@@ -22,6 +24,7 @@ while [ $# -gt 0 ]; do
     --install) export DC_TEST_INSTALL=1 ;;
     --fsal) export DC_TEST_FSAL=$2; shift ;;
     --only) only=$2; shift ;;
+    --san) san=$2; shift ;;
     -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
@@ -66,29 +69,37 @@ report() { # report STATUS NAME MS LOG
 selected() { [ -z "$only" ] || [[ $1 =~ $only ]]; }
 
 # ---- unit tests: one ctest invocation per test, so each has its own log and time.
-if [ -f "$build/CTestTestfile.cmake" ]; then
-  mapfile -t units < <(ctest --test-dir "$build" -N 2>/dev/null |
+run_units() { # run_units BUILD_DIR SUFFIX
+  local dir=$1 sfx=$2 t log re t0 rc ms units
+  if [ ! -f "$dir/CTestTestfile.cmake" ]; then
+    echo "run.sh: $dir has no CTestTestfile.cmake: no unit tests registered" >&2
+    return
+  fi
+  mapfile -t units < <(ctest --test-dir "$dir" -N 2>/dev/null |
                        sed -n 's/^ *Test *#[0-9]*: *\(.*\)$/\1/p')
   for t in "${units[@]}"; do
-    selected "$t" || continue
-    log=$logs/unit-$t.log
+    selected "$t$sfx" || continue
+    log=$logs/unit-$t$sfx.log
     re=$(printf '%s' "$t" | sed 's/[][\.*^$+?(){}|]/\\&/g')
     t0=$(now_ms)
     timeout -k 10 "$((unit_timeout + 30))" \
-      ctest --test-dir "$build" -R "^${re}\$" --output-on-failure --timeout "$unit_timeout" \
+      ctest --test-dir "$dir" -R "^${re}\$" --output-on-failure --timeout "$unit_timeout" \
       > "$log" 2>&1
     rc=$?
     ms=$(($(now_ms) - t0))
     if grep -q '\*\*\*Skipped\|(Skipped)' "$log"; then
-      report SKIP "$t" "$ms" "$log"
+      report SKIP "$t$sfx" "$ms" "$log"
     elif [ $rc -eq 0 ] && grep -q "100% tests passed" "$log"; then
-      report PASS "$t" "$ms" "$log"
+      report PASS "$t$sfx" "$ms" "$log"
     else
-      report FAIL "$t" "$ms" "$log"
+      report FAIL "$t$sfx" "$ms" "$log"
     fi
   done
-else
-  echo "run.sh: $build has no CTestTestfile.cmake: no unit tests registered" >&2
+}
+run_units "$build" ""
+if [ -n "$san" ]; then
+  [ -d "$san" ] || { echo "run.sh: no sanitizer build directory $san" >&2; exit 2; }
+  run_units "$(cd "$san" && pwd)" "[san]"
 fi
 
 # ---- integration scenarios, then the bench smoke test.

@@ -78,6 +78,25 @@ void gc_flush_error(struct dcio_file *f, int err)
 	pthread_mutex_unlock(&f->gc_mu);
 }
 
+void gc_sfr_begin(struct dcio_file *f)
+{
+	pthread_mutex_lock(&f->gc_mu);
+	f->sfr_busy++;
+	pthread_mutex_unlock(&f->gc_mu);
+}
+
+void gc_sfr_end(struct dcio_file *f, int err)
+{
+	pthread_mutex_lock(&f->gc_mu);
+	if (err) {
+		lose_pending(f, err);
+		note_error(f, err);
+	}
+	if (--f->sfr_busy == 0)
+		pthread_cond_broadcast(&f->gc_cv);
+	pthread_mutex_unlock(&f->gc_mu);
+}
+
 bool gc_dirty(struct dcio_file *f)
 {
 	pthread_mutex_lock(&f->gc_mu);
@@ -247,6 +266,8 @@ int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, bool fsync, bool 
 	int err;
 
 	pthread_mutex_lock(&f->gc_mu);
+	while (f->sfr_busy > 0)
+		pthread_cond_wait(&f->gc_cv, &f->gc_mu);
 	if (!force && f->write_seq == f->flushed_seq) {
 		ST_ADD(x->st.gc_nodirty, 1);
 	} else if (f->flushing && f->write_seq == f->flush_covered && (f->flush_fsync || !fsync) && !force) {

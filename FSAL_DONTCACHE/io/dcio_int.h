@@ -207,6 +207,7 @@ struct dcio_file {
 	uint64_t flush_covered;
 	bool flushing, flush_fsync, job_posted;
 	int unreported;
+	int sfr_busy;		/* sync_file_range calls whose errors are not recorded yet */
 	struct dcio_job gc_job;
 
 	/* flusher, under e->fl.mu */
@@ -227,6 +228,11 @@ void file_put(struct dcio_file *f);
 void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len);
 void gc_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err);
 void gc_flush_error(struct dcio_file *f, int err);
+/* Bracket a writeback syscall outside group commit (sync_file_range): a
+ * COMMIT waits until its error, if any, is recorded, because the syscall
+ * already consumed the kernel's one report of it. */
+void gc_sfr_begin(struct dcio_file *f);
+void gc_sfr_end(struct dcio_file *f, int err);
 void gc_join_async(struct dcio_file *f, struct dcio_req *q);
 int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, bool fsync, bool force, bool check_lost);
 bool gc_dirty(struct dcio_file *f);
@@ -260,6 +266,7 @@ struct dcio_req {
 	uint64_t rl_lo, rl_hi;		/* range lock (files with an O_DIRECT fd) */
 	struct dcio_req *rl_next;
 	bool rl_held;
+	bool db_written;	/* (top request) some leaf went buffered/dropbehind */
 	int iovcnt;
 	struct iovec *iov;
 	struct iovec iovs[];

@@ -91,8 +91,9 @@ static void drop_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
 
 	for (size_t i = 0; i < rs->n; i++) {
 		off_t lo = (off_t)rs->r[i].lo, len = (off_t)(rs->r[i].hi - rs->r[i].lo);
-		if (s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WAIT_BEFORE) < 0)
-			gc_flush_error(f, errno);
+		gc_sfr_begin(f);
+		gc_sfr_end(f, s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WAIT_BEFORE) < 0
+			      ? errno : 0);
 		ST_ADD(st->fl_sfr_calls, 1);
 		if (s->posix_fadvise(f->fd, lo, len, POSIX_FADV_DONTNEED) == 0)
 			ST_ADD(st->fl_dontneed, 1);
@@ -106,8 +107,9 @@ static void start_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
 
 	for (size_t i = 0; i < rs->n; i++) {
 		off_t lo = (off_t)rs->r[i].lo, len = (off_t)(rs->r[i].hi - rs->r[i].lo);
-		if (s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WRITE) < 0)
-			gc_flush_error(f, errno);
+		gc_sfr_begin(f);
+		gc_sfr_end(f, s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WRITE) < 0
+			      ? errno : 0);
 		ST_ADD(st->fl_sfr_calls, 1);
 		ST_ADD(st->fl_ranges, 1);
 		ST_ADD(st->fl_bytes, rs->r[i].hi - rs->r[i].lo);

@@ -180,13 +180,14 @@ static void child_done(struct dcio_req *c, int err)
 		top_finish(p, __atomic_load_n(&p->err, __ATOMIC_SEQ_CST));
 }
 
-static void kick_inline(struct dcio_req *q)
+static void kick_inline(struct dcio_file *f, uint64_t off, uint64_t len)
 {
-	const struct dcio_syscalls *s = &q->f->e->sys;
+	const struct dcio_syscalls *s = &f->e->sys;
 
-	ST_ADD(q->f->x->st.fl_inline_kicks, 1);
-	if (s->sync_file_range(q->fd, (off_t)q->io_off, (off_t)q->io_len, SYNC_FILE_RANGE_WRITE) < 0)
-		gc_flush_error(q->f, errno);
+	ST_ADD(f->x->st.fl_inline_kicks, 1);
+	gc_sfr_begin(f);
+	gc_sfr_end(f, s->sync_file_range(f->fd, (off_t)off, (off_t)len,
+					 SYNC_FILE_RANGE_WRITE) < 0 ? errno : 0);
 }
 
 /* End of a request's I/O (a leaf: one syscall stream). */
@@ -198,9 +199,9 @@ void req_finish(struct dcio_req *q, int err)
 		ST_ADD(f->x->st.leaf_bytes[q->mode], q->xfer);
 		if (q->mode == DCIO_WRITE_DROPBEHIND) {
 			atomic_store(&f->used_dropbehind, true);
-			if (q->inline_)
-				kick_inline(q);
-			flusher_note(f, q->io_off, q->io_len, q->inline_);
+			/* writeback of it starts once the whole write is acknowledged */
+			__atomic_store_n(&(q->parent ? q->parent : q)->db_written, true,
+					 __ATOMIC_RELEASE);
 		}
 	}
 	if (q->parent)
@@ -236,6 +237,13 @@ static void top_finish(struct dcio_req *q, int err)
 	ST_ADD(st->w_ops[q->top_mode], 1);
 	ST_ADD(st->w_bytes[q->top_mode], q->len);
 	gc_acked(f, q->off, q->len);
+	/* Only now, with the range pending: an error of its writeback must find
+	 * it there to mark it lost (the syscall consumed the kernel's report). */
+	if (__atomic_load_n(&q->db_written, __ATOMIC_ACQUIRE)) {
+		if (q->inline_)
+			kick_inline(f, q->off, q->len);
+		flusher_note(f, q->off, q->len, q->inline_);
+	}
 	if (q->stable == DCIO_UNSTABLE) {
 		req_complete(q, 0);
 	} else if (q->inline_) {
