@@ -267,6 +267,7 @@ struct dcio_req {
 	struct dcio_req *rl_next;
 	bool rl_held;
 	bool db_written;	/* (top request) some leaf went buffered/dropbehind */
+	bool dc_written;	/* (top request) some leaf went RWF_DONTCACHE */
 	int iovcnt;
 	struct iovec *iov;
 	struct iovec iovs[];

@@ -49,8 +49,8 @@ static void list_del(struct dcio_flusher *fl, struct dcio_file *f)
 	f->fl_next = f->fl_prev = NULL;
 }
 
-/* A buffered write completed (written: its writeback was already started by
- * the caller, inline mode; only the drop is left). */
+/* A buffered write completed (written: its writeback was already started,
+ * by the caller in inline mode or by RWF_DONTCACHE; only the drop is left). */
 void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 {
 	struct dcio_flusher *fl = &f->e->fl;
@@ -61,25 +61,24 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 	pthread_mutex_lock(&fl->mu);
 	if (!f->fl_listed)
 		list_add(fl, f);
-	if (written) {
-		rs_add(&f->fl_wb, off, off + len, 0);
-		if (f->fl_wb.n > DCIO_PENDING_CAP)
-			rs_collapse(&f->fl_wb);
-	} else {
-		rs_add(&f->fl_dirty, off, off + len, 0);
-		if (f->fl_dirty.n > DCIO_PENDING_CAP)
-			rs_collapse(&f->fl_dirty);
-		f->fl_dirty_bytes += len;
-		f->fl_nwrites++;
-		x->fl_dirty += len;
-		if (f->fl_dirty_bytes >= file_thr(x))
-			f->fl_urgent = true;
-		if (x->fl_dirty >= export_thr(x))
-			x->fl_urgent = true;
-		if ((f->fl_urgent || x->fl_urgent) && !fl->kicked) {
-			fl->kicked = true;
-			pthread_cond_signal(&fl->cv);
-		}
+	/* Written ranges (writeback already started, by an inline kick or by
+	 * RWF_DONTCACHE itself) count toward the thresholds too: their pages
+	 * stay in the cache until a pass drops them. */
+	struct dcio_rangeset *rs = written ? &f->fl_wb : &f->fl_dirty;
+
+	rs_add(rs, off, off + len, 0);
+	if (rs->n > DCIO_PENDING_CAP)
+		rs_collapse(rs);
+	f->fl_dirty_bytes += len;
+	f->fl_nwrites++;
+	x->fl_dirty += len;
+	if (f->fl_dirty_bytes >= file_thr(x))
+		f->fl_urgent = true;
+	if (x->fl_dirty >= export_thr(x))
+		x->fl_urgent = true;
+	if ((f->fl_urgent || x->fl_urgent) && !fl->kicked) {
+		fl->kicked = true;
+		pthread_cond_signal(&fl->cv);
 	}
 	pthread_mutex_unlock(&fl->mu);
 }
@@ -158,7 +157,8 @@ static bool due(struct dcio_file *f, uint64_t now, uint64_t *next)
 {
 	if (f->fl_busy)
 		return false;
-	if (f->fl_urgent || (f->x->fl_urgent_gen == f->e->fl.gen && f->fl_dirty.n))
+	if (f->fl_urgent ||
+	    (f->x->fl_urgent_gen == f->e->fl.gen && (f->fl_dirty.n || f->fl_wb.n)))
 		return true;
 	uint64_t at = f->fl_last + interval_ns(f->x);
 	if (at <= now)

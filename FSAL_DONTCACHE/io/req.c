@@ -202,6 +202,14 @@ void req_finish(struct dcio_req *q, int err)
 			/* writeback of it starts once the whole write is acknowledged */
 			__atomic_store_n(&(q->parent ? q->parent : q)->db_written, true,
 					 __ATOMIC_RELEASE);
+		} else if (q->mode == DCIO_WRITE_DONTCACHE && !q->inline_) {
+			/* The kernel drops RWF_DONTCACHE pages only when writeback
+			 * completes in task context; on ext4 overwrites it completes
+			 * in IRQ context and the pages stay (6.18). The flusher drops
+			 * what the kernel left. */
+			atomic_store(&f->used_dropbehind, true);
+			__atomic_store_n(&(q->parent ? q->parent : q)->dc_written, true,
+					 __ATOMIC_RELEASE);
 		}
 	}
 	if (q->parent)
@@ -243,6 +251,8 @@ static void top_finish(struct dcio_req *q, int err)
 		if (q->inline_)
 			kick_inline(f, q->off, q->len);
 		flusher_note(f, q->off, q->len, q->inline_);
+	} else if (__atomic_load_n(&q->dc_written, __ATOMIC_ACQUIRE)) {
+		flusher_note(f, q->off, q->len, true);
 	}
 	if (q->stable == DCIO_UNSTABLE) {
 		req_complete(q, 0);
