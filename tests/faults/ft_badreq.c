@@ -88,6 +88,30 @@ int main(int argc, char **argv)
 	st = ft_commit(&c, &dir, 0, 0, verf);
 	check(st != -1, "COMMIT of a directory answered %s (an answer, no crash)", ft_st(st));
 	check(ft_null(&c) == 0, "server answers NULL after the directory requests");
+	/* listing a (sub)directory: the same handle works for WRITE's ISDIR answer above */
+	{
+		READDIR3args ra;
+		READDIRPLUS3args rp;
+		struct ft_call k1 = { 0 }, k2 = { 0 };
+
+		memset(&ra, 0, sizeof(ra));
+		ft_fh_to3(&dir, &ra.dir);
+		ra.count = 4096;
+		if (rpc_nfs3_readdir_async(c.rpc, ft_call_cb, &ra, &k1) == 0)
+			ft_wait(&c, &k1);
+		else
+			k1.st = -1;
+		check(k1.st == NFS3_OK, "READDIR of a subdirectory: %s (want OK)", ft_st(k1.st));
+		memset(&rp, 0, sizeof(rp));
+		ft_fh_to3(&dir, &rp.dir);
+		rp.dircount = 4096;
+		rp.maxcount = 16384;
+		if (rpc_nfs3_readdirplus_async(c.rpc, ft_call_cb, &rp, &k2) == 0)
+			ft_wait(&c, &k2);
+		else
+			k2.st = -1;
+		check(k2.st == NFS3_OK, "READDIRPLUS of a subdirectory: %s (want OK)", ft_st(k2.st));
+	}
 
 	/* maximum file size */
 	{

@@ -91,6 +91,7 @@ ft_fsal_body() {
 ft_start() {
   local dir=$1
   echo "$dir|/x|1|$(ft_fsal_body 1)" | gsh_conf "$FT_WORK/ganesha.conf" "$FT_WORK"
+  [ -n "${FT_CONF_EXTRA:-}" ] && echo "$FT_CONF_EXTRA" >> "$FT_WORK/ganesha.conf"
   # MNT takes the export's Path (ganesha's Mount_Path_Pseudo is off)
   FT_NFS=(-H 127.0.0.1 -p "$GSH_NFS_PORT" -M "$GSH_MNT_PORT" -e "$dir")
   FT_GSH_STARTS=$(( ${FT_GSH_STARTS:-0} + 1 ))
