@@ -163,7 +163,7 @@ done
 if [ $QUICK = 1 ]; then
   T=${TIME:-3}; IV=0.5; HOT=$((MEMLIM_B / 16)); RANDSIZE=$((1 << 30))
 else
-  IV=1; T=${TIME:-$(awk "BEGIN{printf \"%d\", 20 * $SCALE}")}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$(awk "BEGIN{printf \"%d\", 4 * 2^30 * $SCALE}")
+  IV=1; T=${TIME:-$(awk "BEGIN{printf \"%d\", 20 * $SCALE}")}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$(awk "BEGIN{printf \"%.0f\", 4 * 2^30 * $SCALE}")
 fi
 HOT=$(( (HOT >> 20) << 20 )); [ $HOT -lt $((16 << 20)) ] && HOT=$((16 << 20))
 RANDSIZE=$(( (RANDSIZE >> 16) << 16 ))
