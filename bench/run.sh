@@ -173,6 +173,7 @@ RANDSIZE=$(( (RANDSIZE >> 16) << 16 ))
 TOTAL_WRAP=$((4 * MEMLIM_B))
 wrap() { local w=$(( TOTAL_WRAP / $1 )); echo $(( (w >> 20) << 20 )); }
 need=$(( TOTAL_WRAP + 4 * RANDSIZE + (2 << 30) ))
+mkdir -p "$DIR" || die "cannot create $DIR"
 avail=$(( $(df -P -k "$DIR" | awk 'NR==2{print $4}') * 1024 ))
 [ "$avail" -ge "$need" ] || die "not enough free space under $DIR: $((avail >> 30)) GiB free, a run needs up to $((need >> 30)) GiB"
 
