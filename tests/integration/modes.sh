@@ -10,8 +10,8 @@ it_is_dontcache || it_skip "modes are FSAL_DONTCACHE's"
 FT_BIN=$DC_BUILD_DIR/tests/faults
 [ -x "$FT_BIN/ft_writer" ] && [ -x "$FT_BIN/ft_verify" ] || it_die "ft_writer/ft_verify not built in $FT_BIN"
 
-jget() { # jget FILE python-expression-on-d
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['engine']; print($2)" "$1"
+jget() { # jget FILE JQ-FILTER (applied to the engine object)
+  jq -r ".engine | $2" "$1"
 }
 
 read_modes=(buffered dontcache direct)
@@ -39,22 +39,22 @@ CONF
     gsh_stop || it_fail "$tag: ganesha exited non-zero on SIGTERM"
     s=$IT_WORK/stats-$tag.json
     [ -s "$s" ] || { it_fail "$tag: no stats file"; continue; }
-    got=$(jget "$s" "d['write_mode'],d['read_mode'],d['flush_mode'],d['backend']")
+    got=$(jget "$s" '"\(.write_mode) \(.read_mode) \(.flush_mode) \(.backend)"')
     want="$wm $rm_ $fm $([ $fm = inline ] && echo pool || echo io_uring)"
     [ "$got" = "$want" ] && it_pass "$tag: stats show $want" || it_fail "$tag: stats show '$got', want '$want'"
-    counted=$(jget "$s" "d['writes']['$wm']['bytes']")
+    counted=$(jget "$s" ".writes.$wm.bytes")
     [ "${counted:-0}" -gt 0 ] && it_pass "$tag: $counted bytes counted as $wm writes" ||
       it_fail "$tag: no bytes counted under writes.$wm"
-    [ "$(jget "$s" "d['group_commit']['requests']")" -gt 0 ] || it_fail "$tag: no group-commit requests counted"
-    [ "$(jget "$s" "d['reads']['ops']")" -gt 0 ] || it_fail "$tag: no reads counted"
-    [ "$(jget "$s" "d['inflight']['peak'] <= d['inflight']['limit']")" = True ] ||
+    [ "$(jget "$s" '.group_commit.requests')" -gt 0 ] || it_fail "$tag: no group-commit requests counted"
+    [ "$(jget "$s" '.reads.ops')" -gt 0 ] || it_fail "$tag: no reads counted"
+    [ "$(jget "$s" '.inflight.peak <= .inflight.limit')" = true ] ||
       it_fail "$tag: in-flight peak above Max_Inflight_Bytes"
     if [ $wm = dropbehind ] && [ $fm = coalesced ]; then
-      [ "$(jget "$s" "d['flusher']['passes']")" -gt 0 ] && it_pass "$tag: flusher passes counted" ||
+      [ "$(jget "$s" '.flusher.passes')" -gt 0 ] && it_pass "$tag: flusher passes counted" ||
         it_fail "$tag: dropbehind made no flusher pass"
-      [ "$(jget "$s" "d['flusher']['inline_kicks']")" = 0 ] || it_fail "$tag: coalesced mode kicked writeback inline"
+      [ "$(jget "$s" '.flusher.inline_kicks')" = 0 ] || it_fail "$tag: coalesced mode kicked writeback inline"
     elif [ $wm = dropbehind ]; then
-      [ "$(jget "$s" "d['flusher']['inline_kicks']")" -gt 0 ] && it_pass "$tag: writeback kicked by the writers (inline)" ||
+      [ "$(jget "$s" '.flusher.inline_kicks')" -gt 0 ] && it_pass "$tag: writeback kicked by the writers (inline)" ||
         it_fail "$tag: inline dropbehind kicked no writeback"
     fi
   done
