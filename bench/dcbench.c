@@ -7,6 +7,7 @@
  * Readers: own connections, random (or sequential) READs over a hot set of files,
  * optionally rate limited. One poll loop services every context.
  * See bench/README.md. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,24 +150,41 @@ static void note_verf(struct conn *c, const char *verf)
 
 static void pump(struct conn *c);
 
+/* Common start of every RPC callback: returns the connection, or NULL when the
+ * reply is not to be looked at (shutting down, or the RPC itself failed: the
+ * connection is marked failed). Either way the request is freed on NULL. */
+static struct conn *reply_begin(struct req *q, int status, void *data, const char *op,
+				bool commit)
+{
+	char what[32];
+	struct conn *c;
+
+	if (shutting_down) {
+		free(q);
+		return NULL;
+	}
+	c = q->c;
+	c->inflight--;
+	if (commit)
+		c->commit_inflight = 0;
+	if (status == RPC_STATUS_SUCCESS)
+		return c;
+	R.rpc_errors++;
+	snprintf(what, sizeof(what), "%s %s", op,
+		 status == RPC_STATUS_TIMEOUT ? "timed out" : "rpc failed");
+	conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data : what);
+	free(q);
+	return NULL;
+}
+
 static void write_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 {
 	(void)rpc;
 	struct req *q = priv;
-	if (shutting_down) {
-		free(q);
-		return;
-	}
-	struct conn *c = q->c;
 	uint64_t now = rel_now();
-	c->inflight--;
-	if (status != RPC_STATUS_SUCCESS) {
-		R.rpc_errors++;
-		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data :
-			  status == RPC_STATUS_TIMEOUT ? "WRITE timed out" : "WRITE rpc failed");
-		free(q);
+	struct conn *c = reply_begin(q, status, data, "WRITE", false);
+	if (c == NULL)
 		return;
-	}
 	WRITE3res *res = data;
 	if (res->status != NFS3_OK) {
 		dcb_account_nfs_error(&R, c->id, res->status);
@@ -213,21 +231,10 @@ static void commit_cb(struct rpc_context *rpc, int status, void *data, void *pri
 {
 	(void)rpc;
 	struct req *q = priv;
-	if (shutting_down) {
-		free(q);
-		return;
-	}
-	struct conn *c = q->c;
 	uint64_t now = rel_now();
-	c->inflight--;
-	c->commit_inflight = 0;
-	if (status != RPC_STATUS_SUCCESS) {
-		R.rpc_errors++;
-		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data :
-			  status == RPC_STATUS_TIMEOUT ? "COMMIT timed out" : "COMMIT rpc failed");
-		free(q);
+	struct conn *c = reply_begin(q, status, data, "COMMIT", true);
+	if (c == NULL)
 		return;
-	}
 	COMMIT3res *res = data;
 	size_t snap = q->commit_snap;
 	if (snap > c->npw)
@@ -274,20 +281,10 @@ static void read_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 {
 	(void)rpc;
 	struct req *q = priv;
-	if (shutting_down) {
-		free(q);
-		return;
-	}
-	struct conn *c = q->c;
 	uint64_t now = rel_now();
-	c->inflight--;
-	if (status != RPC_STATUS_SUCCESS) {
-		R.rpc_errors++;
-		conn_fail(c, status == RPC_STATUS_ERROR && data ? (char *)data :
-			  status == RPC_STATUS_TIMEOUT ? "READ timed out" : "READ rpc failed");
-		free(q);
+	struct conn *c = reply_begin(q, status, data, "READ", false);
+	if (c == NULL)
 		return;
-	}
 	READ3res *res = data;
 	if (res->status != NFS3_OK) {
 		dcb_account_nfs_error(&R, c->id, res->status);
