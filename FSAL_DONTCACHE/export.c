@@ -227,7 +227,7 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-static int parent_dir_exists(const char *path)
+static int make_parent_dir(const char *path)
 {
 	char buf[4096];
 	char *slash;
@@ -277,7 +277,7 @@ static int load_key(struct dc_export *x)
 
 	if (x->cfg.key_file == NULL)
 		x->cfg.key_file = default_path(DC_STATE_DIR, x->export_id, "key");
-	rc = parent_dir_exists(x->cfg.key_file);
+	rc = make_parent_dir(x->cfg.key_file);
 	if (rc == 0)
 		rc = dc_key_load(x->cfg.key_file, x->key);
 	if (rc != 0)
