@@ -72,7 +72,6 @@ static int open_engine_file(struct dc_handle *h, bool need_write)
 		if (rc != 0 && f->pending_err == 0)
 			f->pending_err = rc;
 		f->io = NULL;
-		(void)atomic_dec_size_t(&open_fd_count);
 	}
 	rc = dcio_file_open(h->exp->io, fd, &f->io);
 	if (rc != 0) {
@@ -80,7 +79,6 @@ static int open_engine_file(struct dc_handle *h, bool need_write)
 		return rc;
 	}
 	f->io_rdonly = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
-	(void)atomic_inc_size_t(&open_fd_count);
 	return 0;
 }
 
@@ -113,12 +111,30 @@ static int close_engine_file(struct dc_handle *h)
 	if (f->io != NULL) {
 		rc = dcio_file_close(f->io);
 		f->io = NULL;
-		(void)atomic_dec_size_t(&open_fd_count);
 		if (rc != 0 && f->pending_err == 0)
 			f->pending_err = rc;
 	}
 	PTHREAD_RWLOCK_unlock(&f->io_lock);
 	return rc;
+}
+
+/* Gives the engine fd back when nothing is lost: it flushes first, so that
+ * an error stays with the open engine file, where every later COMMIT of the
+ * data it lost will see it. */
+static void release_if_clean(struct dc_handle *h)
+{
+	bool keep;
+
+	PTHREAD_RWLOCK_rdlock(&h->file.io_lock);
+	keep = h->file.io != NULL && (dcio_commit(h->file.io, 0, 0) != 0 ||
+				      dcio_file_has_lost(h->file.io));
+	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	if (keep)
+		LogInfo(COMPONENT_FSAL,
+			"DONTCACHE export %u: file %" PRIu64 " has lost write-back data: its engine file stays open",
+			h->exp->export_id, h->obj_handle.fileid);
+	else
+		close_engine_file(h);
 }
 
 void dc_file_release(struct dc_handle *h)
@@ -326,6 +342,7 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 {
 	struct dc_handle *h = dc_hdl(obj);
 	struct fsal_fd *fd = state_fd(state);
+	bool last;
 
 	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
 	if (state->state_type == STATE_TYPE_SHARE ||
@@ -333,7 +350,14 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 	    state->state_type == STATE_TYPE_9P_FID)
 		update_share_counters(&h->file.share, fd->openflags, FSAL_O_CLOSED);
 	fd->openflags = FSAL_O_CLOSED;
+	last = h->file.share.share_access_read == 0 &&
+	       h->file.share.share_access_write == 0 &&
+	       h->file.gfd.openflags == FSAL_O_CLOSED;
 	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+	/* NFSv4 opens are not counted by ganesha's fd reaper: the last CLOSE
+	 * gives the engine fd back (unless it remembers lost data). */
+	if (last)
+		release_if_clean(h);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -343,26 +367,17 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 fsal_status_t dc_close(struct fsal_obj_handle *obj)
 {
 	struct dc_handle *h = dc_hdl(obj);
-	bool was_open, keep;
+	bool was_open;
 
 	if (obj->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
-	/* Flush first: an error then stays with the open engine file, where
-	 * every later COMMIT of the data it lost will see it. */
-	PTHREAD_RWLOCK_rdlock(&h->file.io_lock);
-	keep = h->file.io != NULL && (dcio_commit(h->file.io, 0, 0) != 0 ||
-				      dcio_file_has_lost(h->file.io));
-	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
-	if (keep)
-		return fsalstat(ERR_FSAL_DELAY, EBUSY);
+	/* ganesha counts the global open (open_fd_count) and uncounts it when
+	 * this returns anything but NOT_OPENED: its view closes either way. */
 	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
 	was_open = h->file.gfd.openflags != FSAL_O_CLOSED;
 	h->file.gfd.openflags = FSAL_O_CLOSED;
 	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
-	if (close_engine_file(h) != 0)
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE export %u: write-back error on close of file %" PRIu64 ", kept for the next COMMIT",
-			h->exp->export_id, obj->fileid);
+	release_if_clean(h);
 	return fsalstat(was_open ? ERR_FSAL_NO_ERROR : ERR_FSAL_NOT_OPENED, 0);
 }
 
