@@ -1,4 +1,5 @@
 /* Shared helpers for the dcio CUnit suites. */
+#include <CUnit/Basic.h>
 #include "dcio_testlib.h"
 
 #include <errno.h>
@@ -414,4 +415,15 @@ double tl_json_num(const char *s, const char *path)
 	char *end;
 	double v = strtod(buf, &end);
 	return *end ? -1 : v;
+}
+
+int tl_run_tests(void)
+{
+	unsigned int fails;
+
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return fails ? 1 : 0;
 }

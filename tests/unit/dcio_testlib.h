@@ -57,4 +57,7 @@ bool tl_check(const void *buf, size_t len, uint64_t off, unsigned seed);
 /* Fraction of the file's pages resident in the page cache (mincore). */
 double tl_resident(const char *path);
 
+/* Runs the registered CUnit suites verbosely, frees the registry; the exit
+ * status for main(): 0 when every test and assertion passed. */
+int tl_run_tests(void);
 #endif

@@ -300,9 +300,5 @@ int main(void)
 	CU_add_test(s, "stable writes wait for a later flush (pool)", t_stable_pool);
 	CU_add_test(s, "stable writes wait for a later flush (io_uring)", t_stable_uring);
 	CU_add_test(s, "stable writes, inline flush mode", t_stable_inline);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

@@ -198,9 +198,5 @@ int main(void)
 	CU_add_test(s, "ext4 inline BUFFERED", t_inline_BUFFERED);
 	CU_add_test(s, "ext4 inline DIRECT", t_inline_DIRECT);
 	CU_add_test(s, "ext4 inline DROPBEHIND", t_inline_DROPBEHIND);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

@@ -135,9 +135,5 @@ int main(void)
 	CU_add_test(s, "ext4: misaligned direct writes and reads byte-exact", t_ext4);
 	CU_add_test(s, "ext4, inline flush mode", t_ext4_inline);
 	CU_add_test(s, "tmpfs: direct falls back, still exact", t_tmpfs);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

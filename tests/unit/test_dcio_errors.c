@@ -358,9 +358,5 @@ int main(void)
 	CU_add_test(s, "write error returned by close", t_close_unreported_write_error);
 	CU_add_test(s, "EINTR, EAGAIN and short writes retried", t_retries);
 	CU_add_test(s, "bad-request write errors lose nothing else", t_bad_request_no_loss);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

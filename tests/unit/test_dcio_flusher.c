@@ -191,9 +191,5 @@ int main(void)
 	CU_add_test(s, "256 writes coalesce into merged ranges", t_coalesce);
 	CU_add_test(s, "interval flush, then wait and drop", t_interval_then_drop);
 	CU_add_test(s, "export threshold flushes every file", t_export_threshold);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

@@ -185,9 +185,5 @@ int main(void)
 	CU_add_test(s, "flood through a slow pwritev2 stays under the bound", t_flood_pool);
 	CU_add_test(s, "flood through io_uring stays under the bound", t_flood_uring);
 	CU_add_test(s, "EAGAIN after inflight_wait_ms, oversized write alone", t_eagain);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

@@ -320,9 +320,5 @@ int main(void)
 	CU_add_test(s, "run-time EOPNOTSUPP resubmits buffered", t_runtime_eopnotsupp);
 	CU_add_test(s, "read-only filesystem: probe skipped, export up", t_probe_readonly);
 	CU_add_test(s, "mode names parse case-insensitively", t_parse);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

@@ -91,9 +91,5 @@ int main(void)
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("no io_uring", NULL, NULL);
 	CU_add_test(s, "io_uring refused: pool with the same semantics", t_pool_fallback);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

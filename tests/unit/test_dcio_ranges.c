@@ -100,9 +100,5 @@ int main(void)
 	CU_pSuite s = CU_add_suite("ranges", NULL, NULL);
 	CU_add_test(s, "basics", t_basics);
 	CU_add_test(s, "random operations against a model", t_model);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }

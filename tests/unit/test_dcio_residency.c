@@ -168,10 +168,8 @@ int main(void)
 	CU_add_test(s, "dontcache overwriting 1 GiB stays under 5% resident", t_dontcache_overwrite);
 	CU_add_test(s, "dropbehind flusher leaves 1 GiB under 5% resident", t_dropbehind);
 	CU_add_test(s, "buffered leaves most of 1 GiB resident", t_buffered);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	int rc = tl_run_tests();
+
 	free(bufs);
-	return fails ? 1 : 0;
+	return rc;
 }

@@ -149,9 +149,5 @@ int main(void)
 	CU_add_test(s, "quantiles on known data", t_quantiles);
 	CU_add_test(s, "export JSON valid with every key", t_json);
 	CU_add_test(s, "JSON checker sanity", t_json_checker);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return tl_run_tests();
 }
