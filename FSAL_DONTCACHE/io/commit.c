@@ -6,7 +6,9 @@
  * caller finds no flush running, or a pool job for stable writes.
  * On failure everything pending (acknowledged, unflushed) joins `lost` with
  * the errno; a range leaves `lost` only when rewritten and then covered by a
- * successful flush. */
+ * successful flush. A write in flight when an error is recorded joins `lost`
+ * when acknowledged: the failing syscall may have consumed the report of its
+ * own pages' writeback. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -18,9 +20,31 @@ static uint64_t range_end(uint64_t off, uint64_t len)
 	return len == 0 || off + len < off ? UINT64_MAX : off + len;
 }
 
+static void post_job(struct dcio_file *f)
+{
+	if (f->job_posted)
+		return;
+	f->job_posted = true;
+	file_get(f);
+	pool_post(&f->e->pool, &f->gc_job);
+}
+
+/* A failed write may have dirtied pages, and a write lost in flight may still
+ * be under writeback: one more flush now charges their writeback errors to
+ * this loss instead of to writes acknowledged later (errseq reports an error
+ * to the next fsync, whoever wrote the pages). */
+static void want_settle(struct dcio_file *f)
+{
+	f->settle = true;
+	if (!f->flushing)
+		post_job(f);
+}
+
 static void note_error(struct dcio_file *f, int err)
 {
 	f->unreported = err;
+	f->last_err = err;
+	__atomic_add_fetch(&f->err_gen, 1, __ATOMIC_SEQ_CST);
 	stat_error(&f->x->st, err);
 	export_note_error(f->x, err);
 }
@@ -32,10 +56,22 @@ static void lose_pending(struct dcio_file *f, int err)
 	f->flushed_seq = f->write_seq;
 }
 
-void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len)
+uint64_t gc_write_begin(struct dcio_file *f)
+{
+	return __atomic_load_n(&f->err_gen, __ATOMIC_SEQ_CST);
+}
+
+void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen)
 {
 	pthread_mutex_lock(&f->gc_mu);
 	f->write_seq++;
+	if (gen != f->err_gen) {
+		rs_add(&f->lost, off, range_end(off, len ? len : 1), f->last_err);
+		ST_ADD(f->x->st.gc_lost_inflight, 1);
+		want_settle(f);
+		pthread_mutex_unlock(&f->gc_mu);
+		return;
+	}
 	rs_add(&f->pending, off, range_end(off, len ? len : 1), 0);
 	/* over-approximating pending is only safe while nothing is lost:
 	 * a successful flush removes pending ranges from `lost` */
@@ -67,6 +103,7 @@ void gc_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 	rs_add(&f->pending, off, range_end(off, len ? len : 1), 0);
 	lose_pending(f, err);
 	note_error(f, err);
+	want_settle(f);
 	pthread_mutex_unlock(&f->gc_mu);
 }
 
@@ -129,14 +166,6 @@ static bool has_sync_waiter(struct dcio_file *f)
 	return false;
 }
 
-static void post_job(struct dcio_file *f)
-{
-	if (f->job_posted)
-		return;
-	f->job_posted = true;
-	file_get(f);
-	pool_post(&f->e->pool, &f->gc_job);
-}
 
 /* Runs one batch; called and returns with gc_mu held, !flushing. */
 static void run_batch(struct dcio_file *f)
@@ -155,6 +184,9 @@ static void run_batch(struct dcio_file *f)
 		n++;
 	}
 	rs_take(&snap, &f->pending);
+	if (f->settle && !n)
+		ST_ADD(x->st.gc_settles, 1);
+	f->settle = false;
 	f->flushing = true;
 	f->flush_fsync = fsync;
 	f->flush_covered = covered;
@@ -203,12 +235,19 @@ static void run_batch(struct dcio_file *f)
 		w->err = err;
 		w->done = true;
 		if (w->req) {
+			/* its range may have been lost before this flush began */
+			if (!err) {
+				struct dcio_req *q = w->req;
+				w->err = rs_find(&f->lost, q->off, range_end(q->off, q->len ? q->len : 1));
+				if (w->err)
+					ST_ADD(x->st.gc_lost_reports, 1);
+			}
 			*at = w;
 			at = &w->next;
 			w->next = NULL;
 		}
 	}
-	if (f->wh && !has_sync_waiter(f))
+	if ((f->wh && !has_sync_waiter(f)) || (f->settle && !f->wh))
 		post_job(f);
 	pthread_cond_broadcast(&f->gc_cv);
 
@@ -228,7 +267,7 @@ static void gc_job_run(struct dcio_job *j)
 
 	pthread_mutex_lock(&f->gc_mu);
 	f->job_posted = false;
-	if (!f->flushing && f->wh)
+	if (!f->flushing && (f->wh || f->settle))
 		run_batch(f);
 	pthread_mutex_unlock(&f->gc_mu);
 	file_put(f);

@@ -68,7 +68,7 @@ struct dcio_stats {
 	uint64_t fl_sfr_calls, fl_dontneed;
 	uint64_t fl_inline_kicks;	/* Flush_Mode=inline: writeback kicked by the writer */
 	uint64_t gc_batches, gc_requests, gc_syscalls, gc_max_batch, gc_nodirty;
-	uint64_t gc_lost_reports;
+	uint64_t gc_lost_reports, gc_lost_inflight, gc_settles;
 	uint64_t errors[DCIO_ERRNO_MAX + 1];
 	uint64_t eagain, inflight_waits;
 	struct dcio_hist lat_w, lat_r, lat_c;
@@ -206,7 +206,10 @@ struct dcio_file {
 	struct gc_waiter *riders;	/* joined the running flush */
 	uint64_t flush_covered;
 	bool flushing, flush_fsync, job_posted;
+	bool settle;		/* a flush is due after a failed or lost write */
 	int unreported;
+	int last_err;		/* errno of the latest data-losing error */
+	uint64_t err_gen;	/* bumped by each data-losing error (atomic reads) */
 	int sfr_busy;		/* sync_file_range calls whose errors are not recorded yet */
 	struct dcio_job gc_job;
 
@@ -225,7 +228,10 @@ void rl_start(struct dcio_req *q);
 void rl_release(struct dcio_req *q);
 void file_put(struct dcio_file *f);
 
-void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len);
+/* A write reads the error generation before its first syscall and hands it
+ * to gc_acked: an error in between may have consumed its writeback error. */
+uint64_t gc_write_begin(struct dcio_file *f);
+void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen);
 void gc_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err);
 void gc_flush_error(struct dcio_file *f, int err);
 /* Bracket a writeback syscall outside group commit (sync_file_range): a
@@ -255,6 +261,7 @@ struct dcio_req {
 	uint64_t off, len;		/* the caller's range */
 	uint64_t io_off, io_len, xfer;	/* the syscall's range and progress */
 	uint64_t t0;
+	uint64_t err_gen;		/* gc_write_begin() at submission */
 	dcio_done_fn done;
 	void *arg;
 	void *bounce;

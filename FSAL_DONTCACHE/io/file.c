@@ -293,6 +293,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 		return rc;
 	}
 	file_get(f);
+	q->err_gen = gc_write_begin(f);
 	q->off = q->io_off = offset;
 	q->len = q->io_len = len;
 	q->stable = stable;

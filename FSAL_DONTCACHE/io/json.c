@@ -92,9 +92,9 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 	unsigned long long b = LD(s->gc_batches), rq = LD(s->gc_requests), sc = LD(s->gc_syscalls);
 	fprintf(o, ",\"group_commit\":{\"batches\":%llu,\"requests\":%llu,\"syscalls\":%llu"
 		",\"syscalls_saved\":%llu,\"avg_batch\":%.2f,\"max_batch\":%llu"
-		",\"nothing_dirty\":%llu,\"lost_range_reports\":%llu}",
+		",\"nothing_dirty\":%llu,\"lost_range_reports\":%llu,\"lost_in_flight\":%llu,\"settles\":%llu}",
 		b, rq, sc, rq > sc ? rq - sc : 0, b ? (double)rq / b : 0.0, LD(s->gc_max_batch),
-		LD(s->gc_nodirty), LD(s->gc_lost_reports));
+		LD(s->gc_nodirty), LD(s->gc_lost_reports), LD(s->gc_lost_inflight), LD(s->gc_settles));
 	fputc(',', o);
 	put_errors(o, s);
 	fprintf(o, ",\"inflight\":{\"bytes\":%llu,\"peak\":%llu,\"limit\":%llu,\"waits\":%llu"

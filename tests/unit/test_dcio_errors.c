@@ -15,10 +15,21 @@ static atomic_int n_fdatasync, fail_fdatasync_once, fail_fdatasync_always, enter
 static atomic_int fail_sfr_once, n_sfr_fail, n_calls;
 static atomic_long fail_write_off = -1;
 static atomic_int chaos;
+/* hold_*: the fake syscall waits (bounded) while the flag is set; *_in: it got there */
+static atomic_int hold_fdatasync, fdatasync_in, hold_write, write_in, write_out;
+static atomic_long hold_write_off = -1;
+
+static void hold_while(atomic_int *flag)
+{
+	for (int i = 0; i < 10000 && atomic_load(flag); i++)
+		usleep(1000);
+}
 
 static int fake_fdatasync(int fd)
 {
 	atomic_fetch_add(&n_fdatasync, 1);
+	atomic_store(&fdatasync_in, 1);
+	hold_while(&hold_fdatasync);
 	if (atomic_exchange(&gate_on, 0)) {
 		for (int i = 0; i < 5000 && atomic_load(&entered) < NCOMMIT; i++)
 			usleep(1000);
@@ -43,6 +54,13 @@ static int fake_fsync(int fd)
 static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
 {
 	int n = atomic_fetch_add(&n_calls, 1);
+	if (off == atomic_load(&hold_write_off)) {
+		atomic_store(&write_in, 1);
+		hold_while(&hold_write);
+		ssize_t r = pwritev2(fd, iov, cnt, off, flags);
+		atomic_store(&write_out, 1);
+		return r;
+	}
 	if (off == atomic_load(&fail_write_off)) {
 		errno = ENOSPC;
 		return -1;
@@ -86,6 +104,12 @@ static void reset(void)
 	atomic_store(&n_sfr_fail, 0);
 	atomic_store(&fail_write_off, -1);
 	atomic_store(&chaos, 0);
+	atomic_store(&hold_fdatasync, 0);
+	atomic_store(&fdatasync_in, 0);
+	atomic_store(&hold_write, 0);
+	atomic_store(&write_in, 0);
+	atomic_store(&write_out, 0);
+	atomic_store(&hold_write_off, -1);
 }
 
 struct ctx {
@@ -324,6 +348,111 @@ static void t_bad_request_no_loss(void)
 	teardown(&c, 0);
 }
 
+static void wait_flag(atomic_int *flag)
+{
+	for (int i = 0; i < 10000 && !atomic_load(flag); i++)
+		usleep(1000);
+	CU_ASSERT_TRUE_FATAL(atomic_load(flag));
+}
+
+/* A write in flight while a flush fails: that flush may have consumed the
+ * kernel's report of the write's own pages, so its range is lost too. */
+static void t_inflight_write_lost(void)
+{
+	struct ctx c;
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 65536, 0, 10);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&hold_write, 1);
+	atomic_store(&hold_write_off, 1 << 20);
+	struct tl_wait w;
+	struct tl_op op = { .w = &w };
+	tl_wait_init(&w);
+	struct iovec iov = { buf, 65536 };
+	CU_ASSERT_EQUAL_FATAL(dcio_write(c.f, &iov, 1, 1 << 20, DCIO_UNSTABLE, tl_op_done, &op), 0);
+	wait_flag(&write_in);
+	atomic_store(&fail_fdatasync_once, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
+	atomic_store(&hold_write, 0);
+	tl_wait_for(&w, 1);
+	CU_ASSERT_EQUAL(op.err, 0);
+	/* the kernel's fdatasync would now answer 0 */
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), EIO);
+	char *js = tl_stats(c.x);
+	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.lost_in_flight"), 1);
+	free(js);
+	atomic_store(&hold_write_off, -1);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
+	teardown(&c, 0);
+}
+
+static void *failing_commit(void *arg)
+{
+	struct committer *k = arg;
+	k->rc = dcio_commit(k->f, 0, 0);
+	return NULL;
+}
+
+/* A stable write acknowledged while another flush runs and then fails: its own
+ * flush succeeds, but its data went with the failed one. */
+static void t_stable_write_lost_before_flush(void)
+{
+	struct ctx c;
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 65536, 0, 11);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&hold_fdatasync, 1);
+	atomic_store(&fail_fdatasync_once, EIO);
+	struct committer k = { .f = c.f };
+	pthread_t tid;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, failing_commit, &k), 0);
+	wait_flag(&fdatasync_in);
+	atomic_store(&hold_write_off, 1 << 20);
+	struct tl_wait w;
+	struct tl_op op = { .w = &w };
+	tl_wait_init(&w);
+	struct iovec iov = { buf, 65536 };
+	CU_ASSERT_EQUAL_FATAL(dcio_write(c.f, &iov, 1, 1 << 20, DCIO_DATA_SYNC, tl_op_done, &op), 0);
+	wait_flag(&write_out);
+	usleep(50000);	/* acknowledged and queued behind the held flush */
+	atomic_store(&hold_fdatasync, 0);
+	pthread_join(tid, NULL);
+	CU_ASSERT_EQUAL(k.rc, EIO);
+	tl_wait_for(&w, 1);
+	CU_ASSERT_EQUAL(op.err, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), EIO);
+	atomic_store(&hold_write_off, -1);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_DATA_SYNC), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), 0);
+	teardown(&c, 0);
+}
+
+/* A failed write may leave a writeback error behind (pages it dirtied): the
+ * engine's settle flush takes it, so writes acknowledged later are not
+ * charged with it. The fake's one failed fdatasync stands for that error. */
+static void t_failed_write_settles(void)
+{
+	struct ctx c;
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 65536, 0, 12);
+	atomic_store(&fail_write_off, 1 << 20);
+	atomic_store(&fail_fdatasync_once, EIO);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), ENOSPC);
+	for (int i = 0; i < 10000 && atomic_load(&fail_fdatasync_once); i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL_FATAL(atomic_load(&fail_fdatasync_once), 0);
+	atomic_store(&fail_write_off, -1);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), ENOSPC);
+	char *js = tl_stats(c.x);
+	CU_ASSERT_TRUE(tl_json_num(js, "group_commit.settles") >= 1);
+	free(js);
+	teardown(&c, 0);
+}
+
 static void t_retries(void)
 {
 	struct ctx c;
@@ -358,5 +487,8 @@ int main(void)
 	CU_add_test(s, "write error returned by close", t_close_unreported_write_error);
 	CU_add_test(s, "EINTR, EAGAIN and short writes retried", t_retries);
 	CU_add_test(s, "bad-request write errors lose nothing else", t_bad_request_no_loss);
+	CU_add_test(s, "a write in flight during a flush error is lost", t_inflight_write_lost);
+	CU_add_test(s, "a stable write lost before its flush fails", t_stable_write_lost_before_flush);
+	CU_add_test(s, "a failed write's writeback error is settled at once", t_failed_write_settles);
 	return tl_run_tests();
 }
