@@ -59,7 +59,7 @@ report() { # report STATUS NAME MS LOG
     # The failed checks first (scenarios print "FAIL: ..." and programs "not ok - ..."), then
     # the end of the log.
     echo "  ---- failed checks in $log"
-    grep -E '^(not ok|FAIL:)|\*\*\*Failed|Timeout|timed out' "$log" | head -n 20 | cut -c1-300 | sed 's/^/  | /'
+    grep -E '^(not ok|FAIL:|CRASH:)|\*\*\*Failed|Timeout|timed out' "$log" | head -n 40 | cut -c1-300 | sed 's/^/  | /'
     echo "  ---- last lines"
     grep -v ':DBUS :\|krb5\|keytab\|gssd_refresh\|svc_vc_wait\|^ok' "$log" | tail -n 12 | cut -c1-300 | sed 's/^/  | /'
     echo "  ----"

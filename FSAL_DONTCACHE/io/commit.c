@@ -128,6 +128,8 @@ void gc_sfr_end(struct dcio_file *f, int err)
 	if (err) {
 		lose_pending(f, err);
 		note_error(f, err);
+		if (f->flushing)
+			f->flush_taint = err;
 	}
 	if (--f->sfr_busy == 0)
 		pthread_cond_broadcast(&f->gc_cv);
@@ -190,12 +192,21 @@ static void run_batch(struct dcio_file *f)
 	f->flushing = true;
 	f->flush_fsync = fsync;
 	f->flush_covered = covered;
+	f->flush_taint = 0;
 	pthread_mutex_unlock(&f->gc_mu);
 
 	int r = fsync ? s->fsync(f->fd) : s->fdatasync(f->fd);
 	int err = r < 0 ? errno : 0;
 
 	pthread_mutex_lock(&f->gc_mu);
+	/* A flusher sync_file_range on the same fd may have taken the kernel's
+	 * report of an error in this flush's pages: wait for its result, and
+	 * fail the batch with it. */
+	while (f->sfr_busy > 0)
+		pthread_cond_wait(&f->gc_cv, &f->gc_mu);
+	bool tainted = !err && f->flush_taint;
+	if (tainted)
+		err = f->flush_taint;
 	/* committers that found every acknowledged write already covered by
 	 * this flush joined it while it ran */
 	if (f->riders) {
@@ -223,7 +234,8 @@ static void run_batch(struct dcio_file *f)
 		rs_merge_into(&f->pending, &snap, 0);
 		rs_free(&snap);
 		lose_pending(f, err);
-		note_error(f, err);
+		if (!tainted)	/* else gc_sfr_end noted it */
+			note_error(f, err);
 		if (n)
 			f->unreported = 0;
 	}

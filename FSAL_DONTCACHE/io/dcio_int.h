@@ -211,6 +211,7 @@ struct dcio_file {
 	int last_err;		/* errno of the latest data-losing error */
 	uint64_t err_gen;	/* bumped by each data-losing error (atomic reads) */
 	int sfr_busy;		/* sync_file_range calls whose errors are not recorded yet */
+	int flush_taint;	/* a sync_file_range error seen while flushing */
 	struct dcio_job gc_job;
 
 	/* flusher, under e->fl.mu */

@@ -22,6 +22,7 @@ ft_cleanup() {
   local p m l
   for p in "${FT_BG[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   gsh_cleanup 2>/dev/null
+  gsh_crash_report >&2
   for ((m = ${#FT_MOUNTS[@]} - 1; m >= 0; m--)); do
     umount "${FT_MOUNTS[$m]}" 2>/dev/null || umount -l "${FT_MOUNTS[$m]}" 2>/dev/null
   done

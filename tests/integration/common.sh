@@ -54,6 +54,7 @@ it_cleanup() {
   trap - EXIT
   set +e
   gsh_cleanup >/dev/null 2>&1
+  gsh_crash_report >&2
   local p
   for p in "${IT_EXTRA_PIDS[@]}"; do
     kill "$p" 2>/dev/null; wait "$p" 2>/dev/null

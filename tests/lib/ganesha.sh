@@ -5,6 +5,7 @@
 #   gsh_stop               SIGTERM ganesha, wait (bounded), SIGKILL if it hangs
 #   gsh_kill               SIGKILL ganesha (crash)
 #   gsh_url PATH [VERS]    libnfs URL for PATH on this server
+#   gsh_crash_report       prints the backtrace a crashed ganesha wrote to its log
 # Ports are fixed so clients skip the portmapper.
 
 GSH_NFS_PORT=${GSH_NFS_PORT:-12049}
@@ -13,6 +14,7 @@ GSH_PID=
 GSH_RPCBIND_PID=
 GSH_PLUGINS_DIR=${GSH_PLUGINS_DIR:-}
 GSH_EXIT_STATUS=   # exit status of a ganesha that exited during gsh_start
+GSH_LOGS=()        # every log gsh_start wrote
 
 gsh_in_ns() { [ "${GSH_IN_NS:-}" = 1 ]; }
 
@@ -80,7 +82,9 @@ gsh_start() {
   gsh_in_ns || { echo "gsh: not inside a private namespace" >&2; return 1; }
   gsh_start_rpcbind || return 1
   : > "$log"
-  ${GSH_WRAPPER:-} ganesha.nfsd -F -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
+  GSH_LOGS+=("$log")
+  # -C: ganesha logs a backtrace when it crashes (gsh_crash_report)
+  ${GSH_WRAPPER:-} ganesha.nfsd -F -C -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
   GSH_PID=$!
   local i
   for i in $(seq ${GSH_START_TRIES:-300}); do
@@ -114,6 +118,25 @@ gsh_kill() {
   kill -KILL "$GSH_PID" 2>/dev/null
   wait "$GSH_PID" 2>/dev/null
   GSH_PID=
+}
+
+# ganesha's SIGSEGV/SIGABRT/SIGBUS handler writes "stack backtrace follows" and the frames to
+# its log file before it dumps core. Prints them as "CRASH: " lines (tests/run.sh shows those),
+# frames in this project's module resolved to function and line with addr2line.
+gsh_crash_report() {
+  local log line lib off
+  for log in "${GSH_LOGS[@]}"; do
+    [ -f "$log" ] && grep -q 'stack backtrace follows' "$log" || continue
+    echo "CRASH: ganesha crashed, log $log"
+    sed -n '/stack backtrace follows/,$p' "$log" | sed -n '2,41p' | while IFS= read -r line; do
+      case $line in
+        *libfsaldontcache.so\(+0x*)
+          lib=${line%%(*} off=${line#*(+}; off=${off%%)*}
+          echo "CRASH: $line $(addr2line -f -i -p -e "$lib" "$off" 2>/dev/null | tr '\n' ' ')" ;;
+        *) echo "CRASH: $line" ;;
+      esac
+    done
+  done
 }
 
 gsh_cleanup() {

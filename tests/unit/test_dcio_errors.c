@@ -16,7 +16,7 @@ static atomic_int fail_sfr_once, n_sfr_fail, n_calls;
 static atomic_long fail_write_off = -1;
 static atomic_int chaos;
 /* hold_*: the fake syscall waits (bounded) while the flag is set; *_in: it got there */
-static atomic_int hold_fdatasync, fdatasync_in, hold_write, write_in, write_out;
+static atomic_int hold_fdatasync, fdatasync_in, hold_write, write_in, write_out, hold_sfr, sfr_in;
 static atomic_long hold_write_off = -1;
 
 static void hold_while(atomic_int *flag)
@@ -85,6 +85,10 @@ static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off
 
 static int fake_sfr(int fd, off_t off, off_t len, unsigned int flags)
 {
+	if (atomic_load(&hold_sfr)) {
+		atomic_store(&sfr_in, 1);
+		hold_while(&hold_sfr);
+	}
 	if (atomic_exchange(&fail_sfr_once, 0)) {
 		atomic_fetch_add(&n_sfr_fail, 1);
 		errno = EIO;
@@ -110,6 +114,8 @@ static void reset(void)
 	atomic_store(&write_in, 0);
 	atomic_store(&write_out, 0);
 	atomic_store(&hold_write_off, -1);
+	atomic_store(&hold_sfr, 0);
+	atomic_store(&sfr_in, 0);
 }
 
 struct ctx {
@@ -453,6 +459,39 @@ static void t_failed_write_settles(void)
 	teardown(&c, 0);
 }
 
+/* The flusher's sync_file_range and a stable write's fdatasync run on the same
+ * fd: the kernel reports a writeback error to whichever looks first. A flush
+ * overlapped by a failing sync_file_range fails too. */
+static void t_flusher_error_during_flush(void)
+{
+	struct ctx c;
+	setup(&c, false, DCIO_WRITE_DROPBEHIND);
+	tl_fill(buf, 256 << 10, 0, 13);
+	atomic_store(&hold_fdatasync, 1);
+	struct tl_wait w;
+	struct tl_op op = { .w = &w };
+	tl_wait_init(&w);
+	struct iovec iov = { buf, 4096 };
+	CU_ASSERT_EQUAL_FATAL(dcio_write(c.f, &iov, 1, 1 << 20, DCIO_DATA_SYNC, tl_op_done, &op), 0);
+	wait_flag(&fdatasync_in);
+	/* crosses flush_file_bytes: the flusher starts a sync_file_range, held */
+	atomic_store(&hold_sfr, 1);
+	atomic_store(&fail_sfr_once, 1);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 256 << 10, 0, DCIO_UNSTABLE), 0);
+	wait_flag(&sfr_in);
+	atomic_store(&hold_fdatasync, 0);	/* the flush answers 0 first */
+	usleep(50000);
+	atomic_store(&hold_sfr, 0);		/* then the flusher sees EIO */
+	tl_wait_for(&w, 1);
+	CU_ASSERT_EQUAL(op.err, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 4096), EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	char *js = tl_stats(c.x);
+	CU_ASSERT_EQUAL(tl_json_num(js, "errors.EIO"), 1);
+	free(js);
+	teardown(&c, 0);
+}
+
 static void t_retries(void)
 {
 	struct ctx c;
@@ -490,5 +529,6 @@ int main(void)
 	CU_add_test(s, "a write in flight during a flush error is lost", t_inflight_write_lost);
 	CU_add_test(s, "a stable write lost before its flush fails", t_stable_write_lost_before_flush);
 	CU_add_test(s, "a failed write's writeback error is settled at once", t_failed_write_settles);
+	CU_add_test(s, "a flusher error during a flush fails that flush", t_flusher_error_during_flush);
 	return tl_run_tests();
 }
