@@ -381,17 +381,22 @@ fsal_status_t dc_close(struct fsal_obj_handle *obj)
 	return fsalstat(was_open ? ERR_FSAL_NO_ERROR : ERR_FSAL_NOT_OPENED, 0);
 }
 
-/* Checks the caller's right to do I/O (share reservations, NFSv4 state). */
+/* Checks the caller's right to do I/O (share reservations, NFSv4 state).
+ * When another thread holds the object lock while the global fd is closed,
+ * fsal_reopen_obj opens a temporary fd in *out_fd: it must point somewhere
+ * (concurrent first WRITEs to a file crashed ganesha without it). */
 static fsal_status_t check_io(struct dc_handle *h, bool bypass, struct state_t *state,
 			      fsal_openflags_t need, bool for_locks)
 {
-	struct fsal_fd *out_fd;
+	struct fsal_fd temp_fd = { .openflags = FSAL_O_CLOSED }, *out_fd = &temp_fd;
 	bool has_lock = false, closefd = false, reusing = false;
 	fsal_status_t st;
 
 	st = fsal_find_fd(&out_fd, &h->obj_handle, &h->file.gfd, &h->file.share,
 			  bypass, state, need, open_func, close_func,
 			  &has_lock, &closefd, for_locks, &reusing);
+	if (closefd)
+		close_func(&h->obj_handle, out_fd);
 	if (has_lock)
 		PTHREAD_RWLOCK_unlock(&h->obj_handle.obj_lock);
 	return st;
