@@ -154,6 +154,15 @@ static void teardown(struct ctx *c, int close_err)
 	tl_fs_cleanup(&c->fs);
 }
 
+static double stat_num(struct ctx *c, const char *path)
+{
+	char *js = tl_stats(c->x);
+	double v = tl_json_num(js, path);
+
+	free(js);
+	return v;
+}
+
 static char buf[1 << 20];
 
 struct committer {
@@ -213,10 +222,8 @@ static void t_fdatasync_eio(void)
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 512 << 10, 1), 0);
 
-	char *js = tl_stats(c.x);
-	CU_ASSERT_TRUE(tl_json_num(js, "errors.EIO") >= 1);
-	CU_ASSERT_TRUE(tl_json_num(js, "group_commit.lost_range_reports") >= 3);
-	free(js);
+	CU_ASSERT_TRUE(stat_num(&c, "errors.EIO") >= 1);
+	CU_ASSERT_TRUE(stat_num(&c, "group_commit.lost_range_reports") >= 3);
 	teardown(&c, 0);
 }
 
@@ -348,10 +355,24 @@ static void t_bad_request_no_loss(void)
 	CU_ASSERT_EQUAL(dcio_file_close(ro), 0);
 	CU_ASSERT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
-	char *js = tl_stats(c.x);
-	CU_ASSERT_EQUAL(tl_json_num(js, "errors.EBADF"), 1);
-	free(js);
+	CU_ASSERT_EQUAL(stat_num(&c, "errors.EBADF"), 1);
 	teardown(&c, 0);
+}
+
+/* An async write of buf[0, len) at off: wait with tl_wait_for(&a->w, 1). */
+struct async_write {
+	struct tl_wait w;
+	struct tl_op op;
+};
+
+static void start_write(struct async_write *a, struct dcio_file *f, size_t len, uint64_t off,
+			enum dcio_stable st)
+{
+	struct iovec iov = { buf, len };
+
+	tl_wait_init(&a->w);
+	a->op = (struct tl_op){ .w = &a->w };
+	CU_ASSERT_EQUAL_FATAL(dcio_write(f, &iov, 1, off, st, tl_op_done, &a->op), 0);
 }
 
 static void wait_flag(atomic_int *flag)
@@ -371,22 +392,17 @@ static void t_inflight_write_lost(void)
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
 	atomic_store(&hold_write, 1);
 	atomic_store(&hold_write_off, 1 << 20);
-	struct tl_wait w;
-	struct tl_op op = { .w = &w };
-	tl_wait_init(&w);
-	struct iovec iov = { buf, 65536 };
-	CU_ASSERT_EQUAL_FATAL(dcio_write(c.f, &iov, 1, 1 << 20, DCIO_UNSTABLE, tl_op_done, &op), 0);
+	struct async_write a;
+	start_write(&a, c.f, 65536, 1 << 20, DCIO_UNSTABLE);
 	wait_flag(&write_in);
 	atomic_store(&fail_fdatasync_once, EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
 	atomic_store(&hold_write, 0);
-	tl_wait_for(&w, 1);
-	CU_ASSERT_EQUAL(op.err, 0);
+	tl_wait_for(&a.w, 1);
+	CU_ASSERT_EQUAL(a.op.err, 0);
 	/* the kernel's fdatasync would now answer 0 */
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), EIO);
-	char *js = tl_stats(c.x);
-	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.lost_in_flight"), 1);
-	free(js);
+	CU_ASSERT_EQUAL(stat_num(&c, "group_commit.lost_in_flight"), 1);
 	atomic_store(&hold_write_off, -1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), 0);
@@ -416,18 +432,15 @@ static void t_stable_write_lost_before_flush(void)
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, failing_commit, &k), 0);
 	wait_flag(&fdatasync_in);
 	atomic_store(&hold_write_off, 1 << 20);
-	struct tl_wait w;
-	struct tl_op op = { .w = &w };
-	tl_wait_init(&w);
-	struct iovec iov = { buf, 65536 };
-	CU_ASSERT_EQUAL_FATAL(dcio_write(c.f, &iov, 1, 1 << 20, DCIO_DATA_SYNC, tl_op_done, &op), 0);
+	struct async_write a;
+	start_write(&a, c.f, 65536, 1 << 20, DCIO_DATA_SYNC);
 	wait_flag(&write_out);
 	usleep(50000);	/* acknowledged and queued behind the held flush */
 	atomic_store(&hold_fdatasync, 0);
 	pthread_join(tid, NULL);
 	CU_ASSERT_EQUAL(k.rc, EIO);
-	tl_wait_for(&w, 1);
-	CU_ASSERT_EQUAL(op.err, EIO);
+	tl_wait_for(&a.w, 1);
+	CU_ASSERT_EQUAL(a.op.err, EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), EIO);
 	atomic_store(&hold_write_off, -1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_DATA_SYNC), 0);
@@ -453,9 +466,7 @@ static void t_failed_write_settles(void)
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), ENOSPC);
-	char *js = tl_stats(c.x);
-	CU_ASSERT_TRUE(tl_json_num(js, "group_commit.settles") >= 1);
-	free(js);
+	CU_ASSERT_TRUE(stat_num(&c, "group_commit.settles") >= 1);
 	teardown(&c, 0);
 }
 
@@ -468,11 +479,8 @@ static void t_flusher_error_during_flush(void)
 	setup(&c, false, DCIO_WRITE_DROPBEHIND);
 	tl_fill(buf, 256 << 10, 0, 13);
 	atomic_store(&hold_fdatasync, 1);
-	struct tl_wait w;
-	struct tl_op op = { .w = &w };
-	tl_wait_init(&w);
-	struct iovec iov = { buf, 4096 };
-	CU_ASSERT_EQUAL_FATAL(dcio_write(c.f, &iov, 1, 1 << 20, DCIO_DATA_SYNC, tl_op_done, &op), 0);
+	struct async_write a;
+	start_write(&a, c.f, 4096, 1 << 20, DCIO_DATA_SYNC);
 	wait_flag(&fdatasync_in);
 	/* crosses flush_file_bytes: the flusher starts a sync_file_range, held */
 	atomic_store(&hold_sfr, 1);
@@ -482,13 +490,11 @@ static void t_flusher_error_during_flush(void)
 	atomic_store(&hold_fdatasync, 0);	/* the flush answers 0 first */
 	usleep(50000);
 	atomic_store(&hold_sfr, 0);		/* then the flusher sees EIO */
-	tl_wait_for(&w, 1);
-	CU_ASSERT_EQUAL(op.err, EIO);
+	tl_wait_for(&a.w, 1);
+	CU_ASSERT_EQUAL(a.op.err, EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 4096), EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
-	char *js = tl_stats(c.x);
-	CU_ASSERT_EQUAL(tl_json_num(js, "errors.EIO"), 1);
-	free(js);
+	CU_ASSERT_EQUAL(stat_num(&c, "errors.EIO"), 1);
 	teardown(&c, 0);
 }
 
