@@ -36,13 +36,15 @@ usage: bench/run.sh [--quick] [options]
   --dir DIR            where export directories live (default /var/tmp/dcbench; must not be tmpfs)
   --out DIR            output directory (default out/bench-<timestamp> in the repository)
   --keep               keep the export directories and their files afterwards
+  --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
+                       e.g. "Engine_Threads = 4; Use_Io_Uring = false;" (default: none)
 EOF
 }
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
 # ---------------------------------------------------------------- options
-QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0
+QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE=
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -58,6 +60,7 @@ while [ $# -gt 0 ]; do
     --dir) DIR=${2:-}; shift ;;
     --out) OUT=${2:-}; shift ;;
     --keep) KEEP=1 ;;
+    --engine) ENGINE=${2:-}; shift ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
@@ -113,6 +116,7 @@ if [ $INNER = 0 ]; then
   [ -n "$SCENARIOS" ] && args+=(--scenarios "$SCENARIOS")
   [ -n "$MODULE" ] && args+=(--module "$MODULE")
   [ $KEEP = 1 ] && args+=(--keep)
+  [ -n "$ENGINE" ] && args+=(--engine "$ENGINE")
   [ $CGROUP = 0 ] && args+=(--no-cgroup)
   DCB_CGROUP=$cg DCBENCH=$dcbench "$top/tests/lib/in-ns.sh" "$self" "${args[@]}"
   rc=$?
@@ -199,6 +203,8 @@ fsal_body() {  # mode -> FSAL block body
 }
 export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;; esac; }
 
+engine_block() { [ -z "$ENGINE" ] || echo "DONTCACHE { $ENGINE }" >> "$1"; }
+
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
 # the exports a run needs: the mode's, plus the competing neighbour
@@ -263,6 +269,7 @@ run_one() {  # scenario mode rep
     done
   fi
   for e in $exps; do echo "$work/exp/$e|/$e|$(export_id "$e")|$(fsal_body "$e")"; done | gsh_conf "$conf" "$work"
+  engine_block "$conf"
   drop_caches
   if ! gsh_start "$conf" "$log"; then
     echo "run.sh: $tag: ganesha did not start (see $log)" >&2
@@ -301,6 +308,7 @@ preflight() {
   local conf=$work/ganesha.conf log=$OUT/runs/preflight.$mode.ganesha.log
   mkdir -p "$work/exp/$mode"
   echo "$work/exp/$mode|/$mode|$(export_id "$mode")|$(fsal_body "$mode")" | gsh_conf "$conf" "$work"
+  engine_block "$conf"
   gsh_start "$conf" "$log" || { PF_WHY="ganesha did not start"; return 1; }
   timeout -k 2 40 "$dcbench" --url "$(url_for "$mode")" --conns 1 --qd 2 --bs 64k --size 1M --prefix pf \
     --rpc-timeout 8 --drain-timeout 5 --quiet --json "$OUT/runs/preflight.$mode.json" > "$OUT/runs/preflight.$mode.out" 2>&1
@@ -328,6 +336,7 @@ quick: $QUICK  reps: $REPS  seconds per run: $T  scale: $SCALE
 memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" || echo none)
 modes: ${modes[*]}   scenarios: ${scenarios[*]}
 module: ${MODULE:-none}
+module DONTCACHE block: ${ENGINE:-defaults}
 export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
 hot set (noisy): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
