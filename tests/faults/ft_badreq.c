@@ -34,24 +34,25 @@ static bool one_of(int st, int a, int b)
 	return st == a || st == b;
 }
 
-static uint64_t fsize(struct ft_conn *c, const struct ft_fh *fh)
+static uint64_t fsize(struct nfsc_conn *c, const struct nfsc_fh *fh)
 {
 	fattr3 at;
 
-	if (ft_getattr(c, fh, &at) != NFS3_OK)
+	if (nfsc_getattr(c, fh, &at) != NFS3_OK)
 		return UINT64_MAX;
 	return at.size;
 }
 
 int main(int argc, char **argv)
 {
-	struct ft_opts o = { "127.0.0.1", 12049, 12050, NULL };
-	struct ft_conn c;
-	struct ft_fh dir, file;
+	struct nfsc_opts o = { "127.0.0.1", 12049, 12050, NULL };
+	struct nfsc_conn c;
+	struct nfsc_fh dir, file;
 	unsigned char data[10000], buf[8192], want[8192];
 	const uint64_t fsz = sizeof(data);
 	uint32_t cnt, got;
-	int opt, st, committed;
+	int opt, st;
+	stable_how committed;
 	bool eof;
 	char verf[8];
 	uint64_t seed = ft_seed("badreq_file");
@@ -65,52 +66,52 @@ int main(int argc, char **argv)
 		ft_die("ft_badreq: connect: %s", c.err);
 	st = ft_mkdir(&c, &c.root, "badreq_dir", &dir);
 	if (st != NFS3_OK)
-		ft_die("ft_badreq: mkdir: %s", ft_st(st));
+		ft_die("ft_badreq: mkdir: %s", nfsc_st(st));
 	st = ft_create(&c, &c.root, "badreq_file", &file);
 	if (st != NFS3_OK)
-		ft_die("ft_badreq: create: %s", ft_st(st));
+		ft_die("ft_badreq: create: %s", nfsc_st(st));
 	ft_pattern_fill(seed, 0, data, sizeof(data));
-	st = ft_write(&c, &file, 0, data, sizeof(data), FILE_SYNC, &cnt, &committed, verf);
+	st = nfsc_write(&c, &file, 0, data, sizeof(data), FILE_SYNC, &cnt, &committed, verf);
 	check(st == NFS3_OK && cnt == sizeof(data) && committed != UNSTABLE,
 	      "setup FILE_SYNC write of %zu bytes: %s count %u committed %d", sizeof(data),
-	      ft_st(st), cnt, committed);
+	      nfsc_st(st), cnt, committed);
 
 	/* directories */
-	st = ft_write(&c, &dir, 0, data, 100, UNSTABLE, &cnt, NULL, NULL);
+	st = nfsc_write(&c, &dir, 0, data, 100, UNSTABLE, &cnt, NULL, NULL);
 	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL), "WRITE to a directory: %s (want ISDIR/INVAL)",
-	      ft_st(st));
-	st = ft_write(&c, &dir, 0, data, 100, FILE_SYNC, &cnt, NULL, NULL);
+	      nfsc_st(st));
+	st = nfsc_write(&c, &dir, 0, data, 100, FILE_SYNC, &cnt, NULL, NULL);
 	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
-	      "FILE_SYNC WRITE to a directory: %s (want ISDIR/INVAL)", ft_st(st));
-	st = ft_read(&c, &dir, 0, 100, buf, &got, &eof);
+	      "FILE_SYNC WRITE to a directory: %s (want ISDIR/INVAL)", nfsc_st(st));
+	st = nfsc_read(&c, &dir, 0, 100, buf, &got, &eof);
 	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL), "READ of a directory: %s (want ISDIR/INVAL)",
-	      ft_st(st));
-	st = ft_commit(&c, &dir, 0, 0, verf);
-	check(st != -1, "COMMIT of a directory answered %s (an answer, no crash)", ft_st(st));
-	check(ft_null(&c) == 0, "server answers NULL after the directory requests");
+	      nfsc_st(st));
+	st = nfsc_commit(&c, &dir, 0, 0, verf);
+	check(st != -1, "COMMIT of a directory answered %s (an answer, no crash)", nfsc_st(st));
+	check(nfsc_null(&c) == 0, "server answers NULL after the directory requests");
 	/* listing a (sub)directory: the same handle works for WRITE's ISDIR answer above */
 	{
 		READDIR3args ra;
 		READDIRPLUS3args rp;
-		struct ft_call k1 = { 0 }, k2 = { 0 };
+		struct nfsc_call k1 = { 0 }, k2 = { 0 };
 
 		memset(&ra, 0, sizeof(ra));
-		ft_fh_to3(&dir, &ra.dir);
+		nfsc_fh_to3(&dir, &ra.dir);
 		ra.count = 4096;
-		if (rpc_nfs3_readdir_async(c.rpc, ft_call_cb, &ra, &k1) == 0)
-			ft_wait(&c, &k1);
+		if (rpc_nfs3_readdir_async(c.rpc, nfsc_call_cb, &ra, &k1) == 0)
+			nfsc_wait(&c, &k1);
 		else
 			k1.st = -1;
-		check(k1.st == NFS3_OK, "READDIR of a subdirectory: %s (want OK)", ft_st(k1.st));
+		check(k1.st == NFS3_OK, "READDIR of a subdirectory: %s (want OK)", nfsc_st(k1.st));
 		memset(&rp, 0, sizeof(rp));
-		ft_fh_to3(&dir, &rp.dir);
+		nfsc_fh_to3(&dir, &rp.dir);
 		rp.dircount = 4096;
 		rp.maxcount = 16384;
-		if (rpc_nfs3_readdirplus_async(c.rpc, ft_call_cb, &rp, &k2) == 0)
-			ft_wait(&c, &k2);
+		if (rpc_nfs3_readdirplus_async(c.rpc, nfsc_call_cb, &rp, &k2) == 0)
+			nfsc_wait(&c, &k2);
 		else
 			k2.st = -1;
-		check(k2.st == NFS3_OK, "READDIRPLUS of a subdirectory: %s (want OK)", ft_st(k2.st));
+		check(k2.st == NFS3_OK, "READDIRPLUS of a subdirectory: %s (want OK)", nfsc_st(k2.st));
 	}
 
 	/* maximum file size */
@@ -127,20 +128,20 @@ int main(int argc, char **argv)
 		};
 		for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
 			for (int stable = UNSTABLE; stable <= FILE_SYNC; stable += FILE_SYNC) {
-				st = ft_write(&c, &file, big[i].off, data, 100, stable, &cnt, NULL, NULL);
+				st = nfsc_write(&c, &file, big[i].off, data, 100, stable, &cnt, NULL, NULL);
 				if (big[i].strict)
 					check(st == NFS3ERR_FBIG, "%s WRITE at offset %llu (%s): %s (want FBIG)",
 					      stable ? "FILE_SYNC" : "UNSTABLE",
-					      (unsigned long long)big[i].off, big[i].what, ft_st(st));
+					      (unsigned long long)big[i].off, big[i].what, nfsc_st(st));
 				else
 					check(one_of(st, NFS3ERR_FBIG, NFS3ERR_INVAL),
 					      "%s WRITE at offset %llu (%s): %s (want FBIG/INVAL)",
 					      stable ? "FILE_SYNC" : "UNSTABLE",
-					      (unsigned long long)big[i].off, big[i].what, ft_st(st));
+					      (unsigned long long)big[i].off, big[i].what, nfsc_st(st));
 			}
 		}
-		st = ft_commit(&c, &file, 0, 0, verf);
-		check(st == NFS3_OK, "COMMIT after the refused big WRITEs: %s (want OK)", ft_st(st));
+		st = nfsc_commit(&c, &file, 0, 0, verf);
+		check(st == NFS3_OK, "COMMIT after the refused big WRITEs: %s (want OK)", nfsc_st(st));
 		check(fsize(&c, &file) == fsz, "file size still %llu after the refused WRITEs (got %llu)",
 		      (unsigned long long)fsz, (unsigned long long)fsize(&c, &file));
 	}
@@ -148,54 +149,54 @@ int main(int argc, char **argv)
 	/* count larger than the data sent */
 	{
 		WRITE3args a;
-		struct ft_call k;
+		struct nfsc_call k;
 
 		memset(&a, 0, sizeof(a));
 		memset(&k, 0, sizeof(k));
-		ft_fh_to3(&file, &a.file);
+		nfsc_fh_to3(&file, &a.file);
 		a.offset = 0;
 		a.count = 4096;
 		a.stable = UNSTABLE;
 		a.data.data_len = 10;
 		a.data.data_val = (char *)data;
-		if (rpc_nfs3_write_async(c.rpc, ft_call_cb, &a, &k) == 0)
-			ft_wait(&c, &k);
+		if (rpc_nfs3_write_async(c.rpc, nfsc_call_cb, &a, &k) == 0)
+			nfsc_wait(&c, &k);
 		else
 			k.st = -1;
 		check(k.st == NFS3ERR_INVAL, "WRITE with count 4096 but 10 data bytes: %s (want INVAL)",
-		      ft_st(k.st));
+		      nfsc_st(k.st));
 	}
 
 	/* zero-length writes */
-	st = ft_write(&c, &file, 0, data, 0, UNSTABLE, &cnt, NULL, NULL);
+	st = nfsc_write(&c, &file, 0, data, 0, UNSTABLE, &cnt, NULL, NULL);
 	check(st == NFS3_OK && cnt == 0, "zero-length UNSTABLE WRITE at 0: %s count %u (want OK, 0)",
-	      ft_st(st), cnt);
-	st = ft_write(&c, &file, 5000, data, 0, FILE_SYNC, &cnt, NULL, NULL);
+	      nfsc_st(st), cnt);
+	st = nfsc_write(&c, &file, 5000, data, 0, FILE_SYNC, &cnt, NULL, NULL);
 	check(st == NFS3_OK && cnt == 0, "zero-length FILE_SYNC WRITE at 5000: %s count %u (want OK, 0)",
-	      ft_st(st), cnt);
-	st = ft_write(&c, &file, 1 << 20, data, 0, DATA_SYNC, &cnt, NULL, NULL);
+	      nfsc_st(st), cnt);
+	st = nfsc_write(&c, &file, 1 << 20, data, 0, DATA_SYNC, &cnt, NULL, NULL);
 	check(st == NFS3_OK && cnt == 0,
-	      "zero-length DATA_SYNC WRITE past EOF (1 MiB): %s count %u (want OK, 0)", ft_st(st), cnt);
+	      "zero-length DATA_SYNC WRITE past EOF (1 MiB): %s count %u (want OK, 0)", nfsc_st(st), cnt);
 	check(fsize(&c, &file) == fsz, "file size still %llu after zero-length WRITEs (got %llu)",
 	      (unsigned long long)fsz, (unsigned long long)fsize(&c, &file));
 
 	/* reads at and past EOF */
-	st = ft_read(&c, &file, fsz + 10000, 4096, buf, &got, &eof);
+	st = nfsc_read(&c, &file, fsz + 10000, 4096, buf, &got, &eof);
 	check(st == NFS3_OK && got == 0 && eof, "READ past EOF: %s count %u eof %d (want OK, 0, eof)",
-	      ft_st(st), got, eof);
-	st = ft_read(&c, &file, fsz, 4096, buf, &got, &eof);
+	      nfsc_st(st), got, eof);
+	st = nfsc_read(&c, &file, fsz, 4096, buf, &got, &eof);
 	check(st == NFS3_OK && got == 0 && eof, "READ at EOF: %s count %u eof %d (want OK, 0, eof)",
-	      ft_st(st), got, eof);
-	st = ft_read(&c, &file, 1ULL << 50, 4096, buf, &got, &eof);
+	      nfsc_st(st), got, eof);
+	st = nfsc_read(&c, &file, 1ULL << 50, 4096, buf, &got, &eof);
 	check(st == NFS3_OK && got == 0 && eof,
-	      "READ at 1 PiB: %s count %u eof %d (want OK, 0, eof)", ft_st(st), got, eof);
-	st = ft_read(&c, &file, fsz - 1000, 4096, buf, &got, &eof);
+	      "READ at 1 PiB: %s count %u eof %d (want OK, 0, eof)", nfsc_st(st), got, eof);
+	st = nfsc_read(&c, &file, fsz - 1000, 4096, buf, &got, &eof);
 	ft_pattern_fill(seed, fsz - 1000, want, 1000);
 	check(st == NFS3_OK && got == 1000 && eof && !memcmp(buf, want, 1000),
-	      "READ across EOF: %s count %u eof %d (want OK, 1000 matching bytes, eof)", ft_st(st),
+	      "READ across EOF: %s count %u eof %d (want OK, 1000 matching bytes, eof)", nfsc_st(st),
 	      got, eof);
-	st = ft_read(&c, &file, 0, 0, buf, &got, &eof);
-	check(st == NFS3_OK && got == 0, "zero-length READ: %s count %u (want OK, 0)", ft_st(st), got);
+	st = nfsc_read(&c, &file, 0, 0, buf, &got, &eof);
+	check(st == NFS3_OK && got == 0, "zero-length READ: %s count %u (want OK, 0)", nfsc_st(st), got);
 
 	/* the file is intact and normal I/O still works */
 	{
@@ -203,7 +204,7 @@ int main(int argc, char **argv)
 		uint32_t total = 0;
 
 		while (total < fsz) {
-			st = ft_read(&c, &file, total, (uint32_t)(fsz - total), all + total, &got, &eof);
+			st = nfsc_read(&c, &file, total, (uint32_t)(fsz - total), all + total, &got, &eof);
 			if (st != NFS3_OK || got == 0)
 				break;
 			total += got;
@@ -212,27 +213,27 @@ int main(int argc, char **argv)
 		      "file reads back exactly the %llu bytes written (%u read)",
 		      (unsigned long long)fsz, total);
 	}
-	st = ft_write(&c, &file, fsz, data, 4096, UNSTABLE, &cnt, NULL, verf);
+	st = nfsc_write(&c, &file, fsz, data, 4096, UNSTABLE, &cnt, NULL, verf);
 	{
 		char v2[8];
-		int st2 = ft_commit(&c, &file, 0, 0, v2);
+		int st2 = nfsc_commit(&c, &file, 0, 0, v2);
 
 		check(st == NFS3_OK && st2 == NFS3_OK && !memcmp(verf, v2, 8),
-		      "normal UNSTABLE WRITE + COMMIT afterwards: %s / %s, verifier %s", ft_st(st),
-		      ft_st(st2), memcmp(verf, v2, 8) ? "changed" : "same");
+		      "normal UNSTABLE WRITE + COMMIT afterwards: %s / %s, verifier %s", nfsc_st(st),
+		      nfsc_st(st2), memcmp(verf, v2, 8) ? "changed" : "same");
 	}
-	ft_remove(&c, &c.root, "badreq_file");
+	nfsc_remove(&c, &c.root, "badreq_file");
 	{
 		RMDIR3args a;
-		struct ft_call k = { 0 };
+		struct nfsc_call k = { 0 };
 
 		memset(&a, 0, sizeof(a));
-		ft_fh_to3(&c.root, &a.object.dir);
+		nfsc_fh_to3(&c.root, &a.object.dir);
 		a.object.name = "badreq_dir";
-		if (rpc_nfs3_rmdir_async(c.rpc, ft_call_cb, &a, &k) == 0)
-			ft_wait(&c, &k);
+		if (rpc_nfs3_rmdir_async(c.rpc, nfsc_call_cb, &a, &k) == 0)
+			nfsc_wait(&c, &k);
 	}
-	ft_disconnect(&c);
+	nfsc_disconnect(&c);
 	printf("ft_badreq: checks=%d passed=%d failed=%d\n", g_checks, g_checks - g_fail, g_fail);
 	return g_fail ? 1 : 0;
 }

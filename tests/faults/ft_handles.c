@@ -31,7 +31,7 @@ static const char *opname[] = { "GETATTR", "READ", "WRITE", "LOOKUP", "COMMIT" }
 #define TAG 16
 #define INFLIGHT 64
 
-static struct ft_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
+static struct nfsc_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
 static uint64_t g_rs = 0x1234567;
 static unsigned long long cnt[K_NCLASS][OP_N][3]; /* badhandle, stale, other */
 static unsigned long long g_bad, g_rpcerr, g_checks, g_checks_failed;
@@ -45,12 +45,12 @@ static uint64_t rnd(void)
 }
 
 struct req {
-	struct ft_call k;
-	struct ft_fh fh;
+	struct nfsc_call k;
+	struct nfsc_fh fh;
 	int cls, op, busy;
 };
 
-static void make_handle(int cls, const struct ft_fh *valid, struct ft_fh *out)
+static void make_handle(int cls, const struct nfsc_fh *valid, struct nfsc_fh *out)
 {
 	unsigned fsal_len = valid->len > GSH_HDR ? valid->len - GSH_HDR : 0;
 
@@ -99,39 +99,39 @@ static void make_handle(int cls, const struct ft_fh *valid, struct ft_fh *out)
 	}
 }
 
-static int issue(struct ft_conn *c, struct req *r)
+static int issue(struct nfsc_conn *c, struct req *r)
 {
 	static char wbuf[16] = "hostile-handle!";
 	nfs_fh3 fh;
 
-	ft_fh_to3(&r->fh, &fh);
+	nfsc_fh_to3(&r->fh, &fh);
 	memset(&r->k, 0, sizeof(r->k));
 	switch (r->op) {
 	case OP_GETATTR: {
 		GETATTR3args a = { .object = fh };
-		return rpc_nfs3_getattr_async(c->rpc, ft_call_cb, &a, &r->k);
+		return rpc_nfs3_getattr_async(c->rpc, nfsc_call_cb, &a, &r->k);
 	}
 	case OP_READ: {
 		READ3args a = { .file = fh, .offset = 0, .count = 4096 };
-		return rpc_nfs3_read_async(c->rpc, ft_call_cb, &a, &r->k);
+		return rpc_nfs3_read_async(c->rpc, nfsc_call_cb, &a, &r->k);
 	}
 	case OP_WRITE: {
 		WRITE3args a = { .file = fh, .offset = 0, .count = sizeof(wbuf), .stable = UNSTABLE };
 
 		a.data.data_len = sizeof(wbuf);
 		a.data.data_val = wbuf;
-		return rpc_nfs3_write_async(c->rpc, ft_call_cb, &a, &r->k);
+		return rpc_nfs3_write_async(c->rpc, nfsc_call_cb, &a, &r->k);
 	}
 	case OP_LOOKUP: {
 		LOOKUP3args a;
 
 		a.what.dir = fh;
 		a.what.name = "x";
-		return rpc_nfs3_lookup_async(c->rpc, ft_call_cb, &a, &r->k);
+		return rpc_nfs3_lookup_async(c->rpc, nfsc_call_cb, &a, &r->k);
 	}
 	default: {
 		COMMIT3args a = { .file = fh, .offset = 0, .count = 0 };
-		return rpc_nfs3_commit_async(c->rpc, ft_call_cb, &a, &r->k);
+		return rpc_nfs3_commit_async(c->rpc, nfsc_call_cb, &a, &r->k);
 	}
 	}
 }
@@ -149,16 +149,14 @@ static void account(struct req *r, int verbose)
 		if (verbose || g_bad <= 10) {
 			char hex[2 * FT_FHMAX + 1];
 
-			for (unsigned i = 0; i < r->fh.len; i++)
-				sprintf(hex + 2 * i, "%02x", r->fh.data[i]);
-			hex[2 * r->fh.len] = 0;
 			fprintf(stderr, "ft_handles: %s %s handle (len %u %s) answered %s\n",
-				opname[r->op], kname[r->cls], r->fh.len, hex, ft_st(st));
+				opname[r->op], kname[r->cls], r->fh.len,
+				nfsc_fh_hex(&r->fh, hex, sizeof(hex)), nfsc_st(st));
 		}
 	}
 }
 
-static int check_normal(struct ft_conn *c, const struct ft_fh *valid, uint64_t seed)
+static int check_normal(struct nfsc_conn *c, const struct nfsc_fh *valid, uint64_t seed)
 {
 	fattr3 at;
 	unsigned char buf[4096], want[4096];
@@ -167,16 +165,16 @@ static int check_normal(struct ft_conn *c, const struct ft_fh *valid, uint64_t s
 	int st;
 
 	g_checks++;
-	st = ft_getattr(c, valid, &at);
+	st = nfsc_getattr(c, valid, &at);
 	if (st != NFS3_OK) {
-		fprintf(stderr, "ft_handles: normal GETATTR answered %s %s\n", ft_st(st), c->err);
+		fprintf(stderr, "ft_handles: normal GETATTR answered %s %s\n", nfsc_st(st), c->err);
 		g_checks_failed++;
 		return -1;
 	}
-	st = ft_read(c, valid, 0, sizeof(buf), buf, &got, &eof);
+	st = nfsc_read(c, valid, 0, sizeof(buf), buf, &got, &eof);
 	ft_pattern_fill(seed, 0, want, sizeof(want));
 	if (st != NFS3_OK || got != sizeof(buf) || memcmp(buf, want, sizeof(buf))) {
-		fprintf(stderr, "ft_handles: normal READ answered %s (%u bytes)\n", ft_st(st), got);
+		fprintf(stderr, "ft_handles: normal READ answered %s (%u bytes)\n", nfsc_st(st), got);
 		g_checks_failed++;
 		return -1;
 	}
@@ -217,7 +215,7 @@ struct raw_counts {
 	unsigned long long sent, garbage, badhandle, stale, other, closed;
 };
 
-static int raw_oversized(int count, const struct ft_fh *valid, struct raw_counts *rc)
+static int raw_oversized(int count, const struct nfsc_fh *valid, struct raw_counts *rc)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_o.nfsport) };
 	int fd = -1;
@@ -312,8 +310,8 @@ static int raw_oversized(int count, const struct ft_fh *valid, struct raw_counts
 
 int main(int argc, char **argv)
 {
-	struct ft_conn c;
-	struct ft_fh valid, root;
+	struct nfsc_conn c;
+	struct nfsc_fh valid, root;
 	struct req *reqs = calloc(INFLIGHT, sizeof(*reqs));
 	struct raw_counts raw = { 0 };
 	unsigned char data[8192];
@@ -339,18 +337,18 @@ int main(int argc, char **argv)
 	root = c.root;
 	st = ft_create(&c, &root, "ft_handles_target", &valid);
 	if (st != NFS3_OK)
-		ft_die("ft_handles: create: %s", ft_st(st));
+		ft_die("ft_handles: create: %s", nfsc_st(st));
 	seed = ft_seed("ft_handles_target");
 	ft_pattern_fill(seed, 0, data, sizeof(data));
-	st = ft_write(&c, &valid, 0, data, sizeof(data), FILE_SYNC, NULL, NULL, NULL);
+	st = nfsc_write(&c, &valid, 0, data, sizeof(data), FILE_SYNC, NULL, NULL, NULL);
 	if (st != NFS3_OK)
-		ft_die("ft_handles: write: %s", ft_st(st));
+		ft_die("ft_handles: write: %s", nfsc_st(st));
 	if (valid.len <= GSH_HDR + TAG || valid.data[4] != valid.len - GSH_HDR)
 		fprintf(stderr, "ft_handles: note: handle layout unexpected (len %u, fs_len %u)\n",
 			valid.len, valid.data[4]);
 	if (check_normal(&c, &valid, seed) != 0)
 		ft_die("ft_handles: the valid handle does not work");
-	t0 = ft_now_ms();
+	t0 = nfsc_now_ms();
 	c.timeout_ms = 30000;
 	while (answered < total && !c.dead) {
 		uint64_t deadline;
@@ -379,11 +377,11 @@ int main(int argc, char **argv)
 			if (sent % 1000 == 0)
 				break;
 		}
-		deadline = ft_now_ms() + 30000;
+		deadline = nfsc_now_ms() + 30000;
 		for (;;) {
 			int busy = 0;
 
-			ft_pump(&c, 20);
+			nfsc_pump(&c, 20);
 			for (int i = 0; i < INFLIGHT; i++) {
 				if (reqs[i].busy && reqs[i].k.done) {
 					reqs[i].busy = 0;
@@ -394,7 +392,7 @@ int main(int argc, char **argv)
 			}
 			if (c.dead || (sent % 1000 != 0 && busy < INFLIGHT) || busy == 0)
 				break;
-			if (ft_now_ms() > deadline) {
+			if (nfsc_now_ms() > deadline) {
 				fprintf(stderr, "ft_handles: no replies for 30 s (%d pending)\n", busy);
 				c.dead = 1;
 				break;
@@ -433,10 +431,10 @@ int main(int argc, char **argv)
 		       "raw_oversized_rejected=%llu/%llu secs=%.1f\n",
 		       sent, answered, bh + stl, bh, stl, g_bad, g_rpcerr, g_checks, g_checks_failed,
 		       raw.garbage + raw.badhandle + raw.stale, raw.sent,
-		       (ft_now_ms() - t0) / 1000.0);
+		       (nfsc_now_ms() - t0) / 1000.0);
 	}
-	ft_remove(&c, &root, "ft_handles_target");
-	ft_disconnect(&c);
+	nfsc_remove(&c, &root, "ft_handles_target");
+	nfsc_disconnect(&c);
 	free(reqs);
 	if (g_bad || g_checks_failed || answered != total || raw.other ||
 	    raw.garbage + raw.badhandle + raw.stale + raw.closed != raw.sent)

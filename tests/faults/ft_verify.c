@@ -116,11 +116,11 @@ static void iv_merge(struct ivs *s)
 
 static int nfs_mode, opt_V, opt_u, opt_v;
 static const char *localdir;
-static struct ft_conn g_c;
-static struct ft_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
+static struct nfsc_conn g_c;
+static struct nfsc_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
 
 /* Reads [0, size) into buf; bytes past EOF stay zero. Returns 0 or -1. */
-static int read_file(const char *path, unsigned char *buf, uint64_t size, struct ft_fh *fh,
+static int read_file(const char *path, unsigned char *buf, uint64_t size, struct nfsc_fh *fh,
 		     int *exists)
 {
 	*exists = 1;
@@ -171,17 +171,17 @@ static int read_file(const char *path, unsigned char *buf, uint64_t size, struct
 		return 0;
 	}
 	if (st != NFS3_OK) {
-		fprintf(stderr, "ft_verify: lookup %s: %s %s\n", path, ft_st(st), g_c.err);
+		fprintf(stderr, "ft_verify: lookup %s: %s %s\n", path, nfsc_st(st), g_c.err);
 		return -1;
 	}
 	for (uint64_t off = 0; off < size;) {
 		uint32_t want = size - off > (1 << 20) ? (1 << 20) : (uint32_t)(size - off), got = 0;
 		bool eof = false;
 
-		st = ft_read(&g_c, fh, off, want, buf + off, &got, &eof);
+		st = nfsc_read(&g_c, fh, off, want, buf + off, &got, &eof);
 		if (st != NFS3_OK) {
 			fprintf(stderr, "ft_verify: read %s at %llu: %s %s\n", path,
-				(unsigned long long)off, ft_st(st), g_c.err);
+				(unsigned long long)off, nfsc_st(st), g_c.err);
 			return -1;
 		}
 		off += got;
@@ -208,7 +208,7 @@ static int verify_record(const char *recpath)
 	uint64_t maxend = 0;
 	struct ivs dur = { 0 };
 	unsigned char *data, *bad;
-	struct ft_fh fh;
+	struct nfsc_fh fh;
 
 	if (!f) {
 		fprintf(stderr, "ft_verify: %s: %s\n", recpath, strerror(errno));
@@ -394,11 +394,11 @@ bad_line:
 	}
 	if (nfs_mode && opt_V && exists) {
 		char v[8];
-		int st = ft_commit(&g_c, &fh, 0, 0, v);
+		int st = nfsc_commit(&g_c, &fh, 0, 0, v);
 
 		T.verf_checked++;
 		if (st != NFS3_OK) {
-			fprintf(stderr, "ft_verify: %s: COMMIT for the verifier: %s\n", path, ft_st(st));
+			fprintf(stderr, "ft_verify: %s: COMMIT for the verifier: %s\n", path, nfsc_st(st));
 			rc = -1;
 		} else {
 			int same = 0;
@@ -416,7 +416,7 @@ bad_line:
 	}
 	if (nfs_mode && opt_u && exists) {
 		char parent[600], *slash;
-		struct ft_fh dir;
+		struct nfsc_fh dir;
 		int st;
 
 		snprintf(parent, sizeof(parent), "%s", path);
@@ -429,11 +429,11 @@ bad_line:
 			st = NFS3_OK;
 		}
 		if (st == NFS3_OK)
-			st = ft_remove(&g_c, &dir, slash ? slash + 1 : path);
+			st = nfsc_remove(&g_c, &dir, slash ? slash + 1 : path);
 		if (st == NFS3_OK)
 			T.unlinked++;
 		else
-			fprintf(stderr, "ft_verify: remove %s: %s\n", path, ft_st(st));
+			fprintf(stderr, "ft_verify: remove %s: %s\n", path, nfsc_st(st));
 	}
 free_out:
 	free(data);
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)g_ph[p].commits_err);
 		for (int s = 0; s < 64; s++)
 			if (g_ph[p].commit_err_by[s])
-				printf(" %s=%llu", ft_st(s), (unsigned long long)g_ph[p].commit_err_by[s]);
+				printf(" %s=%llu", nfsc_st(s), (unsigned long long)g_ph[p].commit_err_by[s]);
 		printf(" false_success_commits=%llu false_success_stable=%llu\n",
 		       (unsigned long long)g_ph[p].false_commits,
 		       (unsigned long long)g_ph[p].false_stable);
@@ -501,6 +501,6 @@ int main(int argc, char **argv)
 	       !opt_V ? "unchecked" : T.verf_unchanged ? "UNCHANGED" : "changed",
 	       (unsigned long long)T.unlinked, (unsigned long long)T.unreadable, errs);
 	if (nfs_mode)
-		ft_disconnect(&g_c);
+		nfsc_disconnect(&g_c);
 	return errs ? 2 : fails ? 1 : 0;
 }

@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct ft_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
+static struct nfsc_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
 static int g_n = 16, g_q = 4, g_stable_pct = 10, g_final_commit, g_append, g_interval;
 static int g_maxfail, g_commit_only;
 static const char *g_dir = "", *g_prefix = "w", *g_recdir;
@@ -43,7 +43,7 @@ static atomic_ullong a_bytes, a_commits_ok, a_fail, a_stable, a_unstable, a_comm
 static atomic_ullong a_write_fail, a_jukebox, a_dead, a_running, a_final_ok, a_final_fail;
 
 struct slot {
-	struct ft_call k;
+	struct nfsc_call k;
 	int busy;
 	uint64_t off;
 	uint32_t len;
@@ -54,8 +54,8 @@ struct slot {
 struct writer {
 	int id;
 	pthread_t th;
-	struct ft_conn c;
-	struct ft_fh fh;
+	struct nfsc_conn c;
+	struct nfsc_fh fh;
 	char path[512];
 	uint64_t seed;
 	FILE *rec;
@@ -97,7 +97,7 @@ static int count_acks(const char *recpath, uint64_t *acks)
 static int setup(struct writer *w)
 {
 	char name[256], recpath[1024];
-	struct ft_fh dir;
+	struct nfsc_fh dir;
 	int st;
 
 	snprintf(name, sizeof(name), "%s_%d", g_prefix, w->id);
@@ -112,17 +112,17 @@ static int setup(struct writer *w)
 		if (st == NFS3ERR_NOENT)
 			st = ft_mkdir(&w->c, &w->c.root, g_dir, &dir);
 		if (st != NFS3_OK) {
-			fprintf(stderr, "writer %d: dir %s: %s %s\n", w->id, g_dir, ft_st(st), w->c.err);
+			fprintf(stderr, "writer %d: dir %s: %s %s\n", w->id, g_dir, nfsc_st(st), w->c.err);
 			return -1;
 		}
 	} else {
 		dir = w->c.root;
 	}
-	st = ft_lookup(&w->c, &dir, name, &w->fh);
+	st = nfsc_lookup(&w->c, &dir, name, &w->fh, NULL);
 	if (st == NFS3ERR_NOENT)
 		st = ft_create(&w->c, &dir, name, &w->fh);
 	if (st != NFS3_OK) {
-		fprintf(stderr, "writer %d: create %s: %s %s\n", w->id, w->path, ft_st(st), w->c.err);
+		fprintf(stderr, "writer %d: create %s: %s %s\n", w->id, w->path, nfsc_st(st), w->c.err);
 		return -1;
 	}
 	snprintf(recpath, sizeof(recpath), "%s/%s.rec", g_recdir, name);
@@ -187,7 +187,7 @@ static void on_write_done(struct writer *w, struct slot *s)
 }
 
 struct commit_state {
-	struct ft_call k;
+	struct nfsc_call k;
 	int busy;
 	uint64_t off;
 	uint32_t count;
@@ -221,7 +221,7 @@ static int send_commit(struct writer *w, struct commit_state *cs, int whole)
 		off = w->lo;
 		len = w->hi - w->lo;
 	}
-	if (ft_commit_async(&w->c, &cs->k, &w->fh, off, (uint32_t)len) != 0)
+	if (nfsc_commit_async(&w->c, &cs->k, &w->fh, off, (uint32_t)len) != 0)
 		return -1;
 	cs->busy = 1;
 	cs->off = off;
@@ -237,8 +237,8 @@ static void *writer_main(void *arg)
 	struct writer *w = arg;
 	struct slot *slots = calloc(g_q, sizeof(*slots));
 	struct commit_state cs = { 0 };
-	uint64_t end = g_secs ? ft_now_ms() + g_secs * 1000 : 0;
-	uint64_t last_progress = ft_now_ms();
+	uint64_t end = g_secs ? nfsc_now_ms() + g_secs * 1000 : 0;
+	uint64_t last_progress = nfsc_now_ms();
 	int stopping = 0, i;
 
 	w->c.timeout_ms = 60000;
@@ -249,13 +249,13 @@ static void *writer_main(void *arg)
 	for (i = 0; i < g_commit_only && !w->c.dead; i++) {
 		uint32_t len = i % 2 ? 1 << 20 : 0;
 
-		if (ft_commit_async(&w->c, &cs.k, &w->fh, 0, len) != 0)
+		if (nfsc_commit_async(&w->c, &cs.k, &w->fh, 0, len) != 0)
 			break;
 		cs.busy = 1;
 		cs.off = 0;
 		cs.count = len;
 		cs.acks = w->acks;
-		ft_wait(&w->c, &cs.k);
+		nfsc_wait(&w->c, &cs.k);
 		on_commit_done(w, &cs);
 	}
 	if (g_commit_only)
@@ -264,7 +264,7 @@ static void *writer_main(void *arg)
 		int inflight = cs.busy;
 
 		if (!stopping) {
-			if ((end && ft_now_ms() >= end) || (g_limit && w->written >= g_limit) ||
+			if ((end && nfsc_now_ms() >= end) || (g_limit && w->written >= g_limit) ||
 			    (g_maxfail && w->fails >= g_maxfail) || w->c.dead)
 				stopping = 1;
 		}
@@ -296,7 +296,7 @@ static void *writer_main(void *arg)
 			r = rnd(&w->rnd) % 100;
 			s->stable = (int)r < g_stable_pct ? (r % 2 ? DATA_SYNC : FILE_SYNC) : UNSTABLE;
 			ft_pattern_fill(w->seed, off, s->buf, len);
-			if (ft_write_async(&w->c, &s->k, &w->fh, off, s->buf, len, s->stable) != 0) {
+			if (nfsc_write_async(&w->c, &s->k, &w->fh, off, s->buf, len, s->stable) != 0) {
 				stopping = 1;
 				break;
 			}
@@ -314,7 +314,7 @@ static void *writer_main(void *arg)
 				if (g_final_commit) {
 					if (send_commit(w, &cs, 1) != 0)
 						break;
-					ft_wait(&w->c, &cs.k);
+					nfsc_wait(&w->c, &cs.k);
 					on_commit_done(w, &cs);
 					if (cs.k.st == NFS3_OK)
 						a_final_ok++;
@@ -326,15 +326,15 @@ static void *writer_main(void *arg)
 		}
 		if (!stopping && !cs.busy && g_commit_every && w->pend >= g_commit_every)
 			send_commit(w, &cs, 0);
-		ft_pump(&w->c, 50); /* on failure libnfs fails every pending call */
+		nfsc_pump(&w->c, 50); /* on failure libnfs fails every pending call */
 		for (i = 0; i < g_q; i++)
 			if (slots[i].busy && slots[i].k.done)
 				on_write_done(w, &slots[i]);
 		if (cs.busy && cs.k.done)
 			on_commit_done(w, &cs);
-		if (ft_now_ms() - last_progress > 1000) {
+		if (nfsc_now_ms() - last_progress > 1000) {
 			fflush(w->rec);
-			last_progress = ft_now_ms();
+			last_progress = nfsc_now_ms();
 		}
 		if (w->c.dead) {
 			/* Pending calls were failed by the disconnect. */
@@ -350,7 +350,7 @@ static void *writer_main(void *arg)
 	}
 	fflush(w->rec);
 	fclose(w->rec);
-	ft_disconnect(&w->c);
+	nfsc_disconnect(&w->c);
 	for (i = 0; i < g_q; i++)
 		free(slots[i].buf);
 	free(slots);
@@ -399,7 +399,7 @@ int main(int argc, char **argv)
 		ws[i].id = i;
 		ws[i].rnd = g_seed * 7919u + (unsigned)i * 104729u;
 		if (setup(&ws[i]) != 0) {
-			ft_disconnect(&ws[i].c);
+			nfsc_disconnect(&ws[i].c);
 			continue;
 		}
 		ws[i].setup_ok = 1;
@@ -410,16 +410,16 @@ int main(int argc, char **argv)
 	if (started < g_n) {
 		fprintf(stderr, "ft_writer: only %d of %d writers started\n", started, g_n);
 	}
-	t0 = ft_now_ms();
+	t0 = nfsc_now_ms();
 	if (g_interval > 0) {
 		uint64_t next = t0 + (uint64_t)g_interval * 1000;
 
 		usleep(100000);
 		while (a_running > 0) {
 			usleep(100000);
-			if (ft_now_ms() >= next) {
+			if (nfsc_now_ms() >= next) {
 				printf("P %llu %llu %llu %llu\n",
-				       (unsigned long long)(ft_now_ms() - t0),
+				       (unsigned long long)(nfsc_now_ms() - t0),
 				       (unsigned long long)a_bytes,
 				       (unsigned long long)a_commits_ok,
 				       (unsigned long long)a_fail);
@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 	printf("ft_writer: writers=%d started=%d secs=%.1f acked_bytes=%llu stable_writes=%llu "
 	       "unstable_writes=%llu commits_ok=%llu commit_errors=%llu write_errors=%llu "
 	       "jukebox=%llu connections_lost=%llu final_commits_ok=%llu final_commits_failed=%llu\n",
-	       g_n, started, (ft_now_ms() - t0) / 1000.0, (unsigned long long)a_bytes,
+	       g_n, started, (nfsc_now_ms() - t0) / 1000.0, (unsigned long long)a_bytes,
 	       (unsigned long long)a_stable, (unsigned long long)a_unstable,
 	       (unsigned long long)a_commits_ok, (unsigned long long)a_commit_fail,
 	       (unsigned long long)a_write_fail, (unsigned long long)a_jukebox,

@@ -77,9 +77,9 @@ static void tally_reset(struct tally *t)
 int main(int argc, char **argv)
 {
 	struct it_opts o;
-	struct it_conn c, c2;
-	struct it_fh dir;
-	struct it_dirlist l = { 0 };
+	struct nfsc_conn c, c2;
+	struct nfsc_fh dir;
+	struct nfsc_dirlist l = { 0 };
 	struct tally t = { 0 };
 	fattr3 a;
 	size_t i;
@@ -92,29 +92,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "it_bigdir: cannot connect to %s\n", o.export);
 		return 2;
 	}
-	if (!it_expect_st(it_lookup(&c, &c.root, subdir, &dir, &a), "LOOKUP the big directory",
+	if (!it_expect_st(nfsc_lookup(&c, &c.root, subdir, &dir, &a), "LOOKUP the big directory",
 			  NFS3_OK, IT_END))
 		return it_summary("it_bigdir");
 	if (create_from >= 0) {
 		int k, bad = 0;
 		char name[32];
 
-		t0 = it_now_ms();
+		t0 = nfsc_now_ms();
 		for (k = create_from; k < nfiles; k++) {
 			snprintf(name, sizeof(name), "f%05d", k);
-			bad += it_create(&c, &dir, name, GUARDED, 0644, NULL, NULL, NULL) != NFS3_OK;
+			bad += nfsc_create(&c, &dir, name, GUARDED, 0644, NULL, NULL, NULL) != NFS3_OK;
 		}
 		it_ok(bad == 0, "CREATE f%05d..f%05d through NFS (%d failures, %llu ms)", create_from,
-		      nfiles - 1, bad, (unsigned long long)(it_now_ms() - t0));
-		it_lookup(&c, &c.root, subdir, NULL, &a);
+		      nfiles - 1, bad, (unsigned long long)(nfsc_now_ms() - t0));
+		nfsc_lookup(&c, &c.root, subdir, NULL, &a);
 	}
 	it_note("directory size %llu bytes, nlink %u", (unsigned long long)a.size, a.nlink);
 
 	/* READDIR with ~4 KiB replies. */
-	t0 = it_now_ms();
-	st = it_readdir_all(&c, &dir, false, 4096, &l);
+	t0 = nfsc_now_ms();
+	st = nfsc_readdir_all(&c, &dir, false, 4096, &l);
 	it_ok(st == NFS3_OK, "READDIR (count 4096) to eof: %s, %u calls, %zu entries, %llu ms",
-	      it_st(st), l.calls, l.n, (unsigned long long)(it_now_ms() - t0));
+	      it_st(st), l.calls, l.n, (unsigned long long)(nfsc_now_ms() - t0));
 	it_ok(l.calls >= (unsigned)nfiles / 200, "READDIR needed many calls (%u)", l.calls);
 	for (i = 0; i < l.n; i++)
 		tally_name(&t, l.e[i].name);
@@ -127,14 +127,14 @@ int main(int argc, char **argv)
 			dupc += l.e[i].cookie == l.e[i - 1].cookie;
 		it_ok(dupc == 0, "consecutive READDIR cookies are distinct (%d repeats)", dupc);
 	}
-	it_dirlist_free(&l);
+	nfsc_dirlist_free(&l);
 
 	/* READDIRPLUS with small replies, every entry with attributes and a handle. */
 	tally_reset(&t);
-	t0 = it_now_ms();
-	st = it_readdir_all(&c, &dir, true, 2048, &l);
+	t0 = nfsc_now_ms();
+	st = nfsc_readdir_all(&c, &dir, true, 2048, &l);
 	it_ok(st == NFS3_OK, "READDIRPLUS (dircount 2048) to eof: %s, %u calls, %zu entries, %llu ms",
-	      it_st(st), l.calls, l.n, (unsigned long long)(it_now_ms() - t0));
+	      it_st(st), l.calls, l.n, (unsigned long long)(nfsc_now_ms() - t0));
 	{
 		int noattr = 0, nofh = 0, badid = 0, sampled = 0, sample_ok = 0;
 
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 			badid += l.e[i].has_attr && l.e[i].attr.fileid != l.e[i].fileid;
 			if (l.e[i].has_fh && i % 997 == 0) {
 				sampled++;
-				if (it_getattr(&c, &l.e[i].fh, &a) == NFS3_OK &&
+				if (nfsc_getattr(&c, &l.e[i].fh, &a) == NFS3_OK &&
 				    a.fileid == l.e[i].fileid && a.type == NF3REG)
 					sample_ok++;
 			}
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 		it_ok(sampled > 0 && sample_ok == sampled,
 		      "GETATTR through READDIRPLUS handles (%d/%d)", sample_ok, sampled);
 	}
-	it_dirlist_free(&l);
+	nfsc_dirlist_free(&l);
 
 	/* Resume on a second connection from a cookie saved in the middle. */
 	tally_reset(&t);
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 		while (!eof && calls < 40) {
 			size_t before = l.n;
 
-			st = it_readdir_once(&c, &dir, false, cookie, verf, 4096, &l, verf, &eof);
+			st = nfsc_readdir_once(&c, &dir, false, cookie, verf, 4096, &l, verf, &eof);
 			if (st != NFS3_OK || l.n == before)
 				break;
 			cookie = l.e[l.n - 1].cookie;
@@ -183,8 +183,8 @@ int main(int argc, char **argv)
 			while (!eof && st == NFS3_OK) {
 				size_t before = l.n;
 
-				st = it_readdir_once(&c2, &dir, false, cookie, verf, 4096, &l, verf,
-						     &eof);
+				st = nfsc_readdir_once(&c2, &dir, false, cookie, verf, 4096, &l, verf,
+						       &eof);
 				if (st != NFS3_OK)
 					break;
 				if (l.n == before && !eof) {
@@ -197,14 +197,14 @@ int main(int argc, char **argv)
 			it_ok(st == NFS3_OK && eof,
 			      "listing resumed on a new connection from the saved cookie reaches eof: %s",
 			      it_st(st));
-			it_disconnect(&c2);
+			nfsc_disconnect(&c2);
 		} else {
 			it_ok(false, "second connection");
 		}
 		for (i = 0; i < l.n; i++)
 			tally_name(&t, l.e[i].name);
 		tally_check(&t, "READDIR split across two connections");
-		it_dirlist_free(&l);
+		nfsc_dirlist_free(&l);
 	}
 
 	/* The high-level API (what applications see). */
@@ -239,12 +239,12 @@ int main(int argc, char **argv)
 
 		for (k = 0; k < nfiles; k += 10) {
 			snprintf(name, sizeof(name), "f%05d", k);
-			bad += it_remove(&c, &dir, name) != NFS3_OK;
+			bad += nfsc_remove(&c, &dir, name) != NFS3_OK;
 			removed++;
 		}
 		it_ok(bad == 0, "REMOVE of %d entries (%d failures)", removed, bad);
 		tally_reset(&t);
-		st = it_readdir_all(&c, &dir, true, 8192, &l);
+		st = nfsc_readdir_all(&c, &dir, true, 8192, &l);
 		for (i = 0; i < l.n; i++)
 			tally_name(&t, l.e[i].name);
 		for (k = 0, bad = 0; k < nfiles; k++) {
@@ -255,10 +255,10 @@ int main(int argc, char **argv)
 		it_ok(st == NFS3_OK && bad == 0 && t.dup == 0 && t.n == nfiles - removed,
 		      "after removals READDIRPLUS lists exactly the %d remaining (%d listed, %d wrong, "
 		      "%s)", nfiles - removed, t.n, bad, it_st(st));
-		it_dirlist_free(&l);
+		nfsc_dirlist_free(&l);
 	}
 	it_ok(it_ping(&c), "server still answers");
-	it_disconnect(&c);
+	nfsc_disconnect(&c);
 	free(t.seen);
 	return it_summary("it_bigdir");
 }

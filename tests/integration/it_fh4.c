@@ -87,7 +87,7 @@ static void conn_cb(struct rpc_context *r, int status, void *data, void *priv)
 
 static int wait_done(struct cres *c)
 {
-	uint64_t deadline = it_now_ms() + IT_TIMEOUT_MS;
+	uint64_t deadline = nfsc_now_ms() + NFSC_TIMEOUT_MS;
 
 	while (!c->done) {
 		struct pollfd p = { .fd = rpc_get_fd(rpc), .events = rpc_which_events(rpc) };
@@ -97,7 +97,7 @@ static int wait_done(struct cres *c)
 			break;
 		if (rpc_service(rpc, r > 0 ? p.revents : 0) < 0)
 			break;
-		if (!c->done && it_now_ms() > deadline)
+		if (!c->done && nfsc_now_ms() > deadline)
 			break;
 	}
 	if (!c->done) {
@@ -235,7 +235,7 @@ static unsigned rnd(void)
 int main(int argc, char **argv)
 {
 	struct it_opts o;
-	struct it_conn c3;
+	struct nfsc_conn c3;
 	struct cres cc = { 0 };
 	struct fh4 f;
 	char name[64], path[1024];
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(name, sizeof(name), "fh4.%d", (int)getpid());
-	if (!it_expect_st(it_create(&c3, &c3.root, name, GUARDED, 0644, NULL, NULL, NULL),
+	if (!it_expect_st(nfsc_create(&c3, &c3.root, name, GUARDED, 0644, NULL, NULL, NULL),
 			  "CREATE a file (NFSv3)", NFS3_OK, IT_END))
 		return it_summary("it_fh4");
 
@@ -265,7 +265,7 @@ int main(int argc, char **argv)
 		      "PUTROOTFH + LOOKUP + GETFH of %s: status %d, %u-byte handle", path, st, good.len);
 	}
 	if (good.len <= HDR || good.len > FH4MAX) {
-		it_remove(&c3, &c3.root, name);
+		nfsc_remove(&c3, &c3.root, name);
 		return it_summary("it_fh4");
 	}
 	fs_len = good.d[4];
@@ -372,7 +372,7 @@ int main(int argc, char **argv)
 	}
 	rpc_destroy_context(rpc);
 	it_ok(it_ping(&c3), "server answers NULL (NFSv3) at the end");
-	it_expect_st(it_remove(&c3, &c3.root, name), "REMOVE the file", NFS3_OK, IT_END);
-	it_disconnect(&c3);
+	it_expect_st(nfsc_remove(&c3, &c3.root, name), "REMOVE the file", NFS3_OK, IT_END);
+	nfsc_disconnect(&c3);
 	return it_summary("it_fh4");
 }

@@ -51,17 +51,17 @@ static void content(char *buf, size_t n, const char *name)
 struct saved {
 	char kind; /* d f l */
 	char name[64];
-	struct it_fh fh;
+	struct nfsc_fh fh;
 	uint64_t fileid;
 	uint64_t size;
 };
 
-static int do_save(struct it_conn *c, const char *file)
+static int do_save(struct nfsc_conn *c, const char *file)
 {
 	FILE *f = fopen(file, "w");
-	struct it_fh top, sub, fh;
+	struct nfsc_fh top, sub, fh;
 	fattr3 a;
-	char buf[20000], hex[IT_FHMAX * 2 + 2];
+	char buf[20000], hex[NFSC_FHMAX * 2 + 2];
 	uint32_t cnt;
 	int i;
 
@@ -69,36 +69,36 @@ static int do_save(struct it_conn *c, const char *file)
 		perror(file);
 		return 2;
 	}
-	if (!it_expect_st(it_mkdir(c, &c->root, "h", 0755, &top, &a), "MKDIR h", NFS3_OK, IT_END))
+	if (!it_expect_st(nfsc_mkdir(c, &c->root, "h", 0755, &top, &a), "MKDIR h", NFS3_OK, IT_END))
 		goto out;
-	fprintf(f, "d h %s %llu 0\n", it_fh_hex(&top, hex, sizeof(hex)),
+	fprintf(f, "d h %s %llu 0\n", nfsc_fh_hex(&top, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
-	it_expect_st(it_mkdir(c, &top, "sub", 0755, &sub, &a), "MKDIR h/sub", NFS3_OK, IT_END);
-	fprintf(f, "d h/sub %s %llu 0\n", it_fh_hex(&sub, hex, sizeof(hex)),
+	it_expect_st(nfsc_mkdir(c, &top, "sub", 0755, &sub, &a), "MKDIR h/sub", NFS3_OK, IT_END);
+	fprintf(f, "d h/sub %s %llu 0\n", nfsc_fh_hex(&sub, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
 	for (i = 0; i < 8; i++) {
 		char name[32];
-		struct it_fh *parent = i % 2 ? &sub : &top;
+		struct nfsc_fh *parent = i % 2 ? &sub : &top;
 		size_t n = 1000 + i * 2000;
 
 		snprintf(name, sizeof(name), "file%d", i);
-		it_expect_st(it_create(c, parent, name, GUARDED, 0644, NULL, &fh, &a), "CREATE",
+		it_expect_st(nfsc_create(c, parent, name, GUARDED, 0644, NULL, &fh, &a), "CREATE",
 			     NFS3_OK, IT_END);
 		content(buf, n, name);
-		it_expect_st(it_write(c, &fh, 0, buf, n, FILE_SYNC, &cnt, NULL, NULL), "WRITE",
+		it_expect_st(nfsc_write(c, &fh, 0, buf, n, FILE_SYNC, &cnt, NULL, NULL), "WRITE",
 			     NFS3_OK, IT_END);
 		fprintf(f, "f %s%s %s %llu %zu\n", i % 2 ? "h/sub/" : "h/", name,
-			it_fh_hex(&fh, hex, sizeof(hex)), (unsigned long long)a.fileid, n);
+			nfsc_fh_hex(&fh, hex, sizeof(hex)), (unsigned long long)a.fileid, n);
 	}
-	it_expect_st(it_symlink(c, &top, "link", "sub/file1", &fh, &a), "SYMLINK h/link", NFS3_OK,
+	it_expect_st(nfsc_symlink(c, &top, "link", "sub/file1", &fh, &a), "SYMLINK h/link", NFS3_OK,
 		     IT_END);
-	fprintf(f, "l h/link %s %llu 9\n", it_fh_hex(&fh, hex, sizeof(hex)),
+	fprintf(f, "l h/link %s %llu 9\n", nfsc_fh_hex(&fh, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
-	it_expect_st(it_create(c, &top, "doomed", GUARDED, 0644, NULL, &fh, &a), "CREATE h/doomed",
+	it_expect_st(nfsc_create(c, &top, "doomed", GUARDED, 0644, NULL, &fh, &a), "CREATE h/doomed",
 		     NFS3_OK, IT_END);
-	fprintf(f, "x h/doomed %s %llu 0\n", it_fh_hex(&fh, hex, sizeof(hex)),
+	fprintf(f, "x h/doomed %s %llu 0\n", nfsc_fh_hex(&fh, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
-	fprintf(f, "r / %s 0 0\n", it_fh_hex(&c->root, hex, sizeof(hex)));
+	fprintf(f, "r / %s 0 0\n", nfsc_fh_hex(&c->root, hex, sizeof(hex)));
 out:
 	fclose(f);
 	return it_summary("it_handles save");
@@ -107,7 +107,7 @@ out:
 static int load(const char *file, struct saved *s, int max)
 {
 	FILE *f = fopen(file, "r");
-	char hex[IT_FHMAX * 2 + 2];
+	char hex[NFSC_FHMAX * 2 + 2];
 	unsigned long long id, size;
 	int n = 0;
 
@@ -117,7 +117,7 @@ static int load(const char *file, struct saved *s, int max)
 	}
 	while (n < max && fscanf(f, " %c %63s %257s %llu %llu", &s[n].kind, s[n].name, hex, &id,
 				 &size) == 5) {
-		if (!it_fh_parse_hex(&s[n].fh, hex)) {
+		if (!nfsc_fh_parse_hex(&s[n].fh, hex)) {
 			fprintf(stderr, "bad handle in %s\n", file);
 			fclose(f);
 			return -1;
@@ -130,7 +130,7 @@ static int load(const char *file, struct saved *s, int max)
 	return n;
 }
 
-static int do_check(struct it_conn *c, const char *file)
+static int do_check(struct nfsc_conn *c, const char *file)
 {
 	struct saved s[32];
 	int n = load(file, s, 32), i;
@@ -140,7 +140,7 @@ static int do_check(struct it_conn *c, const char *file)
 		return 2;
 	for (i = 0; i < n; i++) {
 		fattr3 a;
-		int st = it_getattr(c, &s[i].fh, &a);
+		int st = nfsc_getattr(c, &s[i].fh, &a);
 
 		if (s[i].kind == 'x') {
 			/* Removed while the server was down. */
@@ -151,9 +151,9 @@ static int do_check(struct it_conn *c, const char *file)
 		if (s[i].kind == 'r') {
 			it_expect_st(st, "GETATTR of the old export root handle", NFS3_OK, IT_END);
 			{
-				struct it_fh h;
+				struct nfsc_fh h;
 
-				it_expect_st(it_lookup(c, &s[i].fh, "h", &h, NULL),
+				it_expect_st(nfsc_lookup(c, &s[i].fh, "h", &h, NULL),
 					     "LOOKUP h from the old root handle", NFS3_OK, IT_END);
 			}
 			continue;
@@ -170,28 +170,28 @@ static int do_check(struct it_conn *c, const char *file)
 			bool eof = false;
 			const char *base = strrchr(s[i].name, '/') + 1;
 
-			it_expect_st(it_read(c, &s[i].fh, 0, sizeof(buf), buf, &got, &eof),
+			it_expect_st(nfsc_read(c, &s[i].fh, 0, sizeof(buf), buf, &got, &eof),
 				     "READ through the old handle", NFS3_OK, IT_END);
 			content(want, s[i].size, base);
 			it_ok(got == s[i].size && eof && !memcmp(buf, want, s[i].size),
 			      "%s: content intact (%u bytes)", s[i].name, got);
-			it_expect_st(it_write(c, &s[i].fh, s[i].size, "more", 4, FILE_SYNC, NULL, NULL,
-					      NULL),
+			it_expect_st(nfsc_write(c, &s[i].fh, s[i].size, "more", 4, FILE_SYNC, NULL, NULL,
+						NULL),
 				     "WRITE through the old handle", NFS3_OK, IT_END);
 		} else if (s[i].kind == 'd') {
-			struct it_dirlist l = { 0 };
-			int st2 = it_readdir_all(c, &s[i].fh, true, 4096, &l);
+			struct nfsc_dirlist l = { 0 };
+			int st2 = nfsc_readdir_all(c, &s[i].fh, true, 4096, &l);
 
 			it_ok(st2 == NFS3_OK && l.n >= 6, "%s: READDIRPLUS through the old handle: %s, %zu entries",
 			      s[i].name, it_st(st2), l.n);
-			it_dirlist_free(&l);
-			it_expect_st(it_lookup(c, &s[i].fh, "file1", NULL, NULL) == NFS3_OK ||
-					     it_lookup(c, &s[i].fh, "file0", NULL, NULL) == NFS3_OK
+			nfsc_dirlist_free(&l);
+			it_expect_st(nfsc_lookup(c, &s[i].fh, "file1", NULL, NULL) == NFS3_OK ||
+					     nfsc_lookup(c, &s[i].fh, "file0", NULL, NULL) == NFS3_OK
 				     ? NFS3_OK
 				     : NFS3ERR_NOENT,
 				     "LOOKUP through the old directory handle", NFS3_OK, IT_END);
 		} else if (s[i].kind == 'l') {
-			it_expect_st(it_readlink(c, &s[i].fh, buf, sizeof(buf)),
+			it_expect_st(nfsc_readlink(c, &s[i].fh, buf, sizeof(buf)),
 				     "READLINK through the old handle", NFS3_OK, IT_END);
 			it_ok(!strcmp(buf, "sub/file1"), "symlink target intact (\"%s\")", buf);
 		}
@@ -199,7 +199,7 @@ static int do_check(struct it_conn *c, const char *file)
 	return it_summary("it_handles check");
 }
 
-static int do_stale(struct it_conn *c, const char *file)
+static int do_stale(struct nfsc_conn *c, const char *file)
 {
 	struct saved s[32];
 	int n = load(file, s, 32), i, refused = 0, total = 0;
@@ -211,7 +211,7 @@ static int do_stale(struct it_conn *c, const char *file)
 
 		if (s[i].kind == 'r')
 			continue; /* the root handle comes from MNT, re-issued */
-		st = it_getattr(c, &s[i].fh, NULL);
+		st = nfsc_getattr(c, &s[i].fh, NULL);
 		total++;
 		if (st == NFS3ERR_BADHANDLE || st == NFS3ERR_STALE)
 			refused++;
@@ -219,7 +219,7 @@ static int do_stale(struct it_conn *c, const char *file)
 			it_note("%s: %s", s[i].name, it_st(st));
 	}
 	it_ok(refused == total, "handles MACed with the old key are refused: %d/%d", refused, total);
-	it_ok(it_getattr(c, &c->root, NULL) == NFS3_OK, "the new root handle works");
+	it_ok(nfsc_getattr(c, &c->root, NULL) == NFS3_OK, "the new root handle works");
 	return it_summary("it_handles stale");
 }
 
@@ -231,12 +231,12 @@ struct batch {
 	bool must;
 };
 
-static struct it_fh good;
-static struct it_fh gooddir;
+static struct nfsc_fh good;
+static struct nfsc_fh gooddir;
 
-static void send_forged(struct it_conn *c, struct batch *b, const struct it_fh *fh)
+static void send_forged(struct nfsc_conn *c, struct batch *b, const struct nfsc_fh *fh)
 {
-	int st = it_getattr(c, fh, NULL);
+	int st = nfsc_getattr(c, fh, NULL);
 
 	b->sent++;
 	if (st == NFS3ERR_BADHANDLE || st == NFS3ERR_STALE) {
@@ -250,13 +250,13 @@ static void send_forged(struct it_conn *c, struct batch *b, const struct it_fh *
 	else
 		b->other++;
 	if (b->ok + b->other + b->rpcfail <= 3) {
-		char hex[IT_FHMAX * 2 + 2];
+		char hex[NFSC_FHMAX * 2 + 2];
 
-		it_note("  %s: %s for %s", b->what, it_st(st), it_fh_hex(fh, hex, sizeof(hex)));
+		it_note("  %s: %s for %s", b->what, it_st(st), nfsc_fh_hex(fh, hex, sizeof(hex)));
 	}
 }
 
-static void finish(struct it_conn *c, struct batch *b)
+static void finish(struct nfsc_conn *c, struct batch *b)
 {
 	bool pass = b->refused == b->sent;
 
@@ -266,7 +266,7 @@ static void finish(struct it_conn *c, struct batch *b)
 	else
 		it_note("%s: %d/%d refused (%d accepted, %d other, %d no reply) [not required of "
 			"this FSAL]", b->what, b->refused, b->sent, b->ok, b->other, b->rpcfail);
-	it_ok(!c->dead && it_getattr(c, &good, NULL) == NFS3_OK,
+	it_ok(!c->dead && nfsc_getattr(c, &good, NULL) == NFS3_OK,
 	      "after \"%s\" a normal GETATTR still answers", b->what);
 }
 
@@ -286,18 +286,18 @@ static size_t wire_len(unsigned fs_len)
 	return r <= 64 ? r : n;
 }
 
-static int do_forge(struct it_conn *c, const struct it_opts *o)
+static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 {
-	struct it_fh f;
+	struct nfsc_fh f;
 	fattr3 a;
 	unsigned fs_len, i, k;
 	char name[64];
 
 	snprintf(name, sizeof(name), "forge.%d", (int)getpid());
-	if (!it_expect_st(it_create(c, &c->root, name, GUARDED, 0644, NULL, &good, &a),
+	if (!it_expect_st(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &good, &a),
 			  "CREATE a file to forge handles from", NFS3_OK, IT_END))
 		return it_summary("it_handles forge");
-	it_write(c, &good, 0, "data", 4, FILE_SYNC, NULL, NULL, NULL);
+	nfsc_write(c, &good, 0, "data", 4, FILE_SYNC, NULL, NULL, NULL);
 	gooddir = c->root;
 	it_ok(good.len >= HDR && good.data[0] == 0x43 && good.len <= 64,
 	      "handle looks like a ganesha v3 handle (%u bytes, version %#x)", good.len,
@@ -410,17 +410,17 @@ static int do_forge(struct it_conn *c, const struct it_opts *o)
 		/* Longer than NFS3_FHSIZE: not decodable as an nfs_fh3. A server answers with an
 		 * RPC-level error (GARBAGE_ARGS) or BADHANDLE; it must not go down. Uses its own
 		 * connection, which the server may close. */
-		struct it_conn c2;
+		struct nfsc_conn c2;
 		int got_reply = 0, sent = 0;
 
-		for (k = 65; k <= IT_FHMAX; k += 21) {
+		for (k = 65; k <= NFSC_FHMAX; k += 21) {
 			if (it_connect(&c2, o, 0, 0) != 0)
 				break;
 			f = good;
 			memset(f.data + good.len, 0xcd, k - good.len);
 			f.len = k;
 			{
-				int st = it_getattr(&c2, &f, NULL);
+				int st = nfsc_getattr(&c2, &f, NULL);
 
 				sent++;
 				if (st == NFS3ERR_BADHANDLE || st == NFS3ERR_STALE || st == -1)
@@ -428,12 +428,12 @@ static int do_forge(struct it_conn *c, const struct it_opts *o)
 				else
 					it_note("  %u-byte handle: %s", k, it_st(st));
 			}
-			it_disconnect(&c2);
+			nfsc_disconnect(&c2);
 		}
 		it_ok(sent > 0 && got_reply == sent,
 		      "handles longer than 64 bytes are refused (%d/%d with BADHANDLE/STALE or an "
 		      "RPC error)", got_reply, sent);
-		it_ok(it_getattr(c, &good, NULL) == NFS3_OK,
+		it_ok(nfsc_getattr(c, &good, NULL) == NFS3_OK,
 		      "after handles longer than 64 bytes a normal GETATTR still answers");
 	}
 
@@ -493,20 +493,20 @@ static int do_forge(struct it_conn *c, const struct it_opts *o)
 			int st[6];
 			sattr3 sa;
 			char verf[8] = { 0 };
-			struct it_dirlist l = { 0 };
+			struct nfsc_dirlist l = { 0 };
 
 			f = good;
 			f.data[HDR + i] ^= 0x5a;
-			it_sattr_none(&sa);
+			nfsc_sattr_none(&sa);
 			sa.mode.set_it = 1;
 			sa.mode.set_mode3_u.mode = 0777;
-			st[0] = it_read(c, &f, 0, sizeof(buf), buf, NULL, NULL);
-			st[1] = it_write(c, &f, 0, "evil", 4, FILE_SYNC, NULL, NULL, NULL);
-			st[2] = it_lookup(c, &f, "x", NULL, NULL);
-			st[3] = it_readdir_once(c, &f, false, 0, verf, 1024, &l, NULL, NULL);
-			st[4] = it_setattr(c, &f, &sa);
-			st[5] = it_commit(c, &f, 0, 0, NULL);
-			it_dirlist_free(&l);
+			st[0] = nfsc_read(c, &f, 0, sizeof(buf), buf, NULL, NULL);
+			st[1] = nfsc_write(c, &f, 0, "evil", 4, FILE_SYNC, NULL, NULL, NULL);
+			st[2] = nfsc_lookup(c, &f, "x", NULL, NULL);
+			st[3] = nfsc_readdir_once(c, &f, false, 0, verf, 1024, &l, NULL, NULL);
+			st[4] = nfsc_setattr(c, &f, &sa);
+			st[5] = nfsc_commit(c, &f, 0, 0, NULL);
+			nfsc_dirlist_free(&l);
 			for (k = 0; k < 6; k++) {
 				b.sent++;
 				if (st[k] == NFS3ERR_BADHANDLE || st[k] == NFS3ERR_STALE)
@@ -525,8 +525,8 @@ static int do_forge(struct it_conn *c, const struct it_opts *o)
 			fattr3 aa;
 			uint32_t got = 0;
 
-			it_getattr(c, &good, &aa);
-			it_read(c, &good, 0, sizeof(buf), buf, &got, NULL);
+			nfsc_getattr(c, &good, &aa);
+			nfsc_read(c, &good, 0, sizeof(buf), buf, &got, NULL);
 			if (strict)
 				it_ok(aa.size == 4 && got == 4 && !memcmp(buf, "data", 4) &&
 					      (aa.mode & 0777) == 0644,
@@ -538,8 +538,8 @@ static int do_forge(struct it_conn *c, const struct it_opts *o)
 	/* 10. A handle of another export relabelled with this export's id. */
 	if (export2) {
 		struct it_opts o2 = *o;
-		struct it_conn c2;
-		struct it_fh other;
+		struct nfsc_conn c2;
+		struct nfsc_fh other;
 
 		o2.export = export2;
 		if (it_connect(&c2, &o2, 0, 0) != 0) {
@@ -548,9 +548,9 @@ static int do_forge(struct it_conn *c, const struct it_opts *o)
 			struct batch b = { "handle of another export relabelled with this export's id",
 					   .must = strict };
 
-			if (it_create(&c2, &c2.root, name, GUARDED, 0644, NULL, &other, NULL) ==
+			if (nfsc_create(&c2, &c2.root, name, GUARDED, 0644, NULL, &other, NULL) ==
 			    NFS3_OK) {
-				it_ok(it_getattr(c, &other, NULL) == NFS3_OK,
+				it_ok(nfsc_getattr(c, &other, NULL) == NFS3_OK,
 				      "the other export's handle works as issued");
 				f = other;
 				f.data[2] = good.data[2];
@@ -561,23 +561,23 @@ static int do_forge(struct it_conn *c, const struct it_opts *o)
 				f.data[3] = good.data[3];
 				send_forged(c, &b, &f);
 				finish(c, &b);
-				it_remove(&c2, &c2.root, name);
+				nfsc_remove(&c2, &c2.root, name);
 			} else {
 				it_ok(false, "CREATE in the second export");
 			}
-			it_disconnect(&c2);
+			nfsc_disconnect(&c2);
 		}
 	}
 
 	it_ok(it_ping(c), "server answers NULL at the end");
-	it_expect_st(it_remove(c, &c->root, name), "REMOVE the forge file", NFS3_OK, IT_END);
+	it_expect_st(nfsc_remove(c, &c->root, name), "REMOVE the forge file", NFS3_OK, IT_END);
 	return it_summary("it_handles forge");
 }
 
 int main(int argc, char **argv)
 {
 	struct it_opts o;
-	struct it_conn c;
+	struct nfsc_conn c;
 	int idx, rc;
 	const char *cmd;
 
@@ -603,6 +603,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "it_handles: unknown command %s\n", cmd);
 		rc = 2;
 	}
-	it_disconnect(&c);
+	nfsc_disconnect(&c);
 	return rc;
 }
