@@ -62,7 +62,13 @@ struct dc_export {
 	struct dcio_export *io;
 	struct glist_head node;		/* DC.exports */
 	uint16_t export_id;
+	pthread_mutex_t kept_mu;	/* kept.c */
+	struct glist_head kept;
+	unsigned int nkept;
 };
+
+/* evicted handles' engine files kept for their lost write-back data (kept.c) */
+#define DC_KEPT_MAX 4096
 
 struct dc_file_state {
 	struct fsal_share share;
@@ -153,6 +159,13 @@ fsal_status_t dc_close(struct fsal_obj_handle *obj_hdl);
 fsal_status_t dc_truncate(struct dc_handle *h, bool bypass, struct state_t *state,
 			  uint64_t size);
 void dc_file_release(struct dc_handle *h);
+
+/* kept.c */
+void dc_kept_init(struct dc_export *x);
+void dc_kept_put(struct dc_export *x, const struct dc_fh *fh, struct dcio_file *io,
+		 bool io_rdonly, int pending_err);
+bool dc_kept_take(struct dc_export *x, const struct dc_fh *fh, struct dc_file_state *f);
+void dc_kept_drain(struct dc_export *x);
 struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
 			       enum state_type state_type,
 			       struct state_t *related_state);

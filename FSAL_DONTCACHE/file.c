@@ -137,9 +137,21 @@ static void release_if_clean(struct dc_handle *h)
 		close_engine_file(h);
 }
 
+/* The handle is being freed. An engine file whose whole-file COMMIT fails
+ * (lost ranges, or a failing flush) goes to the export's kept list, where
+ * the next handle of the same file finds it. */
 void dc_file_release(struct dc_handle *h)
 {
-	int rc = close_engine_file(h);
+	struct dc_file_state *f = &h->file;
+	int rc;
+
+	if ((f->io != NULL && dcio_commit(f->io, 0, 0) != 0) || f->pending_err != 0) {
+		dc_kept_put(h->exp, &h->fh, f->io, f->io_rdonly, f->pending_err);
+		f->io = NULL;
+		f->pending_err = 0;
+		return;
+	}
+	rc = close_engine_file(h);
 
 	if (rc != 0 || h->file.pending_err != 0)
 		LogWarn(COMPONENT_FSAL,
