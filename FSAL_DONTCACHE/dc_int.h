@@ -15,6 +15,10 @@
 
 #define DC_NAME "DONTCACHE"
 
+/* Malloc_Tuning: WRITE buffers (up to 1 MiB) stay in malloc's arenas */
+#define DC_MMAP_THRESHOLD (4 << 20)
+#define DC_TRIM_THRESHOLD (512 << 20)
+
 struct dc_module {
 	struct fsal_module fsal;
 	struct fsal_obj_ops handle_ops;
@@ -23,6 +27,8 @@ struct dc_module {
 	uint32_t ring_entries;
 	bool use_io_uring;
 	uint32_t stats_interval_ms;
+	bool malloc_tuning;
+	bool malloc_tuned;
 
 	struct dcio_engine *engine;
 	pthread_mutex_t lock;		/* exports list, stats thread */

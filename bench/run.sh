@@ -38,13 +38,16 @@ usage: bench/run.sh [--quick] [options]
   --keep               keep the export directories and their files afterwards
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
                        e.g. "Engine_Threads = 4; Use_Io_Uring = false;" (default: none)
+  --malloc-all         give every ganesha (FSAL_VFS too) the malloc thresholds FSAL_DONTCACHE
+                       sets for itself (Malloc_Tuning), through GLIBC_TUNABLES: compares the
+                       FSALs alone, without the module's malloc gain
 EOF
 }
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
 # ---------------------------------------------------------------- options
-QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE=
+QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= MALLOC_ALL=0
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:-}; shift ;;
     --keep) KEEP=1 ;;
     --engine) ENGINE=${2:-}; shift ;;
+    --malloc-all) MALLOC_ALL=1 ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
@@ -117,6 +121,7 @@ if [ $INNER = 0 ]; then
   [ -n "$MODULE" ] && args+=(--module "$MODULE")
   [ $KEEP = 1 ] && args+=(--keep)
   [ -n "$ENGINE" ] && args+=(--engine "$ENGINE")
+  [ $MALLOC_ALL = 1 ] && args+=(--malloc-all)
   [ $CGROUP = 0 ] && args+=(--no-cgroup)
   DCB_CGROUP=$cg DCBENCH=$dcbench "$top/tests/lib/in-ns.sh" "$self" "${args[@]}"
   rc=$?
@@ -203,6 +208,9 @@ fsal_body() {  # mode -> FSAL block body
 }
 export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;; esac; }
 
+# FSAL_DONTCACHE's Malloc_Tuning thresholds (FSAL_DONTCACHE/dc_int.h), for every server
+[ $MALLOC_ALL = 1 ] &&
+  GSH_WRAPPER="env GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=536870912"
 engine_block() { [ -z "$ENGINE" ] || echo "DONTCACHE { $ENGINE }" >> "$1"; }
 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
@@ -337,6 +345,7 @@ memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" |
 modes: ${modes[*]}   scenarios: ${scenarios[*]}
 module: ${MODULE:-none}
 module DONTCACHE block: ${ENGINE:-defaults}
+malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (only FSAL_DONTCACHE tunes its own, Malloc_Tuning)")
 export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
 hot set (noisy): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")

@@ -29,7 +29,7 @@ for wm in dontcache buffered direct dropbehind; do
     body+=" Handle_Key_File = $IT_WORK/key-$tag; Stats_File = $IT_WORK/stats-$tag.json;"
     echo "$dir|1|$body" | it_conf "$IT_WORK/$tag.conf"
     cat >> "$IT_WORK/$tag.conf" <<CONF
-DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; }
+DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; Malloc_Tuning = $([ $fm = inline ] && echo false || echo true); }
 CONF
     it_start "$IT_WORK/$tag.conf" "$IT_WORK/$tag.log"
     it_run -t 180 "$FT_BIN/ft_writer" -e "$dir" -r "$IT_WORK/rec-$tag" -n 32 -L $((3 * 1024 * 1024)) \
