@@ -51,6 +51,7 @@ void dc_kept_put(struct dc_export *x, const struct dc_fh *fh, struct dcio_file *
 		 bool io_rdonly, int pending_err)
 {
 	struct dc_kept *k, *old = NULL;
+	unsigned int n;
 
 	if (unlinked(io)) {
 		dcio_file_close(io);
@@ -68,10 +69,11 @@ void dc_kept_put(struct dc_export *x, const struct dc_fh *fh, struct dcio_file *
 		glist_del(&old->node);
 		x->nkept--;
 	}
+	n = x->nkept;
 	PTHREAD_MUTEX_unlock(&x->kept_mu);
 	LogEvent(COMPONENT_FSAL,
 		 "DONTCACHE export %u: handle evicted with lost write-back data: engine file kept (%u kept)",
-		 x->export_id, x->nkept);
+		 x->export_id, n);
 	if (old != NULL)
 		close_kept(x, old, "too many evicted files with lost write-back data");
 }
