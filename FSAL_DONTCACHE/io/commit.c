@@ -168,7 +168,6 @@ static bool has_sync_waiter(struct dcio_file *f)
 	return false;
 }
 
-
 /* Runs one batch; called and returns with gc_mu held, !flushing. */
 static void run_batch(struct dcio_file *f)
 {
