@@ -45,7 +45,7 @@ static struct config_item dc_module_items[] = {
 	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, 256, dc_module, ring_entries),
 	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module, use_io_uring),
 	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module, stats_interval_ms),
-	CONF_ITEM_BOOL("Malloc_Tuning", true, dc_module, malloc_tuning),
+	CONF_ITEM_BOOL("Malloc_Tuning", false, dc_module, malloc_tuning),
 	CONFIG_EOL
 };
 
@@ -130,7 +130,7 @@ static void tune_malloc(void)
 	}
 	DC.malloc_tuned = true;
 	LogEvent(COMPONENT_FSAL,
-		 "DONTCACHE: malloc tuned for WRITE buffers: M_MMAP_THRESHOLD=%d MiB, M_TRIM_THRESHOLD=%d MiB (Malloc_Tuning = false keeps glibc's defaults)",
+		 "DONTCACHE: malloc tuned for WRITE buffers: M_MMAP_THRESHOLD=%d MiB, M_TRIM_THRESHOLD=%d MiB (Malloc_Tuning = true; costs resident memory)",
 		 DC_MMAP_THRESHOLD >> 20, DC_TRIM_THRESHOLD >> 20);
 }
 

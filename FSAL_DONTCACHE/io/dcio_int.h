@@ -134,8 +134,24 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 void flusher_forget(struct dcio_file *f);
 
 /* engine.c */
+/* bounce.c: O_DIRECT bounce buffers */
+#define BOUNCE_SLAB (1u << 20)
+#define BOUNCE_KEEP 32
+struct dcio_bounce {
+	pthread_mutex_t mu;
+	void *free[BOUNCE_KEEP];
+	unsigned n;
+};
+
+struct dcio_engine;
+void *bounce_get(struct dcio_engine *e, size_t len);
+void bounce_put(struct dcio_engine *e, void *p, size_t len);
+void bounce_init(struct dcio_engine *e);
+void bounce_fini(struct dcio_engine *e);
+
 struct dcio_engine {
 	struct dcio_syscalls sys;
+	struct dcio_bounce bounce;
 	bool uring;
 	unsigned nrings;
 	struct dcio_ring *rings;
@@ -266,6 +282,7 @@ struct dcio_req {
 	dcio_done_fn done;
 	void *arg;
 	void *bounce;
+	size_t bounce_len;
 	const struct iovec *uiov;	/* caller's iovec, for bounce copy-back */
 	int uiovcnt;
 	struct gc_waiter w;

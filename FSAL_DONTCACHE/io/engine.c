@@ -97,6 +97,7 @@ int dcio_engine_create(const struct dcio_engine_params *p, const struct dcio_sys
 	fill_syscalls(&e->sys, sys);
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
+	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 
 	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
@@ -162,6 +163,7 @@ void dcio_engine_destroy(struct dcio_engine *e)
 	free(e->rings);
 	flusher_stop(e);
 	pool_stop(&e->pool);
+	bounce_fini(e);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->mu);
 	free(e);

@@ -80,7 +80,8 @@ static void open_direct(struct dcio_file *f)
 	struct dc_statx sx;
 	memset(&sx, 0, sizeof(sx));
 	if (syscall(SYS_statx, f->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) < 0 ||
-	    !(sx.mask & STATX_DIOALIGN) || !sx.dio_offset_align) {
+	    !(sx.mask & STATX_DIOALIGN) || !sx.dio_offset_align ||
+	    sx.dio_mem_align > 4096) {	/* bounce buffers are page-aligned */
 		ST_ADD(f->x->st.fb_direct, 1);
 		return;
 	}
@@ -187,13 +188,14 @@ static void set_leaf_mode(struct dcio_req *q, int mode)
 	q->rwflags = mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
 }
 
-static void *bounce_alloc(const struct dcio_file *f, uint64_t len)
+/* Page-aligned (mmap): enough for any dio_mem_align up to the page size. */
+static bool bounce_alloc(struct dcio_req *q, uint64_t len)
 {
-	void *p = NULL;
-	size_t a = f->dio_mem_align > 4096 ? f->dio_mem_align : 4096;
-	if (posix_memalign(&p, a, len ? len : 1))
-		return NULL;
-	return p;
+	if (q->f->dio_mem_align > 4096)
+		return false;
+	q->bounce_len = len ? len : 1;
+	q->bounce = bounce_get(q->f->e, q->bounce_len);
+	return q->bounce != NULL;
 }
 
 static void copy_in(void *dst, const struct iovec *iov, int cnt, uint64_t skip, uint64_t len)
@@ -226,8 +228,7 @@ static struct dcio_req *child(struct dcio_req *p, const struct iovec *iov, int c
 	c->off = c->io_off = off;
 	c->len = c->io_len = len;
 	if (direct) {
-		c->bounce = bounce_alloc(f, len);
-		if (!c->bounce) {
+		if (!bounce_alloc(c, len)) {
 			free(c);
 			return NULL;
 		}
@@ -271,7 +272,7 @@ static int submit_direct(struct dcio_req *p, const struct iovec *iov, int cnt)
 nomem:
 	for (int i = 0; i < n; i++)
 		if (c[i]) {
-			free(c[i]->bounce);
+			bounce_put(f->e, c[i]->bounce, c[i]->bounce_len);
 			free(c[i]);
 		}
 	return ENOMEM;
@@ -331,8 +332,7 @@ static bool setup_direct_read(struct dcio_req *q, const struct iovec *iov, int c
 	uint64_t a = f->dio_off_align;
 	uint64_t lo = q->off / a * a, hi = (q->off + q->len + a - 1) / a * a;
 
-	q->bounce = bounce_alloc(f, hi - lo);
-	if (!q->bounce)
+	if (!bounce_alloc(q, hi - lo))
 		return false;
 	q->iovs[0] = (struct iovec){ q->bounce, hi - lo };
 	q->iovcnt = 1;

@@ -174,7 +174,7 @@ static void child_done(struct dcio_req *c, int err)
 	if (err)
 		__atomic_compare_exchange_n(&p->err, &zero, err, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&p->xfer, c->xfer, __ATOMIC_SEQ_CST);
-	free(c->bounce);
+	bounce_put(c->f->e, c->bounce, c->bounce_len);
 	free(c);
 	if (atomic_fetch_sub(&p->children, 1) == 1)
 		top_finish(p, __atomic_load_n(&p->err, __ATOMIC_SEQ_CST));
@@ -279,7 +279,7 @@ void req_complete(struct dcio_req *q, int err)
 	} else {
 		hist_add(&x->st.lat_r, lat);
 	}
-	free(q->bounce);
+	bounce_put(f->e, q->bounce, q->bounce_len);
 	free(q);
 	done(arg, err, bytes);
 	file_put(f);
