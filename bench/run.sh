@@ -39,8 +39,9 @@ usage: bench/run.sh [--quick] [options]
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
                        e.g. "Engine_Threads = 4; Use_Io_Uring = false;" (default: none)
   --malloc-all         give every ganesha (FSAL_VFS too) the malloc thresholds FSAL_DONTCACHE
-                       sets for itself (Malloc_Tuning), through GLIBC_TUNABLES: compares the
-                       FSALs alone, without the module's malloc gain
+                       sets with Malloc_Tuning = true, through GLIBC_TUNABLES (to compare the
+                       FSALs with the same malloc; --engine "Malloc_Tuning = true;" tunes only
+                       the FSAL_DONTCACHE servers)
 EOF
 }
 
@@ -208,7 +209,7 @@ fsal_body() {  # mode -> FSAL block body
 }
 export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;; esac; }
 
-# FSAL_DONTCACHE's Malloc_Tuning thresholds (FSAL_DONTCACHE/dc_int.h), for every server
+# FSAL_DONTCACHE's Malloc_Tuning = true thresholds (FSAL_DONTCACHE/dc_int.h), for every server
 [ $MALLOC_ALL = 1 ] &&
   GSH_WRAPPER="env GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=536870912"
 engine_block() { [ -z "$ENGINE" ] || echo "DONTCACHE { $ENGINE }" >> "$1"; }
@@ -345,7 +346,7 @@ memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" |
 modes: ${modes[*]}   scenarios: ${scenarios[*]}
 module: ${MODULE:-none}
 module DONTCACHE block: ${ENGINE:-defaults}
-malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (only FSAL_DONTCACHE tunes its own, Malloc_Tuning)")
+malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE tunes its own only with Malloc_Tuning = true)")
 export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
 hot set (noisy): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
