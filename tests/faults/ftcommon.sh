@@ -10,7 +10,7 @@
 FT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$FT_TOP/tests/lib/ganesha.sh"
 
-FT_FSAL=${FT_FSAL:-DONTCACHE}
+FT_FSAL=${FT_FSAL:-${DC_TEST_FSAL:-DONTCACHE}}   # tests/run.sh --fsal sets DC_TEST_FSAL
 FT_LOOPS=()
 FT_MOUNTS=()
 FT_BG=()

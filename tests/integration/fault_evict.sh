@@ -43,8 +43,12 @@ ft_log "before: $out"
 
 n=$(timeout 60 nfs-ls "nfs://127.0.0.1$mnt/many?version=3&nfsport=$GSH_NFS_PORT&mountport=$GSH_MNT_PORT" 2>&1 | wc -l)
 ft_log "evict: listed $n files"
-for i in $(seq 50); do grep -q 'engine file kept' "$log" && break; sleep 0.1; done
-grep -q 'engine file kept' "$log" || ft_result FAIL "the file's handle was not evicted (listed $n files)"
+if [ "$FT_FSAL" = DONTCACHE ]; then
+  for i in $(seq 50); do grep -q 'engine file kept' "$log" && break; sleep 0.1; done
+  grep -q 'engine file kept' "$log" || ft_result FAIL "the file's handle was not evicted (listed $n files)"
+else
+  sleep 2   # FSAL_VFS logs nothing on eviction: give the LRU its run
+fi
 
 mark after
 out=$("${W[@]}" -a -K 2 2>&1 | tail -1)
