@@ -118,6 +118,14 @@ static int close_engine_file(struct dc_handle *h)
 	return rc;
 }
 
+/* A whole-file COMMIT flushes what is pending and fails if that flush fails
+ * or anything is remembered lost: such an engine file must stay open, or the
+ * memory of the loss would go with it. */
+static bool must_keep(struct dcio_file *io)
+{
+	return io != NULL && dcio_commit(io, 0, 0) != 0;
+}
+
 /* Gives the engine fd back when nothing is lost: it flushes first, so that
  * an error stays with the open engine file, where every later COMMIT of the
  * data it lost will see it. */
@@ -126,8 +134,7 @@ static void release_if_clean(struct dc_handle *h)
 	bool keep;
 
 	PTHREAD_RWLOCK_rdlock(&h->file.io_lock);
-	keep = h->file.io != NULL && (dcio_commit(h->file.io, 0, 0) != 0 ||
-				      dcio_file_has_lost(h->file.io));
+	keep = must_keep(h->file.io);
 	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
 	if (keep)
 		LogInfo(COMPONENT_FSAL,
@@ -137,27 +144,25 @@ static void release_if_clean(struct dc_handle *h)
 		close_engine_file(h);
 }
 
-/* The handle is being freed. An engine file whose whole-file COMMIT fails
- * (lost ranges, or a failing flush) goes to the export's kept list, where
- * the next handle of the same file finds it. */
+/* The handle is being freed. An engine file that must be kept (or an error
+ * no COMMIT has seen) goes to the export's kept list, where the next handle
+ * of the same file finds it. */
 void dc_file_release(struct dc_handle *h)
 {
 	struct dc_file_state *f = &h->file;
 	int rc;
 
-	if ((f->io != NULL && dcio_commit(f->io, 0, 0) != 0) || f->pending_err != 0) {
+	if (must_keep(f->io) || f->pending_err != 0) {
 		dc_kept_put(h->exp, &h->fh, f->io, f->io_rdonly, f->pending_err);
 		f->io = NULL;
 		f->pending_err = 0;
 		return;
 	}
 	rc = close_engine_file(h);
-
-	if (rc != 0 || h->file.pending_err != 0)
+	if (rc != 0)
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE export %u: file %" PRIu64 " released with an unreported write-back error: %s",
-			h->exp->export_id, h->obj_handle.fileid,
-			strerror(rc ? rc : h->file.pending_err));
+			h->exp->export_id, h->obj_handle.fileid, strerror(rc));
 }
 
 /* Open / close ---------------------------------------------------------- */

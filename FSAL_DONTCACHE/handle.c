@@ -641,9 +641,7 @@ static void dc_handle_to_key(struct fsal_obj_handle *obj,
 
 static bool dc_handle_cmp(struct fsal_obj_handle *a, struct fsal_obj_handle *b)
 {
-	const struct dc_handle *x = dc_hdl(a), *y = dc_hdl(b);
-
-	return x->fh.len == y->fh.len && memcmp(x->fh.host, y->fh.host, x->fh.len) == 0;
+	return dc_fh_eq(&dc_hdl(a)->fh, &dc_hdl(b)->fh);
 }
 
 static void dc_release(struct fsal_obj_handle *obj)

@@ -11,8 +11,10 @@
 #ifndef DC_HANDLE_CODEC_H
 #define DC_HANDLE_CODEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define DC_FH_VERSION 1
 #define DC_FH_HDR 3
@@ -27,6 +29,11 @@ struct dc_fh {
 	uint8_t len;			/* bytes used in host[] */
 	uint8_t host[DC_FH_HOST_MAX];
 };
+
+static inline bool dc_fh_eq(const struct dc_fh *a, const struct dc_fh *b)
+{
+	return a->len == b->len && memcmp(a->host, b->host, a->len) == 0;
+}
 
 void dc_siphash128(const uint8_t key[DC_KEY_LEN], const void *msg, size_t len,
 		   uint8_t out[16]);

@@ -19,11 +19,6 @@ struct dc_kept {
 	int pending_err;
 };
 
-static bool fh_eq(const struct dc_fh *a, const struct dc_fh *b)
-{
-	return a->len == b->len && memcmp(a->host, b->host, a->len) == 0;
-}
-
 static void close_kept(struct dc_export *x, struct dc_kept *k, const char *why)
 {
 	int rc = k->io != NULL ? dcio_file_close(k->io) : 0;
@@ -86,7 +81,7 @@ bool dc_kept_take(struct dc_export *x, const struct dc_fh *fh, struct dc_file_st
 	PTHREAD_MUTEX_lock(&x->kept_mu);
 	glist_for_each(n, &x->kept) {
 		it = glist_entry(n, struct dc_kept, node);
-		if (fh_eq(&it->fh, fh)) {
+		if (dc_fh_eq(&it->fh, fh)) {
 			k = it;
 			glist_del(&k->node);
 			x->nkept--;

@@ -20,6 +20,12 @@ static uint64_t range_end(uint64_t off, uint64_t len)
 	return len == 0 || off + len < off ? UINT64_MAX : off + len;
 }
 
+/* A write's range (a zero-length write still marks its offset). */
+static uint64_t write_end(uint64_t off, uint64_t len)
+{
+	return range_end(off, len ? len : 1);
+}
+
 static void post_job(struct dcio_file *f)
 {
 	if (f->job_posted)
@@ -66,13 +72,13 @@ void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen)
 	pthread_mutex_lock(&f->gc_mu);
 	f->write_seq++;
 	if (gen != f->err_gen) {
-		rs_add(&f->lost, off, range_end(off, len ? len : 1), f->last_err);
+		rs_add(&f->lost, off, write_end(off, len), f->last_err);
 		ST_ADD(f->x->st.gc_lost_inflight, 1);
 		want_settle(f);
 		pthread_mutex_unlock(&f->gc_mu);
 		return;
 	}
-	rs_add(&f->pending, off, range_end(off, len ? len : 1), 0);
+	rs_add(&f->pending, off, write_end(off, len), 0);
 	/* over-approximating pending is only safe while nothing is lost:
 	 * a successful flush removes pending ranges from `lost` */
 	if (f->pending.n > DCIO_PENDING_CAP && f->lost.n == 0)
@@ -100,7 +106,7 @@ void gc_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 		return;
 	}
 	pthread_mutex_lock(&f->gc_mu);
-	rs_add(&f->pending, off, range_end(off, len ? len : 1), 0);
+	rs_add(&f->pending, off, write_end(off, len), 0);
 	lose_pending(f, err);
 	note_error(f, err);
 	want_settle(f);
@@ -249,7 +255,7 @@ static void run_batch(struct dcio_file *f)
 			/* its range may have been lost before this flush began */
 			if (!err) {
 				struct dcio_req *q = w->req;
-				w->err = rs_find(&f->lost, q->off, range_end(q->off, q->len ? q->len : 1));
+				w->err = rs_find(&f->lost, q->off, write_end(q->off, q->len));
 				if (w->err)
 					ST_ADD(x->st.gc_lost_reports, 1);
 			}
@@ -352,14 +358,4 @@ int dcio_commit(struct dcio_file *f, uint64_t offset, uint64_t len)
 	if (!f)
 		return EINVAL;
 	return gc_commit(f, offset, len, false, false, true);
-}
-
-bool dcio_file_has_lost(struct dcio_file *f)
-{
-	bool lost;
-
-	pthread_mutex_lock(&f->gc_mu);
-	lost = f->lost.n > 0;
-	pthread_mutex_unlock(&f->gc_mu);
-	return lost;
 }

@@ -133,10 +133,6 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out);
  * reported to any COMMIT. */
 int dcio_file_close(struct dcio_file *f);
 int dcio_file_fd(const struct dcio_file *f);
-/* true while the file remembers lost ranges (see dcio_commit): closing it
- * would forget them, so callers that close idle files should keep this one. */
-bool dcio_file_has_lost(struct dcio_file *f);
-
 /* Queue a write. In DCIO_FLUSH_INLINE mode reads and writes run on the
  * caller's thread and done is called before return. On files of a direct
  * export, overlapping writes (page granularity) are started one after another

@@ -188,11 +188,9 @@ static void set_leaf_mode(struct dcio_req *q, int mode)
 	q->rwflags = mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
 }
 
-/* Page-aligned (mmap): enough for any dio_mem_align up to the page size. */
+/* Page-aligned (mmap): open_direct refused files needing more. */
 static bool bounce_alloc(struct dcio_req *q, uint64_t len)
 {
-	if (q->f->dio_mem_align > 4096)
-		return false;
 	q->bounce_len = len ? len : 1;
 	q->bounce = bounce_get(q->f->e, q->bounce_len);
 	return q->bounce != NULL;
