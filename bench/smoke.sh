@@ -29,10 +29,7 @@ work=$(mktemp -d /var/tmp/dcbench-smoke.XXXXXX)
 source "$top/tests/lib/ganesha.sh"
 cleanup() { gsh_cleanup >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
-mkdir -p "$work/export" "$work/plugins"
-ln -s /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
-GSH_PLUGINS_DIR=$work/plugins
-echo "$work/export|/smoke|1|Name = VFS;" | gsh_conf "$work/ganesha.conf" "$work"
+gsh_vfs_conf "$work" /smoke
 gsh_start "$work/ganesha.conf" "$work/ganesha.log" || fail "ganesha did not start: $(tail -3 "$work/ganesha.log" | tr '\n' ' ')"
 
 json=$work/out.json

@@ -16,10 +16,7 @@ work=$(mktemp -d /var/tmp/dcbench-verf.XXXXXX)
 source "$top/tests/lib/ganesha.sh"
 cleanup() { gsh_cleanup >/dev/null 2>&1; rm -rf "$work"; }
 trap cleanup EXIT
-mkdir -p "$work/export" "$work/plugins"
-ln -s /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
-GSH_PLUGINS_DIR=$work/plugins
-echo "$work/export|/v|1|Name = VFS;" | gsh_conf "$work/ganesha.conf" "$work"
+gsh_vfs_conf "$work" /v
 gsh_start "$work/ganesha.conf" "$work/g1.log" || fail "ganesha did not start"
 json=$work/out.json
 "$dcbench" --url "$(gsh_url "$work/export")" --conns 2 --qd 4 --bs 256k --size 32M --time 6 \

@@ -6,6 +6,7 @@
 #   gsh_kill               SIGKILL ganesha (crash)
 #   gsh_url PATH [VERS]    libnfs URL for PATH on this server
 #   gsh_crash_report       prints the backtrace a crashed ganesha wrote to its log
+#   gsh_vfs_conf WORK PSEUDO  a stock FSAL_VFS export of WORK/export -> WORK/ganesha.conf
 # Ports are fixed so clients skip the portmapper.
 
 GSH_NFS_PORT=${GSH_NFS_PORT:-12049}
@@ -118,6 +119,16 @@ gsh_kill() {
   kill -KILL "$GSH_PID" 2>/dev/null
   wait "$GSH_PID" 2>/dev/null
   GSH_PID=
+}
+
+# gsh_vfs_conf WORK PSEUDO: WORK/export exported through stock FSAL_VFS (plugins in
+# WORK/plugins); writes WORK/ganesha.conf.
+gsh_vfs_conf() {
+  local work=$1 pseudo=$2
+  mkdir -p "$work/export" "$work/plugins"
+  ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
+  GSH_PLUGINS_DIR=$work/plugins
+  echo "$work/export|$pseudo|1|Name = VFS;" | gsh_conf "$work/ganesha.conf" "$work"
 }
 
 # ganesha's SIGSEGV/SIGABRT/SIGBUS handler writes "stack backtrace follows" and the frames to
