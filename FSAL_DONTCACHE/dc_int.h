@@ -5,6 +5,7 @@
 #include "config.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include "fsal.h"
 #include "fsal_api.h"
@@ -90,6 +91,12 @@ struct dc_handle {
 	struct dc_fh fh;
 	struct dc_export *exp;
 	struct dc_file_state file;	/* REGULAR_FILE only */
+};
+
+/* a kernel file handle (name_to_handle_at/open_by_handle_at) */
+union dc_kfh {
+	struct file_handle fh;
+	char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
 };
 
 static inline struct dc_handle *dc_hdl(const struct fsal_obj_handle *o)

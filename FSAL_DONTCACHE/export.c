@@ -274,19 +274,35 @@ static int open_root(struct dc_export *x)
 
 static int load_key(struct dc_export *x)
 {
-	int rc;
+	union dc_kfh k;
+	uint8_t secret[DC_KEY_LEN];
+	int rc, mnt_id;
 
 	if (x->cfg.key_file == NULL)
 		x->cfg.key_file = default_path(DC_STATE_DIR, x->export_id, "key");
 	rc = make_parent_dir(x->cfg.key_file);
 	if (rc == 0)
-		rc = dc_key_load(x->cfg.key_file, x->key);
-	if (rc != 0)
+		rc = dc_key_load(x->cfg.key_file, secret);
+	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE export %u: Handle_Key_File %s: %s%s",
 			x->export_id, x->cfg.key_file, strerror(rc),
-			rc == EINVAL ? " (must hold exactly 16 bytes)" : "");
-	return rc;
+			rc == EINVAL ? " (must hold exactly 16 bytes)" :
+			rc == EPERM ? " (must be owned by root with no group or other permissions, e.g. 0600)" : "");
+		return rc;
+	}
+	/* bind the MAC to this export (id and root): exports sharing a key
+	 * file refuse each other's relabelled handles */
+	k.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(x->root_fd, "", &k.fh, &mnt_id, AT_EMPTY_PATH) != 0) {
+		rc = errno;
+		LogCrit(COMPONENT_FSAL, "DONTCACHE export %u: Path %s: no file handle: %s",
+			x->export_id, x->path, strerror(rc));
+		return rc;
+	}
+	dc_key_bind(secret, x->export_id, k.fh.f_handle, k.fh.handle_bytes, x->key);
+	memset(secret, 0, sizeof(secret));
+	return 0;
 }
 
 static int start_io(struct dc_export *x)

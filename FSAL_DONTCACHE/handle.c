@@ -11,11 +11,6 @@
 #include <unistd.h>
 #include "FSAL/access_check.h"
 
-union dc_kfh {
-	struct file_handle fh;
-	char buf[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-};
-
 int dc_open_fh(struct dc_export *x, const struct dc_fh *fh, int flags)
 {
 	union dc_kfh k;

@@ -156,10 +156,40 @@ static int read_key(int fd, uint8_t key[DC_KEY_LEN])
 		return errno;
 	if (!S_ISREG(st.st_mode) || st.st_size != DC_KEY_LEN)
 		return EINVAL;
+	/* a secret others can read (or that another user could replace)
+	 * lets them forge handles */
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+		return EPERM;
 	n = pread(fd, key, DC_KEY_LEN, 0);
 	if (n < 0)
 		return errno;
 	return n == DC_KEY_LEN ? 0 : EINVAL;
+}
+
+/* A crash right after the first start must not lose the new key: that
+ * would turn every handle clients hold into BADHANDLE. */
+static int sync_parent(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	int fd, rc = 0;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+		return ENAMETOOLONG;
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (fsync(fd) != 0)
+		rc = errno;
+	close(fd);
+	return rc;
 }
 
 static int create_key(const char *path, uint8_t key[DC_KEY_LEN])
@@ -181,6 +211,8 @@ static int create_key(const char *path, uint8_t key[DC_KEY_LEN])
 	if (rc == 0 && link(tmp, path) != 0)
 		rc = errno;
 	unlink(tmp);
+	if (rc == 0)
+		rc = sync_parent(path);
 	return rc;
 }
 
@@ -202,4 +234,18 @@ int dc_key_load(const char *path, uint8_t key[DC_KEY_LEN])
 			return rc;
 	}
 	return EEXIST;
+}
+
+void dc_key_bind(const uint8_t secret[DC_KEY_LEN], uint16_t export_id,
+		 const void *root_fh, size_t root_len, uint8_t key[DC_KEY_LEN])
+{
+	static const char label[8] = "dcexport";
+	uint8_t msg[sizeof(label) + 2 + 128];
+	size_t n = root_len < 128 ? root_len : 128;
+
+	memcpy(msg, label, sizeof(label));
+	msg[sizeof(label)] = (uint8_t)(export_id >> 8);
+	msg[sizeof(label) + 1] = (uint8_t)export_id;
+	memcpy(msg + sizeof(label) + 2, root_fh, n);
+	dc_siphash128(secret, msg, sizeof(label) + 2 + n, key);
 }

@@ -53,8 +53,16 @@ int dc_fh_type(const struct dc_fh *fh);
 unsigned int dc_fh_kernel_len(const struct dc_fh *fh);
 const uint8_t *dc_fh_kernel_bytes(const struct dc_fh *fh);
 
-/* Loads the 16-byte secret from path, creating it (0600, from getrandom) if it
- * does not exist. Returns 0 or an errno; a file of the wrong size is EINVAL. */
+/* Loads the 16-byte secret from path, creating it (0600, from getrandom, the
+ * directory fsynced) if it does not exist. Returns 0 or an errno: a file of
+ * the wrong size is EINVAL; one not owned by root (the effective uid) or
+ * with any group/other permission bit is EPERM. */
 int dc_key_load(const char *path, uint8_t key[DC_KEY_LEN]);
+
+/* The key that MACs one export's handles: SipHash of the export id and the
+ * kernel handle of its root under the secret. Exports sharing a key file thus
+ * still refuse each other's handles relabelled with their id. */
+void dc_key_bind(const uint8_t secret[DC_KEY_LEN], uint16_t export_id,
+		 const void *root_fh, size_t root_len, uint8_t key[DC_KEY_LEN]);
 
 #endif

@@ -3,7 +3,7 @@
 # each mode parameter, out-of-range number) and each bad Path (missing, not a directory), the
 # ganesha log names the offending parameter/path, and that export is not served: either ganesha
 # refuses to start, or it runs without it (MNT and NFSv4 lookups of it fail) while a good export
-# beside it works.
+# beside it works. A Handle_Key_File readable by group/others or not owned by root is refused too.
 . "$(dirname "$0")/common.sh"
 
 good=$IT_WORK/good
@@ -21,7 +21,13 @@ if it_is_dontcache; then
     "inflight-range|Name = DONTCACHE; Max_Inflight_Bytes = 1;|$IT_EXP|Max_Inflight_Bytes"
     "missing-path|Name = DONTCACHE;|$IT_WORK/does-not-exist|$IT_WORK/does-not-exist"
     "file-path|Name = DONTCACHE;|$good/f|$good/f"
+    "key-readable|Name = DONTCACHE; Handle_Key_File = $IT_WORK/readable.key;|$IT_EXP|$IT_WORK/readable.key"
+    "key-not-root|Name = DONTCACHE; Handle_Key_File = $IT_WORK/user.key;|$IT_EXP|$IT_WORK/user.key"
   )
+  # A secret others can read lets them forge handles; one another user owns, they can replace.
+  head -c 16 /dev/urandom > "$IT_WORK/readable.key"; chmod 644 "$IT_WORK/readable.key"
+  head -c 16 /dev/urandom > "$IT_WORK/user.key"; chmod 600 "$IT_WORK/user.key"
+  chown 1000:1000 "$IT_WORK/user.key"
 else
   # Stock VFS only warns about an unknown parameter and serves the export anyway (ganesha 4.3
   # counts unknown parameters as harmless): that case is a DONTCACHE requirement, shown here

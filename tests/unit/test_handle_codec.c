@@ -175,6 +175,63 @@ static void test_key_file(void)
 	rmdir(dir);
 }
 
+/* A secret others can read, or that another user owns, is refused: anyone who
+ * reads it can forge handles. Nothing is rewritten. */
+static void test_key_file_perms(void)
+{
+	char dir[] = "/tmp/dckeyXXXXXX", path[64];
+	uint8_t k1[DC_KEY_LEN], k2[DC_KEY_LEN];
+	struct stat st;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/export.key", dir);
+	CU_ASSERT_EQUAL_FATAL(dc_key_load(path, k1), 0);
+	CU_ASSERT_EQUAL(chmod(path, 0640), 0);
+	CU_ASSERT_EQUAL(dc_key_load(path, k2), EPERM);
+	CU_ASSERT_EQUAL(chmod(path, 0604), 0);
+	CU_ASSERT_EQUAL(dc_key_load(path, k2), EPERM);
+	CU_ASSERT_EQUAL(chmod(path, 0400), 0);
+	CU_ASSERT_EQUAL(dc_key_load(path, k2), 0);
+	CU_ASSERT_EQUAL(memcmp(k1, k2, DC_KEY_LEN), 0);
+	CU_ASSERT_EQUAL(chmod(path, 0600), 0);
+	if (geteuid() == 0) {
+		CU_ASSERT_EQUAL(chown(path, 1000, 1000), 0);
+		CU_ASSERT_EQUAL(dc_key_load(path, k2), EPERM);
+	}
+	/* refused, not replaced */
+	CU_ASSERT_EQUAL(stat(path, &st), 0);
+	CU_ASSERT_EQUAL(st.st_size, DC_KEY_LEN);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Per-export keys from one secret: another export id or another root gives
+ * another key, so a handle MACed for one export fails in the other. */
+static void test_key_bind(void)
+{
+	static const uint8_t root1[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t root2[8] = { 1, 2, 3, 4, 5, 6, 7, 9 };
+	uint8_t a[DC_KEY_LEN], b[DC_KEY_LEN], c[DC_KEY_LEN], d[DC_KEY_LEN];
+	uint8_t wire[DC_FH_WIRE_MAX];
+	struct dc_fh fh;
+	int n;
+
+	dc_key_bind(key, 1, root1, sizeof(root1), a);
+	dc_key_bind(key, 2, root1, sizeof(root1), b);
+	dc_key_bind(key, 1, root2, sizeof(root2), c);
+	dc_key_bind(key, 1, root1, sizeof(root1), d);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, b, DC_KEY_LEN), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, c, DC_KEY_LEN), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, key, DC_KEY_LEN), 0);
+	CU_ASSERT_EQUAL(memcmp(a, d, DC_KEY_LEN), 0);
+	CU_ASSERT_EQUAL_FATAL(dc_fh_from_kernel(&fh, 1, root1, sizeof(root1)), 0);
+	n = dc_fh_to_wire(&fh, a, wire, sizeof(wire));
+	CU_ASSERT_FATAL(n > 0);
+	CU_ASSERT(dc_fh_verify_wire(wire, (size_t)n, a) > 0);
+	CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, (size_t)n, b), -1);
+	CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, (size_t)n, c), -1);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -191,6 +248,8 @@ int main(void)
 	CU_add_test(s, "random garbage rejected", test_random_garbage_rejected);
 	CU_add_test(s, "host form parsing", test_host_parse);
 	CU_add_test(s, "secret file create/reload/corrupt", test_key_file);
+	CU_add_test(s, "secret file readable by others refused", test_key_file_perms);
+	CU_add_test(s, "per-export key binding", test_key_bind);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
