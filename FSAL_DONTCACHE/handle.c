@@ -314,25 +314,42 @@ out:
 	_r = (expr); int _e = errno; fsal_restore_ganesha_credentials(); \
 	errno = _e; _r; })
 
+/* Undoes a create that failed half-way. The name may meanwhile have been
+ * renamed over by another client: only the object this call created is
+ * removed (same inode), and as the caller, never as root. If the handle
+ * could not even be made, the name is left alone: nothing proves it is
+ * still ours. */
+void dc_unlink_created(struct fsal_obj_handle *obj, int dfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    st.st_ino != obj->fileid || st.st_dev != dc_hdl(obj)->exp->dev) {
+		LogInfo(COMPONENT_FSAL,
+			"DONTCACHE: %s changed while its create failed: left in place",
+			name);
+		return;
+	}
+	(void)AS_CALLER(unlinkat(dfd, name, obj->type == DIRECTORY ? AT_REMOVEDIR : 0));
+}
+
 static fsal_status_t finish_create(struct dc_handle *dir, int dfd, const char *name,
 				   struct fsal_attrlist *attrs_in,
 				   struct fsal_obj_handle **new_obj,
-				   struct fsal_attrlist *attrs_out, bool is_dir)
+				   struct fsal_attrlist *attrs_out)
 {
 	struct dc_handle *h = NULL;
 	fsal_status_t st = dc_make_handle(dir->exp, dfd, name, &h, NULL);
 
-	if (FSAL_IS_ERROR(st)) {
-		unlinkat(dfd, name, is_dir ? AT_REMOVEDIR : 0);
+	if (FSAL_IS_ERROR(st))
 		return st;
-	}
 	*new_obj = &h->obj_handle;
 	if (attrs_in != NULL && attrs_in->valid_mask != 0) {
 		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false, NULL, attrs_in);
 		if (FSAL_IS_ERROR(st)) {
+			dc_unlink_created(&h->obj_handle, dfd, name);
 			h->obj_handle.obj_ops->release(&h->obj_handle);
 			*new_obj = NULL;
-			unlinkat(dfd, name, is_dir ? AT_REMOVEDIR : 0);
 			return st;
 		}
 	}
@@ -371,7 +388,7 @@ static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
 	if (AS_CALLER(mkdirat(fd, name, mode)) != 0)
 		st = dc_status(errno);
 	else
-		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out, true);
+		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
 	close(fd);
 	return st;
 }
@@ -417,7 +434,7 @@ static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl, const char *name
 	if (AS_CALLER(mknodat(fd, name, mode, dev)) != 0)
 		st = dc_status(errno);
 	else
-		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out, false);
+		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
 	close(fd);
 	return st;
 }
@@ -443,7 +460,7 @@ static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl, const char *nam
 	if (AS_CALLER(symlinkat(link_path, fd, name)) != 0)
 		st = dc_status(errno);
 	else
-		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out, false);
+		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
 	close(fd);
 	return st;
 }
