@@ -185,4 +185,23 @@ struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
 			       struct state_t *related_state);
 void dc_free_state(struct fsal_export *exp_hdl, struct state_t *state);
 
+/* file.c, for v42.c: a WRITE's checks and engine file (io_lock read-held) */
+fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *state,
+			  fsal_openflags_t need);
+int dc_get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io);
+
+/* v42.c: NFSv4.2 ALLOCATE/DEALLOCATE, SEEK, user extended attributes */
+fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
+			   uint64_t offset, uint64_t length, bool allocate);
+fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
+		       struct io_info *info);
+fsal_status_t dc_getxattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name,
+			   xattrvalue4 *xa_value);
+fsal_status_t dc_setxattrs(struct fsal_obj_handle *obj, setxattr_option4 option,
+			   xattrkey4 *xa_name, xattrvalue4 *xa_value);
+fsal_status_t dc_removexattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name);
+fsal_status_t dc_listxattrs(struct fsal_obj_handle *obj, count4 la_maxcount,
+			    nfs_cookie4 *la_cookie, bool_t *lr_eof,
+			    xattrlist4 *lr_names);
+
 #endif

@@ -586,3 +586,16 @@ fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
 		conflicting_lock->lock_type = FSAL_NO_LOCK;
 	return check_io(h, bypass, state, need, true);
 }
+
+/* For v42.c: the checks a WRITE gets, and the engine file it would use
+ * (returned with io_lock read-held, as get_engine_file does). */
+fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *state,
+			  fsal_openflags_t need)
+{
+	return check_io(h, bypass, state, need, false);
+}
+
+int dc_get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io)
+{
+	return get_engine_file(h, need_write, io);
+}

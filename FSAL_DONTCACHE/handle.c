@@ -695,4 +695,10 @@ void dc_handle_ops_init(struct fsal_obj_ops *ops)
 	ops->lock_op2 = dc_lock_op2;
 	ops->close2 = dc_close2;
 	ops->close = dc_close;
+	ops->fallocate = dc_fallocate;
+	ops->seek2 = dc_seek2;
+	ops->getxattrs = dc_getxattrs;
+	ops->setxattrs = dc_setxattrs;
+	ops->removexattrs = dc_removexattrs;
+	ops->listxattrs = dc_listxattrs;
 }

@@ -28,7 +28,9 @@ struct dc_module DC = {
 		.acl_support = 0,
 		.cansettime = true,
 		.homogenous = true,
-		.supported_attrs = ATTRS_POSIX,
+		/* ATTR4_XATTR: ganesha answers the NFSv4.2 xattr operations */
+		.supported_attrs = ATTRS_POSIX | ATTR4_XATTR,
+		.xattr_support = true,
 		.maxread = FSAL_MAXIOSIZE,
 		.maxwrite = FSAL_MAXIOSIZE,
 		.umask = 0,

@@ -169,4 +169,29 @@ const char *dcio_write_mode_name(enum dcio_write_mode m);
 const char *dcio_read_mode_name(enum dcio_read_mode m);
 const char *dcio_flush_mode_name(enum dcio_flush_mode m);
 
+/* ALLOCATE / DEALLOCATE (io/falloc.c) ------------------------------------ */
+enum dcio_falloc_op {
+	DCIO_ALLOCATE,		/* fallocate mode 0: blocks reserved, size may grow */
+	DCIO_PUNCH,		/* PUNCH_HOLE | KEEP_SIZE: the range reads as zeros */
+};
+
+/* A client's [offset, offset+len) checked as the kernel's vfs_fallocate does:
+ * EINVAL when offset or len exceeds INT64_MAX or len is 0, EFBIG when the end
+ * passes INT64_MAX (the filesystem's own maximum is the kernel's to check). */
+int dcio_falloc_check(uint64_t offset, uint64_t len);
+
+/* fallocate(2) on the file's fd, on the calling thread (with its
+ * credentials). Waits first for every write of the file that overlaps the
+ * range and was submitted before this call (EAGAIN if that takes longer than
+ * the export's inflight_wait_ms, at least 1 s). Then for the error rule a
+ * punch counts as a write of zeros (pending until a flush covers it; such a
+ * flush also clears lost ranges there), an allocation only makes the file
+ * dirty (the next COMMIT flushes; lost ranges stay lost). A punch failing
+ * after it may have dropped dirty pages (any error but a refusal such as
+ * EINVAL, EFBIG, EOPNOTSUPP, EPERM) marks the pending data in the range lost.
+ * Returns 0, dcio_falloc_check's error, EAGAIN, or fallocate's errno
+ * (ENOSPC, EOPNOTSUPP, EFBIG past the filesystem's maximum file size...). */
+int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op,
+		   uint64_t offset, uint64_t len);
+
 #endif /* DCIO_H */

@@ -235,10 +235,21 @@ struct dcio_file {
 	bool fl_listed, fl_busy, fl_urgent;
 	struct dcio_rangeset fl_dirty, fl_wb;
 	uint64_t fl_dirty_bytes, fl_nwrites, fl_last, fl_gen;
+
+	/* falloc.c, under mu: writes in flight in wr_seq order */
+	struct dcio_req *wr_head, *wr_tail;
+	uint64_t wr_seq;
+	int fa_waiters;
 };
 
 void file_get(struct dcio_file *f);
 void file_start(struct dcio_req *q);
+
+/* falloc.c: a write is tracked from dcio_write until its data syscalls are
+ * done and recorded (pending or lost); fallocate waits for the overlapping
+ * ones submitted before it. */
+void falloc_track(struct dcio_req *q);
+void falloc_untrack(struct dcio_req *q);
 
 /* rangelock.c */
 void rl_start(struct dcio_req *q);
@@ -292,6 +303,8 @@ struct dcio_req {
 	struct dcio_req *rl_next;
 	bool rl_held;
 	bool db_written;	/* (top request) some leaf went buffered/dropbehind */
+	struct dcio_req *wr_next, *wr_prev;	/* falloc.c: in-flight writes */
+	uint64_t wr_seq;	/* 0: not (or no longer) tracked */
 	bool dc_written;	/* (top request) some leaf went RWF_DONTCACHE */
 	int iovcnt;
 	struct iovec *iov;

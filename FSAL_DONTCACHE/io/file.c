@@ -298,6 +298,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 	q->stable = stable;
 	q->done = done;
 	q->arg = arg;
+	falloc_track(q);
 	q->inline_ = x->p.flush_mode == DCIO_FLUSH_INLINE;
 	q->top_mode = write_mode(f);
 	if (q->top_mode == DCIO_WRITE_DIRECT) {
@@ -308,6 +309,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 		}
 		if (rc == ENOMEM) {
 			inflight_release(x, len);
+			falloc_untrack(q);
 			free(q);
 			file_put(f);
 			return ENOMEM;

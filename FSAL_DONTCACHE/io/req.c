@@ -239,12 +239,14 @@ static void top_finish(struct dcio_req *q, int err)
 		rl_release(q);
 	if (err) {
 		gc_write_error(f, q->off, q->len, err);
+		falloc_untrack(q);
 		req_complete(q, err);
 		return;
 	}
 	ST_ADD(st->w_ops[q->top_mode], 1);
 	ST_ADD(st->w_bytes[q->top_mode], q->len);
 	gc_acked(f, q->off, q->len, q->err_gen);
+	falloc_untrack(q);
 	/* Only now, with the range pending: an error of its writeback must find
 	 * it there to mark it lost (the syscall consumed the kernel's report). */
 	if (__atomic_load_n(&q->db_written, __ATOMIC_ACQUIRE)) {

@@ -1,0 +1,177 @@
+/* ALLOCATE and DEALLOCATE: fallocate(2) on an engine file, after the engine
+ * writes of the range that are still in flight, recorded in the file's
+ * error memory like a write of the range.
+ *
+ * Every write is tracked from dcio_write until its data syscalls are done
+ * and its range is recorded (pending, or lost): a punch must not run while
+ * such a write of its range is still on its way, or the write's bytes could
+ * land after the hole, or before it and be dropped unrecorded. Writes that
+ * arrive while a fallocate waits are not waited for (they are concurrent with
+ * it; the kernel orders the two syscalls). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <time.h>
+
+#include "dcio_int.h"
+
+void falloc_track(struct dcio_req *q)
+{
+	struct dcio_file *f = q->f;
+
+	pthread_mutex_lock(&f->mu);
+	q->wr_seq = ++f->wr_seq;
+	q->wr_next = NULL;
+	q->wr_prev = f->wr_tail;
+	if (f->wr_tail)
+		f->wr_tail->wr_next = q;
+	else
+		f->wr_head = q;
+	f->wr_tail = q;
+	pthread_mutex_unlock(&f->mu);
+}
+
+void falloc_untrack(struct dcio_req *q)
+{
+	struct dcio_file *f = q->f;
+
+	pthread_mutex_lock(&f->mu);
+	if (q->wr_seq) {
+		if (q->wr_prev)
+			q->wr_prev->wr_next = q->wr_next;
+		else
+			f->wr_head = q->wr_next;
+		if (q->wr_next)
+			q->wr_next->wr_prev = q->wr_prev;
+		else
+			f->wr_tail = q->wr_prev;
+		q->wr_seq = 0;
+		if (f->fa_waiters)
+			pthread_cond_broadcast(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+}
+
+static uint64_t end_of(uint64_t off, uint64_t len)
+{
+	return off + len < off ? UINT64_MAX : off + len;
+}
+
+/* A write submitted up to seq that overlaps [lo, hi) is still in flight.
+ * The list is in submission order. */
+static bool busy(const struct dcio_file *f, uint64_t seq, uint64_t lo, uint64_t hi)
+{
+	for (const struct dcio_req *q = f->wr_head; q && q->wr_seq <= seq; q = q->wr_next)
+		if (q->len && q->off < hi && lo < end_of(q->off, q->len))
+			return true;
+	return false;
+}
+
+/* f->cv runs on CLOCK_REALTIME (dcio_file_open). */
+static int wait_writes(struct dcio_file *f, uint64_t lo, uint64_t hi)
+{
+	uint32_t ms = f->x->p.inflight_wait_ms > 1000 ? f->x->p.inflight_wait_ms : 1000;
+	struct timespec ts;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&f->mu);
+	uint64_t seq = f->wr_seq;
+	f->fa_waiters++;
+	while (busy(f, seq, lo, hi)) {
+		if (pthread_cond_timedwait(&f->cv, &f->mu, &ts) == ETIMEDOUT &&
+		    busy(f, seq, lo, hi)) {
+			rc = EAGAIN;
+			break;
+		}
+	}
+	f->fa_waiters--;
+	pthread_mutex_unlock(&f->mu);
+	return rc;
+}
+
+int dcio_falloc_check(uint64_t offset, uint64_t len)
+{
+	if (offset > INT64_MAX || len > INT64_MAX || len == 0)
+		return EINVAL;
+	if (offset + len > (uint64_t)INT64_MAX)
+		return EFBIG;
+	return 0;
+}
+
+/* Errors with which fallocate refuses the request before changing anything. */
+static bool refused(int err)
+{
+	switch (err) {
+	case EINVAL: case EFBIG: case EBADF: case EPERM: case EACCES:
+	case EOPNOTSUPP: case ENODEV: case ESPIPE: case ETXTBSY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A punch that failed half-way may have dropped dirty pages of the range
+ * without writing them: the acknowledged data there is lost. */
+static void punch_failed(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
+{
+	struct dcio_rangeset hit = { 0 };
+
+	stat_error(&f->x->st, err);
+	pthread_mutex_lock(&f->gc_mu);
+	for (size_t i = 0; i < f->pending.n; i++) {
+		uint64_t a = f->pending.r[i].lo > lo ? f->pending.r[i].lo : lo;
+		uint64_t b = f->pending.r[i].hi < hi ? f->pending.r[i].hi : hi;
+
+		if (a < b)
+			rs_add(&hit, a, b, err);
+	}
+	for (size_t i = 0; i < hit.n; i++) {
+		rs_sub(&f->pending, hit.r[i].lo, hit.r[i].hi);
+		rs_add(&f->lost, hit.r[i].lo, hit.r[i].hi, err);
+	}
+	pthread_mutex_unlock(&f->gc_mu);
+	if (hit.n)
+		export_note_error(f->x, err);
+	rs_free(&hit);
+}
+
+int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset, uint64_t len)
+{
+	if (!f || (op != DCIO_ALLOCATE && op != DCIO_PUNCH))
+		return EINVAL;
+	int rc = dcio_falloc_check(offset, len);
+	if (rc)
+		return rc;
+	uint64_t hi = offset + len;
+	rc = wait_writes(f, offset, hi);
+	if (rc)
+		return rc;
+
+	uint64_t gen = gc_write_begin(f);
+	int mode = op == DCIO_PUNCH ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0;
+	if (fallocate(f->fd, mode, (off_t)offset, (off_t)len) != 0) {
+		rc = errno;
+		if (op == DCIO_PUNCH && !refused(rc))
+			punch_failed(f, offset, hi, rc);
+		return rc;
+	}
+	if (op == DCIO_PUNCH) {
+		/* zeros written: pending until a flush covers them, and a
+		 * flush that does makes lost data there rewritten */
+		gc_acked(f, offset, len, gen);
+	} else {
+		/* the data is unchanged (a lost range stays lost), but the new
+		 * blocks and size are only durable after the next flush */
+		pthread_mutex_lock(&f->gc_mu);
+		f->write_seq++;
+		pthread_mutex_unlock(&f->gc_mu);
+	}
+	return 0;
+}
