@@ -167,6 +167,30 @@ void dc_file_release(struct dc_handle *h)
 
 /* Open / close ---------------------------------------------------------- */
 
+/* ganesha's open permission rule (check_open_permission in fsal_helper.c),
+ * run by the module before it changes anything: ganesha runs its own only
+ * after open2 returns, and not at all on some paths (an MDCACHE hit of an
+ * open by name, an NFSv4 open upgrade). A read-only open of a file the caller
+ * may only execute is allowed, as there. */
+static fsal_status_t open_permission(struct fsal_obj_handle *obj,
+				     fsal_openflags_t openflags, bool owner_skip)
+{
+	fsal_accessflags_t mask = 0;
+	fsal_status_t st;
+
+	if (openflags & FSAL_O_READ)
+		mask |= FSAL_READ_ACCESS;
+	if (openflags & (FSAL_O_WRITE | FSAL_O_TRUNC))
+		mask |= FSAL_WRITE_ACCESS;
+	if (mask == 0)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	st = obj->obj_ops->test_access(obj, mask, NULL, NULL, owner_skip);
+	if (st.major != ERR_FSAL_ACCESS || (mask & FSAL_WRITE_ACCESS))
+		return st;
+	return obj->obj_ops->test_access(obj, FSAL_EXECUTE_ACCESS, NULL, NULL,
+					 false);
+}
+
 static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 {
 	struct dcio_file *io;
@@ -180,11 +204,14 @@ static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 	return dc_status(rc);
 }
 
+/* Opens an existing file. Unless this call created it (created), the
+ * caller's permission is checked first: nothing (share state, size) changes
+ * when it is refused. */
 static fsal_status_t open_by_handle(struct fsal_obj_handle *obj, struct state_t *state,
 				    fsal_openflags_t openflags,
 				    enum fsal_create_mode createmode,
 				    fsal_verifier_t verifier,
-				    struct fsal_attrlist *attrs_out)
+				    struct fsal_attrlist *attrs_out, bool created)
 {
 	struct dc_handle *h = dc_hdl(obj);
 	struct fsal_fd *fd = state ? state_fd(state) : &h->file.gfd;
@@ -194,24 +221,36 @@ static fsal_status_t open_by_handle(struct fsal_obj_handle *obj, struct state_t 
 	if (obj->type != REGULAR_FILE)
 		return fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR : ERR_FSAL_INVAL, 0);
 
-	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
-	if (state != NULL) {
-		st = check_share_conflict(&h->file.share, openflags, false);
-		if (FSAL_IS_ERROR(st)) {
-			PTHREAD_RWLOCK_unlock(&obj->obj_lock);
-			return st;
-		}
-		update_share_counters(&h->file.share, FSAL_O_CLOSED, openflags);
-	}
-	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
-
 	fsal_prepare_attrs(&attrs, ATTRS_POSIX);
 	st = obj->obj_ops->getattrs(obj, &attrs);
 	if (!FSAL_IS_ERROR(st) && createmode >= FSAL_EXCLUSIVE &&
 	    createmode != FSAL_EXCLUSIVE_9P &&
 	    !check_verifier_attrlist(&attrs, verifier, false))
 		st = fsalstat(ERR_FSAL_EXIST, EEXIST);
-	if (!FSAL_IS_ERROR(st) && (openflags & FSAL_O_TRUNC)) {
+	/* an exclusive create's replay and a reclaim skip the owner's bits,
+	 * as ganesha's own check does */
+	if (!FSAL_IS_ERROR(st) && !created)
+		st = open_permission(obj, openflags,
+				     createmode >= FSAL_EXCLUSIVE ||
+				     (openflags & FSAL_O_RECLAIM));
+	if (FSAL_IS_ERROR(st)) {
+		fsal_release_attrs(&attrs);
+		return st;
+	}
+
+	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+	if (state != NULL) {
+		st = check_share_conflict(&h->file.share, openflags, false);
+		if (FSAL_IS_ERROR(st)) {
+			PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+			fsal_release_attrs(&attrs);
+			return st;
+		}
+		update_share_counters(&h->file.share, FSAL_O_CLOSED, openflags);
+	}
+	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+
+	if (openflags & FSAL_O_TRUNC) {
 		st = truncate_locked(h, 0);
 		if (!FSAL_IS_ERROR(st)) {
 			fsal_release_attrs(&attrs);
@@ -234,6 +273,38 @@ static fsal_status_t open_by_handle(struct fsal_obj_handle *obj, struct state_t 
 	return st;
 }
 
+/* Opens by name as the caller: O_EXCL, and for UNCHECKED then an open
+ * without O_CREAT, so that *created says exactly whether this call made the
+ * file (a file removed in between is created again, a bounded number of
+ * times). */
+static int open_or_create(int dfd, const char *name, mode_t mode,
+			  enum fsal_create_mode createmode, bool *created)
+{
+	int fd = -1, err;
+
+	*created = false;
+	/* O_PATH: no open as root of what is there (a FIFO would block) */
+	if (createmode == FSAL_NO_CREATE)
+		return openat(dfd, name, O_PATH | O_NOFOLLOW);
+	fsal_set_credentials(&op_ctx->creds);
+	for (int i = 0; i < 4; i++) {
+		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CREAT | O_EXCL, mode);
+		if (fd >= 0) {
+			*created = true;
+			break;
+		}
+		if (errno != EEXIST || createmode != FSAL_UNCHECKED)
+			break;
+		fd = openat(dfd, name, O_PATH | O_NOFOLLOW);
+		if (fd >= 0 || errno != ENOENT)
+			break;
+	}
+	err = errno;
+	fsal_restore_ganesha_credentials();
+	errno = err;
+	return fd;
+}
+
 fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		       fsal_openflags_t openflags, enum fsal_create_mode createmode,
 		       const char *name, struct fsal_attrlist *attrs_in,
@@ -241,44 +312,33 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		       struct fsal_attrlist *attrs_out, bool *caller_perm_check)
 {
 	struct dc_handle *dir = dc_hdl(obj_hdl), *h = NULL;
-	int flags = O_RDONLY | O_NOFOLLOW, dfd, fd, err;
+	int dfd, fd, err;
 	mode_t mode = 0;
 	bool created = false;
 	fsal_status_t st;
 
+	/* every path below checks the caller's permission before it changes
+	 * anything: ganesha's check afterwards would come too late */
+	*caller_perm_check = false;
 	if (createmode >= FSAL_EXCLUSIVE)
 		set_common_verifier(attrs_in, verifier, false);
 	if (name == NULL)
 		return open_by_handle(obj_hdl, state, openflags, createmode,
-				      verifier, attrs_out);
+				      verifier, attrs_out, false);
 	st = dc_check_name(name);
 	if (FSAL_IS_ERROR(st))
 		return st;
 
 	if (createmode != FSAL_NO_CREATE) {
-		flags |= O_CREAT;
-		if (createmode >= FSAL_GUARDED)
-			flags |= O_EXCL;
 		mode = fsal2unix_mode(attrs_in->mode) &
 		       ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
 		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_MODE);
-		/* UNCHECKED with attributes: learn whether we created it */
-		if (createmode == FSAL_UNCHECKED && attrs_in->valid_mask != 0)
-			flags |= O_EXCL;
 	}
 	dfd = dc_open_fh(dir->exp, &dir->fh, O_PATH | O_DIRECTORY);
 	if (dfd < 0)
 		return dc_status(errno);
-	if (createmode != FSAL_NO_CREATE)
-		fsal_set_credentials(&op_ctx->creds);
-	fd = openat(dfd, name, flags, mode);
-	if (fd < 0 && errno == EEXIST && createmode == FSAL_UNCHECKED)
-		fd = openat(dfd, name, flags & ~O_EXCL, mode);
-	else
-		created = fd >= 0 && (flags & O_EXCL);
+	fd = open_or_create(dfd, name, mode, createmode, &created);
 	err = errno;
-	if (createmode != FSAL_NO_CREATE)
-		fsal_restore_ganesha_credentials();
 	if (fd < 0) {
 		close(dfd);
 		/* O_NOFOLLOW on a symlink */
@@ -295,16 +355,19 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		goto fail;
 	}
 	*new_obj = &h->obj_handle;
-	*caller_perm_check = !created;
 
+	/* attributes are set only on a file this call created */
 	if (created && attrs_in->valid_mask != 0) {
 		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false, state, attrs_in);
 		if (FSAL_IS_ERROR(st))
 			goto fail;
 	}
-	/* the open itself, on the new handle (share, truncate, attributes) */
+	/* the open itself, on the new handle (permission unless created,
+	 * share, truncate, attributes): the creator may write through the open
+	 * that created a read-only file */
 	st = open_by_handle(&h->obj_handle, state, openflags,
-			    created ? FSAL_NO_CREATE : createmode, verifier, attrs_out);
+			    created ? FSAL_NO_CREATE : createmode, verifier,
+			    attrs_out, created);
 	if (FSAL_IS_ERROR(st))
 		goto fail;
 	close(dfd);
@@ -326,7 +389,16 @@ fsal_status_t dc_reopen2(struct fsal_obj_handle *obj, struct state_t *state,
 	struct dc_handle *h = dc_hdl(obj);
 	struct fsal_fd *fd = state_fd(state);
 	fsal_openflags_t old = fd->openflags;
+	fsal_openflags_t add = openflags & ~old & FSAL_O_RDWR;
 	fsal_status_t st;
+
+	/* ganesha does not check an NFSv4 open upgrade: access the open did
+	 * not have, and a truncate, need the caller's permission */
+	if (openflags & FSAL_O_TRUNC)
+		add |= FSAL_O_WRITE;
+	st = open_permission(obj, add, openflags & FSAL_O_RECLAIM);
+	if (FSAL_IS_ERROR(st))
+		return st;
 
 	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
 	st = check_share_conflict(&h->file.share, openflags, false);
@@ -419,11 +491,21 @@ static fsal_status_t check_io(struct dc_handle *h, bool bypass, struct state_t *
 	return st;
 }
 
+/* SETATTR size: the owner or a caller with write permission (ganesha's rule,
+ * checked here too, before the change); a size past 2^63-1 would be past any
+ * filesystem's maximum (the kernel answers EFBIG past its own). */
 fsal_status_t dc_truncate(struct dc_handle *h, bool bypass, struct state_t *state,
 			  uint64_t size)
 {
-	fsal_status_t st = check_io(h, bypass, state, FSAL_O_WRITE, false);
+	fsal_status_t st;
 
+	if (size > (uint64_t)INT64_MAX)
+		return fsalstat(ERR_FSAL_FBIG, EFBIG);
+	st = h->obj_handle.obj_ops->test_access(&h->obj_handle, FSAL_W_OK, NULL,
+						NULL, true);
+	if (FSAL_IS_ERROR(st))
+		return st;
+	st = check_io(h, bypass, state, FSAL_O_WRITE, false);
 	if (FSAL_IS_ERROR(st))
 		return st;
 	return truncate_locked(h, size);
@@ -472,6 +554,33 @@ static void io_done(void *arg, int err, size_t bytes)
 	gsh_free(io);
 }
 
+/* Every file size is at least this large: writes ending below it need no
+ * lseek check against the filesystem's maximum. */
+#define DC_SURE_FILE_SIZE (1ULL << 31)
+
+/* Offsets as the kernel server answers them: an offset past 2^63-1 (off_t
+ * -1 would be "the current position" to pwritev2 and io_uring) is INVAL; a
+ * WRITE ending past 2^63-1 is FBIG; a READ running past it is shortened
+ * (nothing is stored there: it reads to end of file). */
+static fsal_status_t check_range(struct fsal_io_arg *a, bool is_read, size_t len)
+{
+	uint64_t room;
+
+	if (a->offset > (uint64_t)INT64_MAX)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	room = (uint64_t)INT64_MAX - a->offset;
+	if (len <= room)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	if (!is_read)
+		return fsalstat(ERR_FSAL_FBIG, EFBIG);
+	for (int i = 0; i < a->iov_count; i++) {
+		if (a->iov[i].iov_len > room)
+			a->iov[i].iov_len = room;
+		room -= a->iov[i].iov_len;
+	}
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
 static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
 		   struct fsal_io_arg *a, void *caller_arg, bool is_read)
 {
@@ -479,6 +588,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 	struct dcio_file *file;
 	struct dc_io *io;
 	fsal_status_t st;
+	size_t want;
 	int rc;
 
 	if (obj->type != REGULAR_FILE) {
@@ -496,15 +606,31 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 		done_cb(obj, st, a, caller_arg);
 		return;
 	}
+	want = iov_total(a);
+	st = check_range(a, is_read, want);
+	if (FSAL_IS_ERROR(st)) {
+		done_cb(obj, st, a, caller_arg);
+		return;
+	}
 	rc = get_engine_file(h, !is_read, &file);
 	if (rc != 0) {
 		done_cb(obj, dc_status(rc), a, caller_arg);
 		return;
 	}
+	/* past the filesystem's maximum file size (per inode: ext4 files
+	 * without extents have a smaller one): lseek accepts exactly the
+	 * offsets a write may reach. The kernel would write the part below
+	 * and fail the rest: refuse it whole. */
+	if (!is_read && want > 0 && a->offset + want > DC_SURE_FILE_SIZE &&
+	    lseek(dcio_file_fd(file), (off_t)(a->offset + want), SEEK_SET) < 0) {
+		PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+		done_cb(obj, fsalstat(ERR_FSAL_FBIG, EFBIG), a, caller_arg);
+		return;
+	}
 	io = gsh_calloc(1, sizeof(*io));
 	*io = (struct dc_io){ .obj = obj, .done_cb = done_cb, .io_arg = a,
 			      .caller_arg = caller_arg, .gexp = op_ctx->ctx_export,
-			      .fexp = op_ctx->fsal_export, .want = iov_total(a),
+			      .fexp = op_ctx->fsal_export, .want = want,
 			      .is_read = is_read };
 	get_gsh_export_ref(io->gexp);
 	if (is_read)
@@ -542,6 +668,14 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 
 	if (obj->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	/* a range past 2^63-1 is clamped as the kernel server does (NFSv3
+	 * COMMIT has no INVAL): from past the end, the whole file */
+	if (offset < 0) {
+		offset = 0;
+		len = 0;
+	} else if (len > (uint64_t)INT64_MAX - (uint64_t)offset) {
+		len = 0;
+	}
 	/* An error a closed engine file left behind is reported once. */
 	pending = __atomic_exchange_n(&h->file.pending_err, 0, __ATOMIC_ACQ_REL);
 	if (pending != 0)

@@ -597,6 +597,63 @@ static int set_owner(int fd, struct fsal_attrlist *a)
 	return fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
 }
 
+static bool caller_in_group(uint64_t gid)
+{
+	const struct user_cred *c = &op_ctx->creds;
+
+	if (c->caller_gid == gid)
+		return true;
+	for (unsigned int i = 0; i < c->caller_glen; i++)
+		if (c->caller_garray[i] == gid)
+			return true;
+	return false;
+}
+
+static bool explicit_times(const struct fsal_attrlist *a)
+{
+	return FSAL_TEST_MASK(a->valid_mask, ATTR_ATIME | ATTR_MTIME);
+}
+
+/* ganesha's SETATTR rule (fsal_check_setattr_perms, no ACLs here), checked
+ * again in the module before anything changes: only the owner changes mode,
+ * times or group (to one of its groups), nobody gives a file away; times set
+ * to the server's clock need write permission. Size: dc_truncate. */
+static fsal_status_t setattr_perm(struct fsal_obj_handle *obj,
+				  const struct fsal_attrlist *a)
+{
+	struct fsal_attrlist cur;
+	fsal_status_t st;
+	bool owner;
+
+	if (op_ctx->fsal_export->exp_ops.is_superuser(op_ctx->fsal_export,
+						      &op_ctx->creds))
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	fsal_prepare_attrs(&cur, ATTR_OWNER | ATTR_GROUP | ATTR_MODE);
+	st = dc_getattrs(obj, &cur);
+	fsal_release_attrs(&cur);
+	if (FSAL_IS_ERROR(st))
+		return st;
+	owner = op_ctx->creds.caller_uid == cur.owner;
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_OWNER) &&
+	    (a->owner != op_ctx->creds.caller_uid || !owner))
+		return fsalstat(ERR_FSAL_PERM, EPERM);
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_GROUP) &&
+	    (a->group != cur.group || !owner) &&
+	    (!caller_in_group(a->group) || !owner))
+		return fsalstat(ERR_FSAL_PERM, EPERM);
+	if (owner)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_MODE) || explicit_times(a))
+		return fsalstat(ERR_FSAL_PERM, EPERM);
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_ATIME_SERVER | ATTR_MTIME_SERVER))
+		return obj->obj_ops->test_access(obj, FSAL_W_OK, NULL, NULL, false);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/* Every check comes before the first change. Mode, owner and explicit times
+ * are then changed as the caller, so the kernel enforces the same rule;
+ * server-clock times (allowed to a writer that is not the owner, which
+ * utimensat refuses unless both are "now") as the server. */
 static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
 				 struct state_t *state, struct fsal_attrlist *a)
 {
@@ -606,9 +663,12 @@ static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
 
 	if (FSAL_TEST_MASK(a->valid_mask, ATTR_MODE))
 		a->mode &= ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_SIZE) && obj->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_INVAL, EINVAL);
+	st = setattr_perm(obj, a);
+	if (FSAL_IS_ERROR(st))
+		return st;
 	if (FSAL_TEST_MASK(a->valid_mask, ATTR_SIZE)) {
-		if (obj->type != REGULAR_FILE)
-			return fsalstat(ERR_FSAL_INVAL, EINVAL);
 		st = dc_truncate(h, bypass, state, a->filesize);
 		if (FSAL_IS_ERROR(st))
 			return st;
@@ -616,7 +676,8 @@ static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
 	fd = hdl_open(h, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
 		return dc_status(errno);
-	if (set_mode(h, fd, a) != 0 || set_owner(fd, a) != 0 || set_times(fd, a) != 0)
+	if (AS_CALLER(set_mode(h, fd, a)) != 0 || AS_CALLER(set_owner(fd, a)) != 0 ||
+	    (explicit_times(a) ? AS_CALLER(set_times(fd, a)) : set_times(fd, a)) != 0)
 		err = errno;
 	close(fd);
 	return dc_status(err);
