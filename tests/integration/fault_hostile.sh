@@ -14,7 +14,7 @@
 [ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
 set -u
 . "$(dirname "$0")/../faults/ftcommon.sh"
-ft_init hostile "${1:-}"
+ft_init hostile "${1:-${DC_BUILD_DIR:-}}"
 ft_need_module
 [ -x "$FT_BIN/ft_hostile" ] || ft_result SKIP "ft_hostile not built"
 ft_loop_ext4 "$FT_WORK/disk.img" 256M "$FT_WORK/exp" || ft_result FAIL "cannot make the ext4 export"
