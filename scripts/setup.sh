@@ -1,10 +1,31 @@
 #!/usr/bin/env bash
 # Installs every Debian package the project needs and fetches the nfs-ganesha 4.3
 # source (headers only are used) into third_party/nfs-ganesha-4.3. Idempotent.
+#
+# usage: scripts/setup.sh [--ganesha 4|6]
+#   --ganesha 4  (default) the host: Debian 12's nfs-ganesha 4.3, as described above
+#   --ganesha 6  the host as above, then a Debian 13 (trixie) root with nfs-ganesha 6.5 in
+#                third_party/debian13-root and the 6.5 headers in third_party/nfs-ganesha-6.5
+#                (scripts/setup-debian13.sh)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dest="$top/third_party/nfs-ganesha-4.3"
 export DEBIAN_FRONTEND=noninteractive
+
+ganesha=4
+while [ $# -gt 0 ]; do
+  case $1 in
+    --ganesha) ganesha=${2:-}; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "setup: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+case $ganesha in
+  4|4.3) ganesha=4 ;;
+  6|6.5) ganesha=6 ;;
+  *) echo "setup: --ganesha takes 4 or 6 (got '$ganesha')" >&2; exit 2 ;;
+esac
 
 pkgs=(build-essential cmake pkg-config clang
       nfs-ganesha nfs-ganesha-vfs rpcbind
@@ -51,3 +72,6 @@ if [ $need_src = 1 ]; then
   [ -f "$dest/src/include/fsal_api.h" ] || { echo "setup: unexpected source layout in $tarball" >&2; exit 1; }
 fi
 echo "setup: ok (ganesha headers in $dest)"
+if [ $ganesha = 6 ]; then
+  exec bash "$top/scripts/setup-debian13.sh"
+fi

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Builds the Debian 13 (trixie) root the project uses for nfs-ganesha 6.5 (scripts/setup.sh
+# --ganesha 6 runs it after the host setup). Idempotent: a stamp file in the root says it is
+# complete; remove the root (third_party/debian13-root) to build it again.
+#   - debootstrap (installed on the host if missing) from the Debian archive the host's apt
+#     uses (/etc/apt/sources.list.d/debian.sources), into third_party/debian13-root;
+#   - inside it: nfs-ganesha 6.5, nfs-ganesha-vfs, rpcbind, libnfs-utils and the module's
+#     build dependencies; /etc/mtab -> /proc/self/mounts (ganesha 6.5 reads it);
+#   - the 6.5 source package (a trixie deb-src line in the root), extracted into
+#     third_party/nfs-ganesha-6.5 (headers; its debian/ directory too when it arrives).
+# Environment: DC_DEBIAN13_ROOT (default third_party/debian13-root), DC_DEBIAN_MIRROR
+# (default: the first URI of the host's main Debian archive).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+root=${DC_DEBIAN13_ROOT:-$top/third_party/debian13-root}
+dest=$top/third_party/nfs-ganesha-6.5
+stamp=$root/.dc-debian13-root
+export DEBIAN_FRONTEND=noninteractive
+
+pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils
+      build-essential cmake pkg-config libntirpc-dev liburcu-dev libkrb5-dev
+      liburing-dev libnfs-dev libcunit1-dev procps iproute2 util-linux e2fsprogs
+      binutils gdb)
+
+t0=$(date +%s)
+step() { echo "setup-debian13: $* (+$(($(date +%s) - t0))s)"; }
+
+if [ -f "$stamp" ] && [ -f "$dest/src/include/fsal_api.h" ]; then
+  echo "setup-debian13: ok (root $root, ganesha 6.5 headers in $dest; already built)"
+  exit 0
+fi
+
+# The archive the host uses: first URI of the stanza that is not the security archive.
+mirror=${DC_DEBIAN_MIRROR:-}
+if [ -z "$mirror" ]; then
+  mirror=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' \
+           /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+fi
+mirror=${mirror:-http://deb.debian.org/debian}
+security=${mirror%/debian}/debian-security
+[ "$security" != "$mirror/debian-security" ] || security=http://deb.debian.org/debian-security
+
+if ! command -v debootstrap >/dev/null; then
+  step "installing debootstrap on the host"
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+fi
+
+# In a private mount namespace: /proc and /dev for the root, unmounted with the namespace.
+in_root() {
+  unshare -m --propagation private sh -c '
+    root=$1; shift
+    mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" &&
+      exec chroot "$root" "$@"' sh "$root" "$@"
+}
+
+if [ ! -x "$root/usr/bin/apt-get" ] || [ ! -f "$root/.dc-debootstrap" ]; then
+  step "debootstrap trixie from $mirror"
+  rm -rf "$root"
+  mkdir -p "$root"
+  # debootstrap mounts /proc in the target: a private mount namespace takes it away even
+  # if debootstrap is interrupted.
+  unshare -m --propagation private \
+    debootstrap --variant=minbase trixie "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || {
+    tail -n 20 "$root.debootstrap.log" >&2
+    echo "setup-debian13: debootstrap failed (log $root.debootstrap.log)" >&2; exit 1; }
+  rm -f "$root.debootstrap.log"
+  touch "$root/.dc-debootstrap"
+fi
+
+step "apt sources, policy-rc.d"
+rm -f "$root/etc/apt/sources.list"
+cat > "$root/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb deb-src
+URIs: $mirror
+Suites: trixie trixie-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: $security
+Suites: trixie-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+# Packages' maintainer scripts must not start services in the root.
+printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+
+step "apt-get install in the root"
+in_root apt-get update -qq
+in_root apt-get install -y -qq --no-install-recommends "${pkgs[@]}" > "$root/tmp/apt.log" 2>&1 || {
+  tail -n 20 "$root/tmp/apt.log" >&2
+  echo "setup-debian13: apt-get install failed in the root" >&2; exit 1; }
+# ganesha 6.5 finds an export's filesystem in /etc/mtab.
+ln -sf /proc/self/mounts "$root/etc/mtab"
+in_root ganesha.nfsd -v 2>/dev/null | head -n 2 || true
+
+if [ ! -f "$dest/src/include/fsal_api.h" ]; then
+  step "apt-get source --download-only nfs-ganesha"
+  rm -rf "$root/tmp/src"
+  mkdir -p "$root/tmp/src"
+  # The command may fail on one part (e.g. debian.tar.xz 404): check for the tarball.
+  in_root sh -c 'cd /tmp/src && apt-get source --download-only nfs-ganesha' \
+    > "$root/tmp/src.log" 2>&1 || true
+  tarball=$(ls "$root"/tmp/src/nfs-ganesha_6.5*.orig.tar.* 2>/dev/null | head -n1 || true)
+  if [ -z "$tarball" ]; then
+    tail -n 20 "$root/tmp/src.log" >&2
+    echo "setup-debian13: could not fetch the nfs-ganesha 6.5 source package" >&2
+    exit 1
+  fi
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  tar -xf "$tarball" -C "$dest" --strip-components=1
+  debtar=$(ls "$root"/tmp/src/nfs-ganesha_6.5*.debian.tar.* 2>/dev/null | head -n1 || true)
+  [ -z "$debtar" ] || tar -xf "$debtar" -C "$dest"
+  rm -rf "$root/tmp/src"
+  [ -f "$dest/src/include/fsal_api.h" ] || {
+    echo "setup-debian13: unexpected source layout in $tarball" >&2; exit 1; }
+fi
+
+touch "$stamp"
+step "done"
+echo "setup-debian13: ok (root $root, ganesha 6.5 headers in $dest)"
