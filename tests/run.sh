@@ -5,12 +5,15 @@
 # log) or "SKIP name (Ns)"; the last line is exactly "N passed, M failed". Exit status non-zero
 # if anything failed. Logs go to BUILD_DIR/test-logs/.
 #
-# usage: tests/run.sh [BUILD_DIR] [--san SAN_BUILD_DIR] [--install] [--fsal DONTCACHE|VFS] [--only REGEX]
+# usage: tests/run.sh [BUILD_DIR] [--san SAN_BUILD_DIR] [--install] [--fsal DONTCACHE|VFS]
+#                     [--ganesha 4|6] [--only REGEX]
 #   BUILD_DIR   a configured and built tree (default: build)
 #   --san       also run the unit tests of a -DDC_SANITIZE=ON (ASan+UBSan) build, named "<test>[san]"
 #   --install   also run the install scenario (cmake --install BUILD_DIR into ganesha's FSAL
 #               directory, then a config without Plugins_Dir); sets DC_TEST_INSTALL=1
 #   --fsal      FSAL under test for the integration scenarios (default DONTCACHE)
+#   --ganesha   6: the scenarios run ganesha 6.5 in the Debian 13 root (scripts/setup.sh
+#               --ganesha 6) by exporting GSH_ROOT (tests/lib/ganesha.sh); 4 (default): the host's
 #   --only      run only tests whose name matches REGEX
 # Environment: DC_UNIT_TIMEOUT (s, default 600), DC_TEST_TIMEOUT (s per scenario, default 180).
 set -u
@@ -24,8 +27,17 @@ while [ $# -gt 0 ]; do
     --install) export DC_TEST_INSTALL=1 ;;
     --fsal) export DC_TEST_FSAL=$2; shift ;;
     --only) only=$2; shift ;;
+    --ganesha)
+      case $2 in
+        4|4.3) unset GSH_ROOT ;;
+        6|6.5) export GSH_ROOT=${DC_DEBIAN13_ROOT:-$top/third_party/debian13-root}
+               [ -x "$GSH_ROOT/usr/bin/ganesha.nfsd" ] ||
+                 { echo "run.sh: no ganesha in $GSH_ROOT: run scripts/setup.sh --ganesha 6" >&2; exit 2; } ;;
+        *) echo "run.sh: --ganesha takes 4 or 6" >&2; exit 2 ;;
+      esac
+      shift ;;
     --san) san=$2; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
   esac

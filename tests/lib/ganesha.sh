@@ -8,6 +8,11 @@
 #   gsh_crash_report       prints the backtrace a crashed ganesha wrote to its log
 #   gsh_vfs_conf WORK PSEUDO  a stock FSAL_VFS export of WORK/export -> WORK/ganesha.conf
 # Ports are fixed so clients skip the portmapper.
+# GSH_ROOT=DIR (e.g. the Debian 13 root of scripts/setup.sh --ganesha 6): gsh_start runs
+# `chroot DIR ganesha.nfsd` (that root's ganesha, 6.5) instead of the host's. The paths its
+# config names (config and log directory, Path, RecoveryRoot, Plugins_Dir and the targets of
+# the plugin symlinks) are bind-mounted at the same paths inside DIR, with /proc, /dev and
+# this namespace's /run (rpcbind's socket); clients stay on the host.
 
 GSH_NFS_PORT=${GSH_NFS_PORT:-12049}
 GSH_MNT_PORT=${GSH_MNT_PORT:-12050}
@@ -16,6 +21,9 @@ GSH_RPCBIND_PID=
 GSH_PLUGINS_DIR=${GSH_PLUGINS_DIR:-}
 GSH_EXIT_STATUS=   # exit status of a ganesha that exited during gsh_start
 GSH_LOGS=()        # every log gsh_start wrote
+GSH_ROOT=${GSH_ROOT:-}
+GSH_ROOT_MOUNTS=() # mounts made inside GSH_ROOT (gsh_cleanup unmounts them)
+GSH_ROOT_BOUND=()  # host paths bound at the same path inside GSH_ROOT
 
 gsh_in_ns() { [ "${GSH_IN_NS:-}" = 1 ]; }
 
@@ -40,6 +48,7 @@ NFS_CORE_PARAM {
   NLM_Port = $((GSH_NFS_PORT + 2)); Rquota_Port = $((GSH_NFS_PORT + 3));
   Enable_UDP = false;
   ${GSH_PLUGINS_DIR:+Plugins_Dir = ${GSH_PLUGINS_DIR};}
+  ${GSH_ROOT:+Allow_Set_Io_Flusher_Fail = true;}
 }
 NFSV4 { Graceless = true; RecoveryRoot = ${work}/recov; }
 NFS_KRB5 { Active_krb5 = false; }
@@ -77,6 +86,54 @@ gsh_start_rpcbind() {
   echo "gsh: rpcbind did not start" >&2; return 1
 }
 
+# gsh_root_bind PATH: PATH (a directory, or a file's directory) at the same path inside
+# GSH_ROOT. PATH becomes a shared mount first, so what is mounted under it later (it_tmpfs)
+# shows inside the root too.
+gsh_root_bind() {
+  local p=$1 b
+  [ -d "$p" ] || p=$(dirname "$p")
+  p=$(readlink -f "$p") || return 1
+  [ -d "$p" ] || return 0
+  for b in "${GSH_ROOT_BOUND[@]}"; do
+    case $p/ in "$b"/*) return 0 ;; esac
+  done
+  mount --rbind "$p" "$p" && mount --make-rshared "$p" || return 1
+  GSH_ROOT_MOUNTS+=("$p")
+  mkdir -p "$GSH_ROOT$p" && mount --rbind "$p" "$GSH_ROOT$p" || return 1
+  GSH_ROOT_MOUNTS+=("$GSH_ROOT$p")
+  GSH_ROOT_BOUND+=("$p")
+}
+
+# gsh_root_prepare CONF LOG: the mounts the chrooted ganesha needs (once per namespace for
+# /proc, /dev, /run; every path CONF names).
+gsh_root_prepare() {
+  local conf=$1 log=$2 r=$GSH_ROOT p f
+  [ -x "$r/usr/bin/ganesha.nfsd" ] || { echo "gsh: no ganesha.nfsd in GSH_ROOT=$r" >&2; return 1; }
+  if [ ${#GSH_ROOT_MOUNTS[@]} -eq 0 ]; then
+    mount -t proc proc "$r/proc" && GSH_ROOT_MOUNTS+=("$r/proc") &&
+      mount --rbind /dev "$r/dev" && GSH_ROOT_MOUNTS+=("$r/dev") &&
+      mount --bind /run "$r/run" && GSH_ROOT_MOUNTS+=("$r/run") || return 1
+  fi
+  gsh_root_bind "$conf" && gsh_root_bind "$log" || return 1
+  for p in $(grep -oiE '\b(Path|RecoveryRoot|Plugins_Dir) *= *"?/[^;" ]*' "$conf" | sed 's/^[^=]*= *"\?//'); do
+    gsh_root_bind "$p" || return 1
+    if [ -d "$p" ]; then  # plugin symlinks outside /usr (the module under test)
+      for f in "$p"/*.so; do
+        [ -L "$f" ] || continue
+        case $(readlink -f "$f") in /usr/*|'') ;; *) gsh_root_bind "$(readlink -f "$f")" || return 1 ;; esac
+      done
+    fi
+  done
+}
+
+gsh_root_umount() {
+  local i
+  for ((i = ${#GSH_ROOT_MOUNTS[@]} - 1; i >= 0; i--)); do
+    umount -R "${GSH_ROOT_MOUNTS[$i]}" 2>/dev/null || umount -l "${GSH_ROOT_MOUNTS[$i]}" 2>/dev/null
+  done
+  GSH_ROOT_MOUNTS=() GSH_ROOT_BOUND=()
+}
+
 # gsh_start CONF LOG [extra ganesha args]; returns non-zero if ganesha exits or never listens.
 gsh_start() {
   local conf=$1 log=$2; shift 2
@@ -84,8 +141,13 @@ gsh_start() {
   gsh_start_rpcbind || return 1
   : > "$log"
   GSH_LOGS+=("$log")
+  local chroot=()
+  if [ -n "$GSH_ROOT" ]; then
+    gsh_root_prepare "$conf" "$log" || { echo "gsh: cannot prepare GSH_ROOT=$GSH_ROOT" >&2; return 1; }
+    chroot=(chroot "$GSH_ROOT")
+  fi
   # -C: ganesha logs a backtrace when it crashes (gsh_crash_report)
-  ${GSH_WRAPPER:-} ganesha.nfsd -F -C -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
+  ${GSH_WRAPPER:-} "${chroot[@]}" ganesha.nfsd -F -C -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
   GSH_PID=$!
   local i
   for i in $(seq ${GSH_START_TRIES:-300}); do
@@ -156,4 +218,5 @@ gsh_cleanup() {
     kill "$GSH_RPCBIND_PID" 2>/dev/null; wait "$GSH_RPCBIND_PID" 2>/dev/null
     GSH_RPCBIND_PID=
   fi
+  gsh_root_umount
 }
