@@ -588,6 +588,8 @@ static void print_tick(int sec, struct dcb_sampler *sp)
 			fprintf(stderr, ", hot %.0f%%", s.hot_resident_pct);
 		if (s.server_cpu_pct >= 0)
 			fprintf(stderr, ", srv %.0f%%", s.server_cpu_pct);
+		if (s.server_rss_kib >= 0)
+			fprintf(stderr, " rss %.0f MiB", s.server_rss_kib / 1024.0);
 		if (s.kswapd_cpu_pct >= 0)
 			fprintf(stderr, ", kswapd %.0f%%", s.kswapd_cpu_pct);
 	}
@@ -839,6 +841,18 @@ int main(int argc, char **argv)
 	uint64_t end = R.end_ns > R.measure_start_ns ? R.end_ns : R.measure_start_ns;
 	uint64_t dend = R.durable_ns > end ? R.durable_ns : end;
 	print_summary(end, dend);
+	if (O.server_pid) {
+		double cpu_s = dcb_sampler_server_cpu_s(&sp);
+		double gb = (double)(R.bytes[OP_WRITE] + R.bytes[OP_READ]) / 1e9;
+		if (cpu_s >= 0)
+			fprintf(stderr, "server: %.2f CPU-s in %.1f s, %.3f CPU-s per GB moved", cpu_s,
+				sp.n ? sp.s[sp.n - 1].t : 0.0, gb > 0 ? cpu_s / gb : 0.0);
+		if (sp.server_hwm_kib >= 0)
+			fprintf(stderr, "%speak RSS %.0f MiB", cpu_s >= 0 ? ", " : "server: ",
+				sp.server_hwm_kib / 1024.0);
+		if (cpu_s >= 0 || sp.server_hwm_kib >= 0)
+			fputc('\n', stderr);
+	}
 
 	int out_rc = 0;
 	if (O.json_path) {

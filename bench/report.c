@@ -29,7 +29,7 @@ static void jlat(FILE *f, const char *name, const struct hist *h, int last)
 }
 
 enum sfield { F_CACHED, F_DIRTY, F_WB, F_CG_CACHE, F_CG_DIRTY, F_CG_WB, F_CG_USAGE, F_SCPU, F_KCPU,
-	      F_FRES, F_FDIRTY, F_HOT };
+	      F_FRES, F_FDIRTY, F_HOT, F_RSS };
 
 static double field(const struct dcb_sample *s, enum sfield k)
 {
@@ -46,6 +46,7 @@ static double field(const struct dcb_sample *s, enum sfield k)
 	case F_FRES: return s->files_resident_kib / 1024.0;
 	case F_FDIRTY: return s->files_dirty_kib / 1024.0;
 	case F_HOT: return s->hot_resident_pct < 0 ? NAN : s->hot_resident_pct;
+	case F_RSS: return s->server_rss_kib < 0 ? NAN : s->server_rss_kib / 1024.0;
 	}
 	return NAN;
 }
@@ -56,6 +57,14 @@ static void jnum(FILE *f, double v)
 		fputs("null", f);
 	else
 		fprintf(f, "%.2f", v);
+}
+
+static void jnum4(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.4f", v);
 }
 
 static void jseries(FILE *f, const char *name, const struct dcb_sampler *sp, enum sfield k, int last)
@@ -201,8 +210,22 @@ void dcb_write_json(FILE *f, const struct dcb_opts *o, const struct dcb_results 
 	jseries(f, "cgroup_writeback", sp, F_CG_WB, 0);
 	jseries(f, "cgroup_usage", sp, F_CG_USAGE, 0);
 	jseries(f, "files_resident", sp, F_FRES, 0);
-	jseries(f, "files_dirty", sp, F_FDIRTY, 1);
-	fputs("    },\n    \"cpu_pct\": {\n", f);
+	jseries(f, "files_dirty", sp, F_FDIRTY, 0);
+	jseries(f, "server_rss", sp, F_RSS, 1);
+	fputs("    },\n    \"server_hwm_mib\": ", f);
+	jnum(f, sp->server_hwm_kib < 0 ? NAN : sp->server_hwm_kib / 1024.0);
+	/* ganesha's CPU from the start of the measured phase (after the hot set was warmed) to
+	 * the end of the run (final COMMITs answered), per 10^9 bytes it moved meanwhile
+	 * (WRITE and READ payload, warm-up seconds and resends included) */
+	double cpu_s = dcb_sampler_server_cpu_s(sp);
+	double gb = (double)(r->bytes[OP_WRITE] + r->bytes[OP_READ]) / 1e9;
+	fputs(",\n    \"cpu_s\": ", f);
+	jnum4(f, cpu_s < 0 ? NAN : cpu_s);
+	fputs(", \"cpu_s_per_gb\": ", f);
+	jnum4(f, cpu_s < 0 || gb <= 0 ? NAN : cpu_s / gb);
+	fprintf(f, ", \"cpu_window_s\": %.3f, \"bytes_moved\": %llu,\n    \"cpu_pct\": {\n",
+		sp->n ? sp->s[sp->n - 1].t : 0.0,
+		(unsigned long long)(r->bytes[OP_WRITE] + r->bytes[OP_READ]));
 	jseries(f, "server", sp, F_SCPU, 0);
 	jseries(f, "kswapd", sp, F_KCPU, 1);
 	fputs("    },\n    \"hot_resident_pct\": {\n", f);
@@ -236,6 +259,8 @@ void dcb_write_json(FILE *f, const struct dcb_opts *o, const struct dcb_results 
 			jnum(f, field(s, F_SCPU));
 			fputs(", \"kswapd_cpu_pct\": ", f);
 			jnum(f, field(s, F_KCPU));
+			fputs(", \"server_rss_mib\": ", f);
+			jnum(f, field(s, F_RSS));
 		}
 		fputs("}", f);
 	}
@@ -245,7 +270,8 @@ void dcb_write_json(FILE *f, const struct dcb_opts *o, const struct dcb_results 
 void dcb_write_timeline_csv(FILE *f, const struct dcb_results *r, const struct dcb_sampler *sp)
 {
 	fputs("t,write_mbps,read_mbps,commits,write_lat_max_us,cached_mib,dirty_mib,writeback_mib,"
-	      "cgroup_cache_mib,files_resident_mib,hot_resident_pct,server_cpu_pct,kswapd_cpu_pct\n", f);
+	      "cgroup_cache_mib,files_resident_mib,hot_resident_pct,server_cpu_pct,kswapd_cpu_pct,"
+	      "server_rss_mib\n", f);
 	int n = r->ntl;
 	double iv = (double)r->tl_ns / 1e9;
 	for (int i = 0; i < n; i++) {
@@ -260,12 +286,13 @@ void dcb_write_timeline_csv(FILE *f, const struct dcb_results *r, const struct d
 			(unsigned long long)t->ops[OP_COMMIT], us(t->lat_max_ns[OP_WRITE]));
 		if (s) {
 			double v[] = {field(s, F_CACHED), field(s, F_DIRTY), field(s, F_WB), field(s, F_CG_CACHE),
-				      field(s, F_FRES), field(s, F_HOT), field(s, F_SCPU), field(s, F_KCPU)};
+				      field(s, F_FRES), field(s, F_HOT), field(s, F_SCPU), field(s, F_KCPU),
+				      field(s, F_RSS)};
 			for (unsigned k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 				isnan(v[k]) ? fputs(",", f) : fprintf(f, ",%.2f", v[k]);
 			fputc('\n', f);
 		} else {
-			fputs(",,,,,,,,\n", f);
+			fputs(",,,,,,,,,\n", f);
 		}
 	}
 }

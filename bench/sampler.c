@@ -84,7 +84,7 @@ static int probe_cachestat(void)
 	return rc == 0;
 }
 
-static uint64_t proc_ticks(int pid)
+uint64_t dcb_proc_ticks(int pid)
 {
 	char p[64], buf[1024];
 	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
@@ -102,6 +102,25 @@ static uint64_t proc_ticks(int pid)
 	if (sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return 0;
 	return ut + st;
+}
+
+int dcb_proc_mem(int pid, int64_t *rss_kib, int64_t *hwm_kib)
+{
+	char p[64], line[256];
+	unsigned long long v;
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	FILE *f = fopen(p, "re");
+	*rss_kib = *hwm_kib = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "VmRSS: %llu", &v) == 1)
+			*rss_kib = (int64_t)v;
+		else if (sscanf(line, "VmHWM: %llu", &v) == 1)
+			*hwm_kib = (int64_t)v;
+	}
+	fclose(f);
+	return 0;
 }
 
 static void find_kswapd(struct dcb_sampler *sp)
@@ -136,6 +155,7 @@ void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid,
 	sp->cgroup_dir = cgroup_dir;
 	sp->use_cachestat = probe_cachestat();
 	sp->hot_start_pct = -1;
+	sp->server_hwm_kib = -1;
 	find_kswapd(sp);
 }
 
@@ -211,10 +231,15 @@ void dcb_sampler_take(struct dcb_sampler *sp, double t, struct dcb_sample *s)
 	read_meminfo(s);
 	read_cgroup(sp->cgroup_dir, s);
 	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t sv = sp->server_pid ? proc_ticks(sp->server_pid) : 0, kw = 0;
+	uint64_t sv = sp->server_pid ? dcb_proc_ticks(sp->server_pid) : 0, kw = 0;
 	for (int i = 0; i < sp->nkswapd; i++)
-		kw += proc_ticks(sp->kswapd_pids[i]);
+		kw += dcb_proc_ticks(sp->kswapd_pids[i]);
 	s->server_cpu_pct = s->kswapd_cpu_pct = -1;
+	s->server_rss_kib = -1;
+	if (sp->server_pid) {
+		int64_t hwm;
+		dcb_proc_mem(sp->server_pid, &s->server_rss_kib, &hwm);
+	}
 	if (sp->have_prev && t > sp->prev_t) {
 		double dt = t - sp->prev_t;
 		/* a process that went away (or a failed read) gives no number, not an underflow */
@@ -290,6 +315,7 @@ int dcb_sampler_start(struct dcb_sampler *sp)
 	struct dcb_sample s;
 	dcb_sampler_take(sp, 0, &s); /* baseline for CPU deltas, and the starting residency */
 	sp->hot_start_pct = s.hot_resident_pct;
+	sp->server_ticks_start = sp->prev_server_ticks;
 	push(sp, &s);
 	if (pthread_create(&sp->thr, NULL, sampler_main, sp))
 		return -1;
@@ -307,6 +333,19 @@ void dcb_sampler_stop(struct dcb_sampler *sp)
 	struct dcb_sample s;
 	dcb_sampler_take(sp, (double)(dcb_now_ns() - sp->start_ns) / 1e9, &s);
 	push(sp, &s);
+	sp->server_ticks_stop = sp->prev_server_ticks;
+	if (sp->server_pid) {
+		int64_t rss;
+		dcb_proc_mem(sp->server_pid, &rss, &sp->server_hwm_kib);
+	}
+}
+
+double dcb_sampler_server_cpu_s(const struct dcb_sampler *sp)
+{
+	if (!sp->server_pid || !sp->server_ticks_start || !sp->server_ticks_stop ||
+	    sp->server_ticks_stop < sp->server_ticks_start)
+		return -1;
+	return (double)(sp->server_ticks_stop - sp->server_ticks_start) / sysconf(_SC_CLK_TCK);
 }
 
 int dcb_sampler_latest(struct dcb_sampler *sp, struct dcb_sample *out)

@@ -14,6 +14,7 @@ struct dcb_sample {
 	double server_cpu_pct, kswapd_cpu_pct;                    /* -1: unknown */
 	uint64_t files_resident_kib, files_dirty_kib;            /* writer files */
 	double hot_resident_pct;                                  /* -1: no hot set */
+	int64_t server_rss_kib;                                   /* VmRSS, -1: unknown */
 };
 
 struct dcb_stat_sum { double peak, mean, last; int n; };
@@ -37,6 +38,10 @@ struct dcb_sampler {
 	int have_prev;
 	int use_cachestat;              /* 1 yes, 0 mincore */
 	double hot_start_pct;
+	/* the server's utime+stime at dcb_sampler_start and dcb_sampler_stop (clock ticks;
+	 * 0: unknown) and its VmHWM at stop (-1: unknown) */
+	uint64_t server_ticks_start, server_ticks_stop;
+	int64_t server_hwm_kib;
 };
 
 void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid, const char *cgroup_dir);
@@ -50,5 +55,11 @@ void dcb_sampler_take(struct dcb_sampler *sp, double t, struct dcb_sample *out);
 int dcb_file_residency(const char *path, int use_cachestat, uint64_t *res_kib, uint64_t *dirty_kib,
 		       uint64_t *size_kib);
 void dcb_sampler_free(struct dcb_sampler *sp);
+/* CPU seconds the server used between dcb_sampler_start and dcb_sampler_stop, -1 if unknown. */
+double dcb_sampler_server_cpu_s(const struct dcb_sampler *sp);
+/* utime+stime of a process (all its threads, living and exited) in clock ticks; 0 if unknown. */
+uint64_t dcb_proc_ticks(int pid);
+/* VmRSS and VmHWM of a process in KiB; returns -1 if /proc/PID/status cannot be read. */
+int dcb_proc_mem(int pid, int64_t *rss_kib, int64_t *hwm_kib);
 uint64_t dcb_now_ns(void);
 #endif

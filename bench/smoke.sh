@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench_smoke: a tiny dcbench run against a real ganesha (stock FSAL_VFS) in a private
 # namespace. Asserts the JSON report is complete and that the bytes written equal the
-# bytes asked (never a speed). Prints one line "bench_smoke: PASS" or "bench_smoke: FAIL why".
+# bytes asked, that the server's CPU seconds and RSS were measured, and that a readers-only
+# run reads (never a speed). Prints one line "bench_smoke: PASS" or "bench_smoke: FAIL why".
 # Needs root (namespaces). Exit 0 on pass.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,10 +57,23 @@ chk '(.per_conn | length) == 3 and ([.per_conn[] | select(.role=="writer") | .by
 chk '.server.sampled >= 1 and .server.mib.cached.peak != null' "no server samples" '.server'
 chk '.verifier.changes == 0' "verifier changed" '.verifier'
 chk '(.timeline | type) == "array"' "no timeline"
+chk '.server.cpu_s > 0 and .server.cpu_s_per_gb > 0 and .server.bytes_moved >= .write.bytes_written' "no server CPU seconds" '.server'
+chk '.server.server_hwm_mib > 0 and .server.mib.server_rss.peak > 0' "no server RSS" '.server'
 for i in $(seq 0 $((conns - 1))); do
   s=$(stat -c %s "$work/export/dcb.$i" 2>/dev/null || echo missing)
   [ "$s" = "$size" ] || fail "server file dcb.$i has size $s, expected $size"
 done
 [ -s "$work/lat.write.cdf" ] || fail "no write latency CDF"
 head -1 "$work/tl.csv" | grep -q '^t,write_mbps' || fail "timeline CSV header"
+
+# readers only, unthrottled (bench/run.sh's read64k/read4k scenarios): READ MB/s over the window
+json=$work/read.json
+if ! timeout -k 2 30 "$dcbench" --url "$(gsh_url "$work/export")" --server-path "$work/export" \
+      --server-pid "$GSH_PID" --conns 0 --readers 2 --read-bs 64k --hot-files 2 --hot-size 2M \
+      --time 1 --interval 0.5 --quiet --label smoke-read --json "$json" > "$work/dcbench-read.out" 2>&1; then
+  fail "dcbench (readers only) exited non-zero: $(tail -3 "$work/dcbench-read.out" | tr '\n' ' ')"
+fi
+chk '.complete == true and .finished == true' "readers-only run not finished" '.stop_reason'
+chk '.read.ops > 0 and .read.mbps > 0 and .latency_us.read.count > 0 and .write.ops == 0' "readers-only run did not read" '.read'
+chk '.server.cpu_s_per_gb > 0 and .server.bytes_moved == .read.bytes' "readers-only CPU per GB" '.server'
 echo "bench_smoke: PASS"

@@ -275,6 +275,82 @@ static void test_accounting(void)
 	dcb_results_free(&r);
 }
 
+/* the server's CPU seconds over the run and its memory, measured on this process */
+static void test_server_cpu_rss(void)
+{
+	int64_t rss = -1, hwm = -1;
+	CU_ASSERT(dcb_proc_mem(getpid(), &rss, &hwm) == 0);
+	CU_ASSERT(rss > 0 && hwm >= rss);
+	CU_ASSERT(dcb_proc_mem(-1, &rss, &hwm) == -1 && rss == -1 && hwm == -1);
+	CU_ASSERT(dcb_proc_ticks(-1) == 0);
+
+	struct dcb_sampler sp;
+	dcb_sampler_init(&sp, dcb_now_ns(), getpid(), NULL);
+	sp.interval_ns = 50000000ULL;
+	CU_ASSERT_FATAL(dcb_sampler_start(&sp) == 0);
+	/* 0.3 s of this process's CPU time (not wall time: the machine may be busy) */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	volatile uint64_t x = 1;
+	do {
+		for (int i = 0; i < 100000; i++)
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < 0.3);
+	dcb_sampler_stop(&sp);
+	double cpu = dcb_sampler_server_cpu_s(&sp);
+	/* clock-tick accounting: within a few ticks of the CPU time used */
+	CU_ASSERT(cpu >= 0.2 && cpu <= 1.5);
+	CU_ASSERT(sp.server_hwm_kib > 0);
+	CU_ASSERT(sp.n >= 2 && sp.s[sp.n - 1].server_rss_kib > 0);
+
+	struct dcb_results r;
+	CU_ASSERT_FATAL(dcb_results_init(&r, 1, 0) == 0);
+	dcb_account(&r, 0, OP_WRITE, 500000000, 100000000ULL, 2000);
+	dcb_account(&r, 0, OP_READ, 500000000, 200000000ULL, 300);
+	r.end_ns = 300000000ULL;
+	struct dcb_opts o;
+	char err[512];
+	CU_ASSERT_FATAL(parse(&o, URL "--conns 1 --label t", err) == 0);
+	struct dcb_conn_info ci[1] = {{ROLE_WRITER, 0, "dcb.0", 0, 0}};
+	struct dcb_run_info ri = {.elapsed_s = 1, .finished = 1, .stop_reason = "size"};
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	dcb_write_json(f, &o, &r, &sp, ci, 1, &ri);
+	fclose(f);
+	/* 1 GB moved (written + read): CPU-s per GB == CPU-s */
+	p = strstr(buf, "\"cpu_s_per_gb\": ");
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT(rel_ok(strtod(p + 16, NULL), cpu, 0.001));
+	CU_ASSERT(strstr(buf, "\"bytes_moved\": 1000000000") != NULL);
+	p = strstr(buf, "\"server_hwm_mib\": ");
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT(strtod(p + 18, NULL) > 0);
+	CU_ASSERT(strstr(buf, "\"server_rss\": {\"peak\": ") != NULL);
+	CU_ASSERT(strstr(buf, "nan") == NULL && strstr(buf, "inf") == NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	dcb_write_timeline_csv(f, &r, &sp);
+	fclose(f);
+	/* every line has the header's 14 columns */
+	int commas = 0, bad = 0;
+	for (p = buf; *p; p++) {
+		if (*p == ',')
+			commas++;
+		else if (*p == '\n') {
+			bad |= commas != 13;
+			commas = 0;
+		}
+	}
+	CU_ASSERT(!bad);
+	CU_ASSERT(strstr(buf, ",server_rss_mib\n") != NULL);
+	free(buf);
+	dcb_results_free(&r);
+	dcb_sampler_free(&sp);
+}
+
 static void test_residency(void)
 {
 	char path[] = "/tmp/dcb_resXXXXXX";
@@ -309,6 +385,7 @@ int main(void)
 	CU_add_test(s, "options rejected", test_opts_bad);
 	CU_add_test(s, "result accounting and reports", test_accounting);
 	CU_add_test(s, "file residency", test_residency);
+	CU_add_test(s, "server CPU seconds and RSS", test_server_cpu_rss);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned fails = CU_get_number_of_failures();
