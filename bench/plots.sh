@@ -38,6 +38,9 @@ DSEP='","' XLAB='seconds' series 'runs/multi64.MODE.1.timeline.csv' '1:2' '64 wr
 XLAB='latency (us)' series 'runs/seq1.MODE.1.write.cdf' '1:2' 'single-client sequential write: WRITE latency CDF (rep 1)' 'fraction <= x' latency-cdf-seq1.png log
 XLAB='latency (us)' series 'runs/multi64.MODE.1.write.cdf' '1:2' '64 writers: WRITE latency CDF (rep 1)' 'fraction <= x' latency-cdf-multi64.png log
 XLAB='latency (us)' series 'runs/commit.MODE.1.commit.cdf' '1:2' 'commit-heavy: COMMIT latency CDF (rep 1)' 'fraction <= x' commit-cdf.png log
+XLAB='latency (us)' series 'runs/read64k.MODE.1.read.cdf' '1:2' 'cached 64 KiB reads, alone: READ latency CDF (rep 1)' 'fraction <= x' read-cdf-read64k.png log
+XLAB='latency (us)' series 'runs/read64k_w.MODE.1.read.cdf' '1:2' 'cached 64 KiB reads beside a 1 MiB writer: READ latency CDF (rep 1)' 'fraction <= x' read-cdf-read64k_w.png log
+XLAB='latency (us)' series 'runs/small64k.MODE.1.write.cdf' '1:2' '64 KiB QD1 writes: WRITE latency CDF (rep 1)' 'fraction <= x' latency-cdf-small64k.png log
 # page cache: cgroup cache when capped (column 9), else /proc/meminfo Cached (column 6)
 DSEP='","' XLAB='seconds' series 'runs/seq1.MODE.1.timeline.csv' '1:(column(9) > 0 ? column(9) : column(6))' 'single-client sequential write: page cache (cgroup, or system Cached)' 'MiB' pagecache-seq1.png
 DSEP='","' XLAB='seconds' series 'runs/seq1.MODE.1.timeline.csv' '1:7' 'single-client sequential write: Dirty (system)' 'MiB' dirty-seq1.png
@@ -53,7 +56,7 @@ if [ -s summary.csv ]; then
   gnuplot <<GP
 $term
 set output 'throughput-median.png'
-set title 'median write MB/s per scenario (compete: the mode export)'
+set title 'median MB/s per scenario (read*: the readers; compete: the mode export)'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1

@@ -21,15 +21,19 @@ self="$top/bench/run.sh"
 usage() {
   cat <<'EOF'
 usage: bench/run.sh [--quick] [options]
-  --quick              short runs (about 6-8 minutes in all on 2 cores)
-  --reps N             repetitions per scenario and mode (default 3)
+  --quick              short runs: 3 s each, 9 scenarios x 4 modes x 3 reps
+                       (about 9-10 minutes in all on 2 cores)
+  --reps N             repetitions per scenario and mode (default 3); a full run
+                       (13 scenarios x 6 modes x 3 reps x 20 s) takes about 90 minutes
   --time S             seconds per run (quick 3, full 20 x scale)
   --scale F            multiply full-run durations and sizes (default 1)
   --modes LIST         comma list among vfs,dontcache,buffered,direct,dropbehind,inline
                        (default: vfs plus every FSAL_DONTCACHE mode when the module exists;
                        --quick leaves out buffered and inline)
-  --scenarios LIST     comma list among seq1,multi4,multi16,multi64,rand64k,noisy,compete,commit
-                       (quick default: all but multi16)
+  --scenarios LIST     comma list among seq1,multi4,multi16,multi64,rand64k,noisy,compete,
+                       commit,small64k,read64k,read64k_w,read4k,read4k_w
+                       (full default: all; quick default: all but multi16, read64k,
+                       read4k, read4k_w)
   --mem-limit SIZE     memory cgroup limit (default 2G; quick 1G)
   --no-cgroup          run uncapped (report says so)
   --module PATH        libfsaldontcache.so (default: build*/FSAL_DONTCACHE/, then the system FSAL dir)
@@ -42,6 +46,7 @@ usage: bench/run.sh [--quick] [options]
                        sets with Malloc_Tuning = true, through GLIBC_TUNABLES (to compare the
                        FSALs with the same malloc; --engine "Malloc_Tuning = true;" tunes only
                        the FSAL_DONTCACHE servers)
+environment: DCBENCH=PATH  use that dcbench binary instead of building build-bench/
 EOF
 }
 
@@ -88,10 +93,15 @@ if [ $INNER = 0 ]; then
     command -v $c >/dev/null || die "$c missing: run scripts/setup.sh"
   done
   [ "$(stat -f -c %T "$(dirname "$DIR")" 2>/dev/null)" = tmpfs ] && die "--dir must be on a disk filesystem, not tmpfs"
-  dcbench=$top/build-bench/bench/dcbench
-  echo "run.sh: building dcbench (build-bench/)"
-  { cmake -S "$top" -B "$top/build-bench" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
-    cmake --build "$top/build-bench" -j2 --target dcbench >/dev/null; } || die "build failed"
+  if [ -n "${DCBENCH:-}" ]; then   # a dcbench built elsewhere (e.g. a private build dir)
+    [ -x "$DCBENCH" ] || die "DCBENCH=$DCBENCH is not executable"
+    dcbench=$(readlink -f "$DCBENCH")
+  else
+    dcbench=$top/build-bench/bench/dcbench
+    echo "run.sh: building dcbench (build-bench/)"
+    { cmake -S "$top" -B "$top/build-bench" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+      cmake --build "$top/build-bench" -j2 --target dcbench >/dev/null; } || die "build failed"
+  fi
   [ -n "$OUT" ] || OUT=$top/out/bench-$(date +%Y%m%d-%H%M%S)
   mkdir -p "$OUT/runs" || die "cannot create $OUT"
   OUT=$(cd "$OUT" && pwd)
@@ -160,14 +170,20 @@ for m in "${modes[@]}"; do
   case " vfs $all_dc_modes " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
   [ "$m" != vfs ] && [ -z "$MODULE" ] && die "mode $m needs libfsaldontcache.so (not built yet? use --module)"
 done
+all_scenarios="seq1 multi4 multi16 multi64 rand64k noisy compete commit small64k read64k read64k_w read4k read4k_w"
 if [ -z "$SCENARIOS" ]; then
-  if [ $QUICK = 1 ]; then SCENARIOS=seq1,multi4,multi64,rand64k,noisy,compete,commit
-  else SCENARIOS=seq1,multi4,multi16,multi64,rand64k,noisy,compete,commit; fi
+  if [ $QUICK = 1 ]; then SCENARIOS=seq1,multi4,multi64,rand64k,noisy,compete,commit,small64k,read64k_w
+  else SCENARIOS=${all_scenarios// /,}; fi
 fi
 IFS=, read -r -a scenarios <<< "$SCENARIOS"
 for s in "${scenarios[@]}"; do
-  case " seq1 multi4 multi16 multi64 rand64k noisy compete commit " in *" $s "*) ;; *) die "unknown scenario '$s'";; esac
+  case " $all_scenarios " in *" $s "*) ;; *) die "unknown scenario '$s'";; esac
 done
+# scenarios whose readers share a hot set that is written locally and warmed through NFS
+has_hot() { case $1 in noisy|read64k|read64k_w|read4k|read4k_w) return 0;; esac; return 1; }
+# the unthrottled cached-read scenarios: their MB/s and latencies are the readers'
+is_read() { case $1 in read64k|read64k_w|read4k|read4k_w) return 0;; esac; return 1; }
+is_dc() { case $1 in vfs|vfs2) return 1;; esac; return 0; }
 
 # sizes
 if [ $QUICK = 1 ]; then
@@ -200,11 +216,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
 
-fsal_body() {  # mode -> FSAL block body
+fsal_body() {  # mode [stats file] -> FSAL block body
+  local st=
+  [ -n "${2:-}" ] && st=" Stats_File = \"$2\";"
   case $1 in
     vfs|vfs2) echo "Name = VFS;" ;;
-    inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = inline;" ;;
-    *) echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered; Flush_Mode = coalesced;" ;;
+    inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = inline;$st" ;;
+    *) echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered; Flush_Mode = coalesced;$st" ;;
   esac
 }
 export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;; esac; }
@@ -223,8 +241,14 @@ run_exports() {
   if [ "$scen" = compete ]; then [ "$mode" = vfs ] && echo vfs2 || echo vfs; fi
 }
 
+# mbps is the readers' MB/s for the read* scenarios (writer_mbps: their streaming writer's),
+# the mode export's for compete, the writers' otherwise. dc_*: FSAL_DONTCACHE's own counters
+# from its Stats_File at the end of the run (whole server lifetime, hot-set warm-up included).
 hdr="scenario,mode,rep,ok,mbps,mbps_durable,write_p50_ms,write_p99_ms,write_p999_ms,write_max_ms,commit_p50_ms,commit_p99_ms,commits,read_mbps,read_p99_ms,hot_end_pct,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,files_resident_peak_mib,server_cpu_pct,kswapd_cpu_pct,neighbour_mbps,bytes_asked,bytes_written,errors,verf_changes"
+hdr+=",read_p50_ms,read_p999_ms,writer_mbps,server_cpu_s,cpu_s_per_gb,rss_peak_mib,dc_fdatasyncs,dc_gc_requests,dc_gc_batches,dc_reads,dc_reads_nowait,dc_flusher_passes,fdatasync_per_commit,nowait_read_pct"
 echo "$hdr" > "$OUT/runs.csv"
+# the line of a run that produced no report
+fail_row() { echo "$1,$2,$3,0$(printf ',%.0s' $(seq $(( $(awk -F, '{print NF}' <<< "$hdr") - 4 ))))" >> "$OUT/runs.csv"; }
 
 
 dcb_args() {  # scenario -> dcbench options (without URLs)
@@ -237,26 +261,42 @@ dcb_args() {  # scenario -> dcbench options (without URLs)
     noisy)   echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT --read-iops 500" ;;
     compete) echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $T" ;;
     commit)  echo "--conns 16 --qd 2 --bs 64k --size $(wrap 16) --time $T --commit-every 512k" ;;
+    small64k) echo "--conns 1 --qd 1 --bs 64k --size $(wrap 1) --time $T" ;;
+    read64k)   echo "--conns 0 --time $T --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
+    read64k_w) echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
+    read4k)    echo "--conns 0 --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
+    read4k_w)  echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
   esac
 }
 
-csv_row() {  # json scenario mode rep
-  local j=$1
-  jq -r --arg s "$2" --arg m "$3" --arg r "$4" '
+csv_row() {  # json scenario mode rep [FSAL_DONTCACHE stats file]
+  local j=$1 st=null rd=0
+  [ -n "${5:-}" ] && [ -s "$5" ] && st=$(jq -c '.engine // null' "$5" 2>/dev/null || echo null)
+  is_read "$2" && rd=1
+  jq -r --arg s "$2" --arg m "$3" --arg r "$4" --argjson st "${st:-null}" --argjson rd $rd '
     def ms(x): if x == null then "" else (x / 1000 * 1000 | round / 1000) end;
+    def lt(op; p): if (.latency_us[op].count // 0) > 0 then ms(.latency_us[op][p]) else "" end;
+    def ratio(a; b): if a == null or b == null or b == 0 then "" else (a / b * 10000 | round / 10000) end;
     def n(x): if x == null then "" else x end;
     def cache: if .server.mib.cgroup_cache.peak != null then .server.mib.cgroup_cache.peak else .server.mib.cached.peak end;
     def dirty: if .server.mib.cgroup_dirty.peak != null then .server.mib.cgroup_dirty.peak else .server.mib.dirty.peak end;
     def wb: if .server.mib.cgroup_writeback.peak != null then .server.mib.cgroup_writeback.peak else .server.mib.writeback.peak end;
     [ $s, $m, $r, (if .finished and .errors.rpc == 0 and .errors.nfs_total == 0 then 1 else 0 end),
-      (if $s == "compete" then .per_url[0].write_mbps else .write.mbps end), .write.mbps_durable,
-      ms(.latency_us.write.p50), ms(.latency_us.write.p99), ms(.latency_us.write["p99.9"]), ms(.latency_us.write.max),
-      ms(.latency_us.commit.p50), ms(.latency_us.commit.p99), .commit.ops,
-      .read.mbps, ms(.latency_us.read.p99), n(.server.hot_resident_pct_end),
+      (if $s == "compete" then .per_url[0].write_mbps elif $rd == 1 then .read.mbps else .write.mbps end), .write.mbps_durable,
+      lt("write"; "p50"), lt("write"; "p99"), lt("write"; "p99.9"), lt("write"; "max"),
+      lt("commit"; "p50"), lt("commit"; "p99"), .commit.ops,
+      .read.mbps, lt("read"; "p99"), n(.server.hot_resident_pct_end),
       n(cache), n(dirty), n(wb), n(.server.mib.files_resident.peak),
       n(.server.cpu_pct.server.mean), n(.server.cpu_pct.kswapd.mean),
       (if $s == "compete" then .per_url[1].write_mbps else "" end),
-      .write.bytes_asked, .write.bytes_written, (.errors.rpc + .errors.nfs_total), .verifier.changes
+      .write.bytes_asked, .write.bytes_written, (.errors.rpc + .errors.nfs_total), .verifier.changes,
+      lt("read"; "p50"), lt("read"; "p99.9"),
+      (if $rd == 1 and .config.conns > 0 then .write.mbps else "" end),
+      n(.server.cpu_s), n(.server.cpu_s_per_gb), n(.server.server_hwm_mib // .server.mib.server_rss.peak),
+      n($st.group_commit.syscalls), n($st.group_commit.requests), n($st.group_commit.batches),
+      n($st.reads.ops), n($st.reads.nowait), n($st.flusher.passes),
+      (if $st == null or .commit.ops == 0 then "" else ratio($st.group_commit.syscalls; .commit.ops) end),
+      (if $st == null or $st.reads.nowait == null then "" else ratio($st.reads.nowait * 100; $st.reads.ops) end)
     ] | map(tostring) | join(",")' "$j"
 }
 
@@ -270,19 +310,24 @@ run_one() {  # scenario mode rep
     mkdir -p "$work/exp/$e"
     rm -f "$work/exp/$e"/dcb.*
   done
-  if [ "$scen" = noisy ]; then   # the hot set: written locally once per export, warmed through NFS by dcbench
+  if has_hot "$scen"; then   # the hot set: written locally once per export, warmed through NFS by dcbench
     local i
     for i in 0 1 2 3; do
       local f=$work/exp/$mode/hot.$i
       [ "$(stat -c %s "$f" 2>/dev/null)" = "$HOT" ] || dd if=/dev/urandom of="$f" bs=1M count=$((HOT >> 20)) status=none
     done
   fi
-  for e in $exps; do echo "$work/exp/$e|/$e|$(export_id "$e")|$(fsal_body "$e")"; done | gsh_conf "$conf" "$work"
+  # every FSAL_DONTCACHE export writes its counters into the output directory
+  local stats=$OUT/runs/$tag.dcstats.json
+  rm -f "$stats"
+  for e in $exps; do
+    echo "$work/exp/$e|/$e|$(export_id "$e")|$(fsal_body "$e" "$(is_dc "$e" && echo "$stats")")"
+  done | gsh_conf "$conf" "$work"
   engine_block "$conf"
   drop_caches
   if ! gsh_start "$conf" "$log"; then
     echo "run.sh: $tag: ganesha did not start (see $log)" >&2
-    echo "$scen,$mode,$rep,0$(printf ',%.0s' $(seq 23))" >> "$OUT/runs.csv"
+    fail_row "$scen" "$mode" "$rep"
     fails[$mode]=$(( ${fails[$mode]:-0} + 1 ))
     return 1
   fi
@@ -294,18 +339,25 @@ run_one() {  # scenario mode rep
     ${CG:+--cgroup "$CG"} --label "$tag" --quiet --json "$j" --timeline-csv "$OUT/runs/$tag.timeline.csv" \
     --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout 20 > "$OUT/runs/$tag.out" 2>&1
   local rc=$?
-  gsh_stop
+  gsh_stop   # the module writes its Stats_File a last time when the export is released
   for e in $exps; do rm -f "$work/exp/$e"/dcb.*; done   # disk space: one run's files at a time
   if [ -s "$j" ] && ! jq -e '.finished' "$j" >/dev/null; then
     fails[$mode]=$(( ${fails[$mode]:-0} + 1 ))
   fi
   if [ -s "$j" ]; then
-    csv_row "$j" "$scen" "$mode" "$rep" >> "$OUT/runs.csv"
-    printf '  %-8s %-10s rep %d: %s\n' "$scen" "$mode" "$rep" \
-      "$(jq -r --arg s "$scen" '(if $s == "compete" then "\(.per_url[0].write_mbps) MB/s write (neighbour \(.per_url[1].write_mbps) MB/s)" else "\(.write.mbps) MB/s write" end) + ", p99 \(.latency_us.write.p99/1000|floor) ms" + (if .read.ops > 0 then ", \(.read.mbps) MB/s read, hot \(.server.hot_resident_pct_end // "-")%" else "" end) + (if .finished then "" else " [NOT FINISHED: \(.stop_reason)]" end)' "$j")"
+    csv_row "$j" "$scen" "$mode" "$rep" "$(is_dc "$mode" && echo "$stats")" >> "$OUT/runs.csv"
+    printf '  %-9s %-10s rep %d: %s\n' "$scen" "$mode" "$rep" \
+      "$(jq -r --arg s "$scen" '
+        def us(x): "\(x | round) us";
+        (if $s == "compete" then "\(.per_url[0].write_mbps) MB/s write (neighbour \(.per_url[1].write_mbps) MB/s)"
+         elif .config.conns > 0 then "\(.write.mbps) MB/s write, p50 \(us(.latency_us.write.p50)) p99 \(us(.latency_us.write.p99))"
+         else "" end)
+        + (if .read.ops > 0 then (if .config.conns > 0 then ", " else "" end) + "\(.read.mbps) MB/s read, p50 \(us(.latency_us.read.p50)) p99 \(us(.latency_us.read.p99)), hot \(.server.hot_resident_pct_end // "-")%" else "" end)
+        + ", \(.server.cpu_s_per_gb // "-") CPU-s/GB, RSS \(.server.server_hwm_mib // "-") MiB"
+        + (if .finished then "" else " [NOT FINISHED: \(.stop_reason)]" end)' "$j")"
   else
     echo "run.sh: $tag: dcbench failed (rc $rc): $(tail -2 "$OUT/runs/$tag.out" | tr '\n' ' ')" >&2
-    echo "$scen,$mode,$rep,0$(printf ',%.0s' $(seq 23))" >> "$OUT/runs.csv"
+    fail_row "$scen" "$mode" "$rep"
     fails[$mode]=$(( ${fails[$mode]:-0} + 1 ))
   fi
 }
@@ -348,7 +400,7 @@ module: ${MODULE:-none}
 module DONTCACHE block: ${ENGINE:-defaults}
 malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE tunes its own only with Malloc_Tuning = true)")
 export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
-hot set (noisy): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
+hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
 EOF
 if [ ${#excluded[@]} -gt 0 ]; then
@@ -368,7 +420,7 @@ for scen in "${scenarios[@]}"; do
       n=$((n + 1))
       if [ "${fails[$mode]:-0}" -ge 2 ]; then   # a broken mode is not retried forever
         echo "  $scen $mode rep $rep: skipped (mode failed ${fails[$mode]} times)"
-        echo "$scen,$mode,$rep,0$(printf ',%.0s' $(seq 23))" >> "$OUT/runs.csv"
+        fail_row "$scen" "$mode" "$rep"
         continue
       fi
       run_one "$scen" "$mode" "$rep"

@@ -1,65 +1,114 @@
 #!/usr/bin/env bash
 # bench/summarize.sh OUTDIR: runs.csv -> summary.csv, summary.json and table.txt (printed).
-# Medians over repetitions, with min..max for throughput; ratios against FSAL_VFS.
+# Medians over repetitions, with min..max for throughput; ratios against FSAL_VFS of the same
+# run. The read* scenarios (unthrottled cached reads) report the readers: MB/s and the latency
+# columns are READ's there; everywhere else they are WRITE's.
 set -u
 out=${1:?usage: summarize.sh OUTDIR}
 [ -s "$out/runs.csv" ] || { echo "summarize: no $out/runs.csv" >&2; exit 1; }
 awk -F, -v SUMCSV="$out/summary.csv" -v SUMJSON="$out/summary.json" '
-function med(key, col,    n, a, i, j, t, s) {
-  n = 0
+function med(key, c,    n, a, i, j, t, v, col) {
+  if (!(c in cidx)) return ""          # a runs.csv from an older run.sh
+  col = cidx[c]; n = 0
   for (i = 1; i <= cnt[key]; i++) { v = val[key, i, col]; if (v != "") a[++n] = v + 0 }
   if (!n) return ""
   for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-  lo[key, col] = a[1]; hi[key, col] = a[n]
+  lo[key, c] = a[1]; hi[key, c] = a[n]
   return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 function f(v, d) { return v == "" ? "-" : sprintf("%." d "f", v) }
-NR == 1 { for (i = 1; i <= NF; i++) { col[$i] = i; name[i] = $i }; ncol = NF; next }
+# milliseconds: three significant figures down to 1 us
+function lat(v) { return v == "" ? "-" : v < 1 ? sprintf("%.3f", v) : v < 10 ? sprintf("%.2f", v) : sprintf("%.1f", v) }
+function ratio(a, b) { return (a == "" || b == "" || b + 0 <= 0) ? "" : a / b }
+function withr(v, r, d) { return v == "" ? "-" : r == "" ? sprintf("%." d "f", v) : sprintf("%." d "f (%.2fx)", v, r) }
+function note(s) { notes = notes (notes == "" ? "" : "; ") s }
+function is_read(s) { return s ~ /^read(64k|4k)(_w)?$/ }
+function j(v) { return v == "" ? "null" : v }
+function put(name, v, str) {
+  csvh = csvh (csvh == "" ? "" : ",") name; csvl = csvl (csvl == "" ? "" : ",") v
+  js = js (js == "" ? "" : ", ") sprintf("\"%s\": %s", name, str ? "\"" v "\"" : j(v))
+}
+NR == 1 { for (i = 1; i <= NF; i++) cidx[$i] = i; next }
 {
   key = $1 "|" $2
   if (!(key in cnt)) { order[++nk] = key; cnt[key] = 0; oks[key] = 0 }
   cnt[key]++
   for (i = 1; i <= NF; i++) val[key, cnt[key], i] = $i
-  oks[key] += $col["ok"]
+  oks[key] += $cidx["ok"]
 }
 END {
-  print "scenario,mode,runs,ok_runs,mbps_median,mbps_min,mbps_max,ratio_vs_vfs,write_p50_ms,write_p99_ms,write_p999_ms,write_max_ms,commit_p99_ms,read_mbps,read_p99_ms,hot_end_pct,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,server_cpu_pct,kswapd_cpu_pct,neighbour_mbps" > SUMCSV
+  hfmt = "%-9s %-10s %-24s %6s %8s %8s %8s %8s %7s %7s %6s %-14s %-12s %s\n"
+  printf hfmt, "scenario", "mode", "MB/s median [min..max]", "xVFS", "p50 ms", "p99 ms", "p99.9 ms", "cm p99ms", "cache", "dirty", "srvCPU", "CPU-s/GB", "RSS MiB", "notes"
+  printf hfmt, "", "", "", "", "", "", "", "", "pk MiB", "pk MiB", "%", "(xVFS)", "pk (xVFS)", ""
   printf "[" > SUMJSON
-  hfmt = "%-8s %-10s %-24s %6s %9s %9s %9s %9s %8s %8s %7s  %s\n"
-  printf hfmt, "scenario", "mode", "MB/s median [min..max]", "xVFS", "wr p50ms", "wr p99ms", "wr p99.9", "cm p99ms", "cache", "dirty", "srvCPU", "notes"
-  printf hfmt, "", "", "", "", "", "", "", "", "pk MiB", "pk MiB", "%", ""
   for (k = 1; k <= nk; k++) {
-    key = order[k]; split(key, p, "|")
-    if (p[2] == "vfs") medv[key] = med(key, col["mbps"])
-  }
-  for (k = 1; k <= nk; k++) {
-    key = order[k]; split(key, p, "|"); s = p[1]; m = p[2]
-    mb = med(key, col["mbps"]); mlo = lo[key, col["mbps"]]; mhi = hi[key, col["mbps"]]
-    base = medv[s "|vfs"]
-    ratio = (base != "" && base > 0 && mb != "") ? mb / base : ""
-    w50 = med(key, col["write_p50_ms"]); w99 = med(key, col["write_p99_ms"]); w999 = med(key, col["write_p999_ms"])
-    wmax = med(key, col["write_max_ms"]); c99 = med(key, col["commit_p99_ms"])
-    rmb = med(key, col["read_mbps"]); r99 = med(key, col["read_p99_ms"]); hot = med(key, col["hot_end_pct"])
-    cache = med(key, col["cache_peak_mib"]); dirty = med(key, col["dirty_peak_mib"]); wb = med(key, col["writeback_peak_mib"])
-    cpu = med(key, col["server_cpu_pct"]); ksw = med(key, col["kswapd_cpu_pct"]); nbr = med(key, col["neighbour_mbps"])
+    key = order[k]; split(key, p, "|"); s = p[1]; m = p[2]; b = s "|vfs"; rd = is_read(s)
+    # this mode and the same scenario`s FSAL_VFS row
+    mb = med(key, "mbps"); mlo = lo[key, "mbps"]; mhi = hi[key, "mbps"]
+    w50 = med(key, "write_p50_ms"); w99 = med(key, "write_p99_ms"); w999 = med(key, "write_p999_ms")
+    wmax = med(key, "write_max_ms"); c99 = med(key, "commit_p99_ms"); commits = med(key, "commits")
+    rmb = med(key, "read_mbps"); r50 = med(key, "read_p50_ms"); r99 = med(key, "read_p99_ms"); r999 = med(key, "read_p999_ms")
+    hot = med(key, "hot_end_pct"); wmb = med(key, "writer_mbps")
+    cache = med(key, "cache_peak_mib"); dirty = med(key, "dirty_peak_mib"); wb = med(key, "writeback_peak_mib")
+    cpu = med(key, "server_cpu_pct"); ksw = med(key, "kswapd_cpu_pct"); nbr = med(key, "neighbour_mbps")
+    cpus = med(key, "server_cpu_s"); cpg = med(key, "cpu_s_per_gb"); rss = med(key, "rss_peak_mib")
+    fds = med(key, "dc_fdatasyncs"); fpc = med(key, "fdatasync_per_commit"); nw = med(key, "nowait_read_pct")
+    r_mb = ratio(mb, med(b, "mbps")); r_cpg = ratio(cpg, med(b, "cpu_s_per_gb")); r_rss = ratio(rss, med(b, "rss_peak_mib"))
+    r_w50 = ratio(w50, med(b, "write_p50_ms")); r_w999 = ratio(w999, med(b, "write_p999_ms"))
+    r_r50 = ratio(r50, med(b, "read_p50_ms")); r_r99 = ratio(r99, med(b, "read_p99_ms"))
+    r_c99 = ratio(c99, med(b, "commit_p99_ms")); r_cache = ratio(cache, med(b, "cache_peak_mib"))
+    if (m == "vfs") r_cpg = r_rss = ""       # 1.00x says nothing
     notes = ""
-    if (s == "noisy") notes = sprintf("readers %s MB/s, rd p99 %s ms, hot set %s%% resident at end", f(rmb, 2), f(r99, 2), f(hot, 0))
-    if (s == "compete") notes = sprintf("VFS neighbour %s MB/s", f(nbr, 1))
-    if (ksw != "" && ksw >= 1) notes = notes (notes == "" ? "" : "; ") sprintf("kswapd %s%%", f(ksw, 0))
-    if (oks[key] < cnt[key]) notes = notes (notes == "" ? "" : "; ") sprintf("%d of %d runs FAILED", cnt[key] - oks[key], cnt[key])
-    printf hfmt, s, m, (mb == "" ? "-" : sprintf("%.1f [%.1f..%.1f]", mb, mlo, mhi)), f(ratio, 2), f(w50, 1), f(w99, 1), f(w999, 1), f(c99, 1), f(cache, 0), f(dirty, 0), f(cpu, 0), notes
-    printf "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", s, m, cnt[key], oks[key], mb, mlo, mhi, ratio, w50, w99, w999, wmax, c99, rmb, r99, hot, cache, dirty, wb, cpu, ksw, nbr > SUMCSV
-    printf "%s\n  {\"scenario\": \"%s\", \"mode\": \"%s\", \"runs\": %d, \"ok_runs\": %d, \"mbps\": {\"median\": %s, \"min\": %s, \"max\": %s}, \"ratio_vs_vfs\": %s, \"write_ms\": {\"p50\": %s, \"p99\": %s, \"p99.9\": %s, \"max\": %s}, \"commit_p99_ms\": %s, \"read_mbps\": %s, \"read_p99_ms\": %s, \"hot_end_pct\": %s, \"cache_peak_mib\": %s, \"dirty_peak_mib\": %s, \"writeback_peak_mib\": %s, \"server_cpu_pct\": %s, \"kswapd_cpu_pct\": %s, \"neighbour_mbps\": %s}", (k > 1 ? "," : ""), s, m, cnt[key], oks[key], j(mb), j(mlo), j(mhi), j(ratio), j(w50), j(w99), j(w999), j(wmax), j(c99), j(rmb), j(r99), j(hot), j(cache), j(dirty), j(wb), j(cpu), j(ksw), j(nbr) > SUMJSON
+    if (rd) {
+      if (wmb != "") note(sprintf("writer %s MB/s", f(wmb, 1)))
+      if (m != "vfs" && r_r50 != "") note(sprintf("rd p50 %.2fx VFS", r_r50))
+    }
+    if (s == "noisy") note(sprintf("readers %s MB/s, rd p99 %s ms%s, hot set %s%% resident at end", f(rmb, 2), lat(r99),
+                                   (m != "vfs" && r_r99 != "") ? sprintf(" (%.2fx VFS)", r_r99) : "", f(hot, 0)))
+    if ((rd || s == "noisy") && nw != "") note(sprintf("nowait reads %s%%", f(nw, 0)))
+    if (s == "small64k" && m != "vfs" && r_w50 != "") note(sprintf("WRITE p50 %.2fx VFS", r_w50))
+    if (s == "commit") {
+      if (fpc != "") note(sprintf("fdatasync/COMMIT %.3f (%s of %s)", fpc, f(fds, 0), f(commits, 0)))
+      if (m != "vfs" && r_c99 != "") note(sprintf("COMMIT p99 %.2fx VFS", r_c99))
+    }
+    if (s == "compete") note(sprintf("VFS neighbour %s MB/s", f(nbr, 1)))
+    if (ksw != "" && ksw >= 1) note(sprintf("kswapd %s%%", f(ksw, 0)))
+    if (oks[key] < cnt[key]) note(sprintf("%d of %d runs FAILED", cnt[key] - oks[key], cnt[key]))
+    printf hfmt, s, m, (mb == "" ? "-" : sprintf("%.1f [%.1f..%.1f]", mb, mlo, mhi)), f(r_mb, 2),
+      lat(rd ? r50 : w50), lat(rd ? r99 : w99), lat(rd ? r999 : w999), lat(c99), f(cache, 0), f(dirty, 0), f(cpu, 0),
+      withr(cpg, r_cpg, 3), withr(rss, r_rss, 0), notes
+
+    csvh = ""; csvl = ""; js = ""
+    put("scenario", s, 1); put("mode", m, 1); put("runs", cnt[key]); put("ok_runs", oks[key])
+    put("mbps_median", mb); put("mbps_min", mlo); put("mbps_max", mhi); put("ratio_vs_vfs", r_mb)
+    put("write_p50_ms", w50); put("write_p99_ms", w99); put("write_p999_ms", w999); put("write_max_ms", wmax)
+    put("commit_p99_ms", c99); put("read_mbps", rmb); put("read_p99_ms", r99); put("hot_end_pct", hot)
+    put("cache_peak_mib", cache); put("dirty_peak_mib", dirty); put("writeback_peak_mib", wb)
+    put("server_cpu_pct", cpu); put("kswapd_cpu_pct", ksw); put("neighbour_mbps", nbr)
+    put("read_p50_ms", r50); put("read_p999_ms", r999); put("writer_mbps", wmb)
+    put("server_cpu_s", cpus); put("cpu_s_per_gb", cpg); put("cpu_s_per_gb_ratio_vs_vfs", r_cpg)
+    put("rss_peak_mib", rss); put("rss_ratio_vs_vfs", r_rss)
+    put("write_p50_ratio_vs_vfs", r_w50); put("write_p999_ratio_vs_vfs", r_w999)
+    put("read_p50_ratio_vs_vfs", r_r50); put("read_p99_ratio_vs_vfs", r_r99)
+    put("commit_p99_ratio_vs_vfs", r_c99); put("cache_ratio_vs_vfs", r_cache)
+    put("commits", commits); put("dc_fdatasyncs", fds); put("fdatasync_per_commit", fpc); put("nowait_read_pct", nw)
+    if (k == 1) print csvh > SUMCSV
+    print csvl > SUMCSV
+    printf "%s\n  {%s}", (k > 1 ? "," : ""), js > SUMJSON
   }
   print "\n]" > SUMJSON
 }
-function j(v) { return v == "" ? "null" : v }
 ' "$out/runs.csv" > "$out/table.txt" || exit 1
 {
   echo
   cat "$out/config.txt" 2>/dev/null
-  echo "MB/s: 10^6 bytes/s of WRITE acknowledged in the measured window (compete: the mode's export);"
-  echo "latencies: send-to-reply per request (medians over reps); cache/dirty: peak in the memory cgroup"
-  echo "(or /proc/meminfo when uncapped); srvCPU: ganesha's mean CPU (100 = one core)."
+  echo "MB/s: 10^6 bytes/s acknowledged in the measured window: WRITE (compete: the mode's export),"
+  echo "  READ for read64k/read64k_w/read4k/read4k_w (their streaming writer's MB/s in the notes);"
+  echo "p50/p99/p99.9: send-to-reply latency of WRITE, of READ for the read* scenarios (medians over"
+  echo "  reps); cm p99: COMMIT; cache/dirty: peak in the memory cgroup (or /proc/meminfo when uncapped);"
+  echo "srvCPU: ganesha's mean CPU (100 = one core); CPU-s/GB: ganesha's utime+stime over the run"
+  echo "  (hot-set warm-up excluded, final COMMITs included) per 10^9 bytes written + read;"
+  echo "RSS: ganesha's peak resident set (VmHWM); (x VFS): against FSAL_VFS in the same scenario;"
+  echo "fdatasync/COMMIT, nowait reads: FSAL_DONTCACHE's own counters (Stats_File, runs/*.dcstats.json)."
 } >> "$out/table.txt"
 cat "$out/table.txt"
