@@ -627,6 +627,20 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 		done_cb(obj, fsalstat(ERR_FSAL_FBIG, EFBIG), a, caller_arg);
 		return;
 	}
+	if (is_read) {
+		/* cached data is answered here, without a hand-off to an
+		 * engine thread; what would block goes to the engine */
+		size_t n = 0;
+
+		rc = dcio_read_nowait(file, a->iov, a->iov_count, a->offset, &n);
+		if (rc != EAGAIN) {
+			PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+			a->io_amount = n;
+			a->end_of_file = rc == 0 && n < want;
+			done_cb(obj, dc_status(rc), a, caller_arg);
+			return;
+		}
+	}
 	io = gsh_calloc(1, sizeof(*io));
 	*io = (struct dc_io){ .obj = obj, .done_cb = done_cb, .io_arg = a,
 			      .caller_arg = caller_arg, .gexp = op_ctx->ctx_export,

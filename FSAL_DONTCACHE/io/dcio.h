@@ -151,6 +151,13 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	      uint64_t offset, dcio_done_fn done, void *arg);
 
+/* Serves a read on the caller's thread if it can without blocking (data in
+ * the page cache; preadv2 with RWF_NOWAIT). Returns 0 with *bytes set (short
+ * = end of file), or EAGAIN: call dcio_read instead (pages not cached, a
+ * direct or inline export, or an error the engine's path must handle). */
+int dcio_read_nowait(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+		     uint64_t offset, size_t *bytes);
+
 /* Synchronous COMMIT of [offset, offset+len) (len 0 = to end of file).
  * Joins the file's group commit: one fdatasync serves every committer that
  * joined before it started; returns 0 at once without a syscall when nothing

@@ -63,6 +63,7 @@ struct dcio_stats {
 	uint64_t w_ops[DCIO_NR_WMODES], w_bytes[DCIO_NR_WMODES];
 	uint64_t leaf_bytes[DCIO_NR_WMODES];
 	uint64_t r_ops, r_bytes;
+	uint64_t r_nowait;		/* reads answered on the caller's thread */
 	uint64_t fb_write, fb_read, fb_direct;
 	uint64_t fl_passes, fl_files, fl_writes, fl_max_writes, fl_ranges, fl_bytes;
 	uint64_t fl_sfr_calls, fl_dontneed;

@@ -78,7 +78,8 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 			dcio_write_mode_name(m), LD(s->w_ops[m]), LD(s->w_bytes[m]),
 			LD(s->leaf_bytes[m]));
 	fputc('}', o);
-	fprintf(o, ",\"reads\":{\"ops\":%llu,\"bytes\":%llu}", LD(s->r_ops), LD(s->r_bytes));
+	fprintf(o, ",\"reads\":{\"ops\":%llu,\"bytes\":%llu,\"nowait\":%llu}", LD(s->r_ops),
+		LD(s->r_bytes), LD(s->r_nowait));
 	fprintf(o, ",\"fallbacks\":{\"dontcache_write\":%llu,\"dontcache_read\":%llu,\"direct\":%llu}",
 		LD(s->fb_write), LD(s->fb_read), LD(s->fb_direct));
 	unsigned long long passes = LD(s->fl_passes), fw = LD(s->fl_writes);

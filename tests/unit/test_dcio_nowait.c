@@ -1,0 +1,167 @@
+/* Reads of cached data are answered on the caller's thread (RWF_NOWAIT); uncached, direct and failing reads are left to the engine. */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dcio_testlib.h"
+
+#define LEN (1u << 20)
+
+static struct tl_fs fs;
+static int fail_preadv2;	/* the fake preadv2 fails with this errno */
+
+static ssize_t fake_preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	if (fail_preadv2) {
+		errno = fail_preadv2;
+		return -1;
+	}
+	return preadv2(fd, iov, cnt, off, flags);
+}
+
+struct fixture {
+	struct dcio_engine *e;
+	struct dcio_export *x;
+	struct dcio_file *f;
+	int dfd;
+};
+
+static void setup(struct fixture *t, enum dcio_read_mode rm, const struct dcio_syscalls *sys)
+{
+	struct dcio_engine_params ep = { .threads = 1, .ring_entries = 64, .use_uring = true };
+	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, rm, DCIO_FLUSH_COALESCED);
+
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, sys, &t->e), 0);
+	t->dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(t->e, &p, "nowait", t->dfd, &t->x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(t->x, tl_open(&fs, "f", 0), &t->f), 0);
+}
+
+static void teardown(struct fixture *t)
+{
+	CU_ASSERT_EQUAL(dcio_file_close(t->f), 0);
+	dcio_export_destroy(t->x);
+	dcio_engine_destroy(t->e);
+	close(t->dfd);
+}
+
+/* A file of LEN bytes, written through the page cache (resident) or written
+ * back and dropped (not resident). */
+static void make_file(bool cached)
+{
+	static char buf[LEN];
+	int fd = tl_open(&fs, "f", O_TRUNC);
+
+	tl_fill(buf, LEN, 0, 9);
+	CU_ASSERT_EQUAL_FATAL(pwrite(fd, buf, LEN, 0), LEN);
+	if (!cached) {
+		CU_ASSERT_EQUAL(fsync(fd), 0);
+		CU_ASSERT_EQUAL(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	}
+	close(fd);
+}
+
+static void t_cached(void)
+{
+	static char back[LEN];
+	struct iovec iov[2] = { { back, 4096 }, { back + 4096, LEN / 2 - 4096 } };
+	struct fixture t;
+	size_t got = 0;
+	char *s;
+
+	make_file(true);
+	setup(&t, DCIO_READ_BUFFERED, NULL);
+	CU_ASSERT_EQUAL(dcio_read_nowait(t.f, iov, 2, LEN / 4, &got), 0);
+	CU_ASSERT_EQUAL(got, LEN / 2);
+	CU_ASSERT(tl_check(back, LEN / 2, LEN / 4, 9));
+	/* straddling end of file: short; past it: nothing */
+	CU_ASSERT_EQUAL(dcio_read_nowait(t.f, iov, 2, LEN - 100, &got), 0);
+	CU_ASSERT_EQUAL(got, 100);
+	CU_ASSERT(tl_check(back, 100, LEN - 100, 9));
+	CU_ASSERT_EQUAL(dcio_read_nowait(t.f, iov, 2, 2 * LEN, &got), 0);
+	CU_ASSERT_EQUAL(got, 0);
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "reads.nowait"), 3);
+	CU_ASSERT_EQUAL(tl_json_num(s, "reads.ops"), 3);
+	CU_ASSERT_EQUAL(tl_json_num(s, "reads.bytes"), LEN / 2 + 100);
+	free(s);
+	teardown(&t);
+}
+
+static void t_uncached(void)
+{
+	static char back[LEN];
+	struct iovec iov = { back, LEN };
+	struct fixture t;
+	size_t got = 0;
+	char *s;
+
+	make_file(false);
+	CU_ASSERT_FATAL(tl_resident(tl_path(&fs, "f")) <= 0.01);
+	setup(&t, DCIO_READ_BUFFERED, NULL);
+	CU_ASSERT_EQUAL(dcio_read_nowait(t.f, &iov, 1, 0, &got), EAGAIN);
+	/* the engine path reads it, nothing counted twice */
+	CU_ASSERT_EQUAL(tl_read(t.f, back, LEN, 0, &got), 0);
+	CU_ASSERT_EQUAL(got, LEN);
+	CU_ASSERT(tl_check(back, LEN, 0, 9));
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "reads.nowait"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(s, "reads.ops"), 1);
+	free(s);
+	teardown(&t);
+}
+
+static void t_direct_goes_to_engine(void)
+{
+	static char back[4096];
+	struct iovec iov = { back, sizeof(back) };
+	struct fixture t;
+	size_t got = 0;
+
+	make_file(true);
+	setup(&t, DCIO_READ_DIRECT, NULL);
+	CU_ASSERT_EQUAL(dcio_read_nowait(t.f, &iov, 1, 0, &got), EAGAIN);
+	teardown(&t);
+}
+
+/* An error is not answered here: the engine's path reports (and counts) it. */
+static void t_error_goes_to_engine(void)
+{
+	static char back[4096];
+	struct iovec iov = { back, sizeof(back) };
+	struct dcio_syscalls sys = { .preadv2 = fake_preadv2 };
+	struct fixture t;
+	size_t got = 0;
+
+	make_file(true);
+	setup(&t, DCIO_READ_BUFFERED, &sys);
+	fail_preadv2 = EIO;
+	CU_ASSERT_EQUAL(dcio_read_nowait(t.f, &iov, 1, 0, &got), EAGAIN);
+	CU_ASSERT_EQUAL(tl_read(t.f, back, sizeof(back), 0, &got), EIO);
+	fail_preadv2 = 0;
+	CU_ASSERT_EQUAL(dcio_read_nowait(t.f, &iov, 1, 0, &got), 0);
+	CU_ASSERT_EQUAL(got, sizeof(back));
+	teardown(&t);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	int rc;
+
+	if (tl_fs_ext4(&fs) != 0)
+		return 77;
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite("nowait reads", NULL, NULL);
+	CU_add_test(s, "cached data answered on the caller", t_cached);
+	CU_add_test(s, "uncached data left to the engine", t_uncached);
+	CU_add_test(s, "direct reads left to the engine", t_direct_goes_to_engine);
+	CU_add_test(s, "errors left to the engine", t_error_goes_to_engine);
+	rc = tl_run_tests();
+	tl_fs_cleanup(&fs);
+	return rc;
+}
