@@ -6,9 +6,15 @@
  * caller finds no flush running, or a pool job for stable writes.
  * On failure everything pending (acknowledged, unflushed) joins `lost` with
  * the errno; a range leaves `lost` only when rewritten and then covered by a
- * successful flush. A write in flight when an error is recorded joins `lost`
- * when acknowledged: the failing syscall may have consumed the report of its
- * own pages' writeback. */
+ * successful flush (`clear` holds exactly those rewrites; ranges lost while
+ * the flush ran stay lost), or when a truncate cuts it off. A write in flight
+ * when an error is recorded joins `lost` when acknowledged: the failing
+ * syscall may have consumed the report of its own pages' writeback; a failed
+ * flush during which writes were acknowledged is followed by one more flush
+ * (a settle), so that their pages' late writeback errors are not charged to
+ * writes acknowledged afterwards. A write refused for lack of space or quota
+ * (ENOSPC/EDQUOT from the write itself) consumed no such report: only its
+ * own range is lost. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -55,11 +61,46 @@ static void note_error(struct dcio_file *f, int err)
 	export_note_error(f->x, err);
 }
 
+/* Every range that becomes lost goes through here: a flush or truncate
+ * running now must not clear it. */
+static void lose(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
+{
+	rs_add(&f->lost, lo, hi, err);
+	if (f->flushing)
+		rs_add(&f->relost, lo, hi, err);
+	if (f->trunc_busy)
+		rs_add(&f->trunc_lost, lo, hi, err);
+}
+
 static void lose_pending(struct dcio_file *f, int err)
 {
-	rs_merge_into(&f->lost, &f->pending, err);
+	for (size_t i = 0; i < f->pending.n; i++)
+		lose(f, f->pending.r[i].lo, f->pending.r[i].hi, err);
 	rs_free(&f->pending);
+	rs_free(&f->clear);
 	f->flushed_seq = f->write_seq;
+}
+
+/* The parts of [lo, hi) that rewrite lost ranges go to `clear`. Past the
+ * bound (or without memory) they are not recorded, so a flush clears less:
+ * a flush is started instead, which empties `clear`. */
+static void note_rewrite(struct dcio_file *f, uint64_t lo, uint64_t hi)
+{
+	const struct dcio_rangeset *l = &f->lost;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->r[i].hi <= lo)
+			continue;
+		if (l->r[i].lo >= hi)
+			break;
+		uint64_t a = l->r[i].lo > lo ? l->r[i].lo : lo;
+		uint64_t b = l->r[i].hi < hi ? l->r[i].hi : hi;
+		if (f->clear.n >= DCIO_PENDING_CAP ||
+		    !rs_add_exact(&f->clear, a, b, 0))
+			break;
+	}
+	if (f->clear.n >= DCIO_PENDING_CAP / 2)
+		want_settle(f);
 }
 
 uint64_t gc_write_begin(struct dcio_file *f)
@@ -72,16 +113,20 @@ void gc_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen)
 	pthread_mutex_lock(&f->gc_mu);
 	f->write_seq++;
 	if (gen != f->err_gen) {
-		rs_add(&f->lost, off, write_end(off, len), f->last_err);
+		lose(f, off, write_end(off, len), f->last_err);
 		ST_ADD(f->x->st.gc_lost_inflight, 1);
 		want_settle(f);
 		pthread_mutex_unlock(&f->gc_mu);
 		return;
 	}
 	rs_add(&f->pending, off, write_end(off, len), 0);
-	/* over-approximating pending is only safe while nothing is lost:
-	 * a successful flush removes pending ranges from `lost` */
-	if (f->pending.n > DCIO_PENDING_CAP && f->lost.n == 0)
+	if (f->trunc_busy)
+		rs_add(&f->trunc_acked, off, write_end(off, len), 0);
+	if (f->lost.n)
+		note_rewrite(f, off, write_end(off, len));
+	/* pending may over-approximate (a failed flush loses a little more);
+	 * what a good flush clears from `lost` is `clear`, kept exact */
+	if (f->pending.n > DCIO_PENDING_CAP)
 		rs_collapse(&f->pending);
 	pthread_mutex_unlock(&f->gc_mu);
 }
@@ -99,6 +144,13 @@ static bool loses_data(int err)
 	}
 }
 
+/* The write itself was refused for lack of space or quota: the kernel kept
+ * every page it had accepted before, and no writeback report was consumed. */
+static bool refused(int err)
+{
+	return err == ENOSPC || err == EDQUOT;
+}
+
 void gc_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 {
 	if (!loses_data(err)) {
@@ -106,9 +158,16 @@ void gc_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 		return;
 	}
 	pthread_mutex_lock(&f->gc_mu);
-	rs_add(&f->pending, off, write_end(off, len), 0);
-	lose_pending(f, err);
-	note_error(f, err);
+	if (refused(err)) {
+		/* its own range may be partly written: lost, and settled (its
+		 * pages' writeback errors are not charged to later writes) */
+		stat_error(&f->x->st, err);
+		lose(f, off, write_end(off, len), err);
+	} else {
+		rs_add(&f->pending, off, write_end(off, len), 0);
+		lose_pending(f, err);
+		note_error(f, err);
+	}
 	want_settle(f);
 	pthread_mutex_unlock(&f->gc_mu);
 }
@@ -132,10 +191,15 @@ void gc_sfr_end(struct dcio_file *f, int err)
 {
 	pthread_mutex_lock(&f->gc_mu);
 	if (err) {
+		/* pending pages elsewhere may still be under writeback */
+		bool late = f->pending.n != 0;
+
 		lose_pending(f, err);
 		note_error(f, err);
 		if (f->flushing)
 			f->flush_taint = err;
+		if (late)
+			want_settle(f);
 	}
 	if (--f->sfr_busy == 0)
 		pthread_cond_broadcast(&f->gc_cv);
@@ -191,6 +255,8 @@ static void run_batch(struct dcio_file *f)
 		n++;
 	}
 	rs_take(&snap, &f->pending);
+	rs_take(&f->flush_clear, &f->clear);
+	rs_free(&f->relost);
 	if (f->settle && !n)
 		ST_ADD(x->st.gc_settles, 1);
 	f->settle = false;
@@ -230,20 +296,32 @@ static void run_batch(struct dcio_file *f)
 	ST_ADD(x->st.gc_requests, n);
 	ST_MAX(x->st.gc_max_batch, n);
 	if (!err) {
-		for (size_t i = 0; i < snap.n; i++)
-			rs_sub(&f->lost, snap.r[i].lo, snap.r[i].hi);
+		/* rewrites covered by this flush clear their lost ranges, except
+		 * what was lost again while it ran */
+		for (size_t i = 0; i < f->flush_clear.n; i++)
+			rs_sub(&f->lost, f->flush_clear.r[i].lo, f->flush_clear.r[i].hi);
+		rs_add_set(&f->lost, &f->relost);
 		if (covered > f->flushed_seq)
 			f->flushed_seq = covered;
 		rs_free(&snap);
 	} else {
+		/* writes acknowledged while it ran may still be under writeback:
+		 * their pages' errors must reach a flush now, not one of later
+		 * writes (which would then be lost to them) */
+		bool late = f->write_seq != covered;
+
 		rs_merge_into(&f->pending, &snap, 0);
 		rs_free(&snap);
 		lose_pending(f, err);
 		if (!tainted)	/* else gc_sfr_end noted it */
 			note_error(f, err);
+		if (late)
+			want_settle(f);
 		if (n)
 			f->unreported = 0;
 	}
+	rs_free(&f->flush_clear);
+	rs_free(&f->relost);
 	f->flushing = false;
 
 	struct gc_waiter *async = NULL, **at = &async;
@@ -296,6 +374,56 @@ void gc_init(struct dcio_file *f)
 	pthread_cond_init(&f->gc_cv, NULL);
 	f->wt = &f->wh;
 	f->gc_job.run = gc_job_run;
+}
+
+void gc_fini(struct dcio_file *f)
+{
+	rs_free(&f->pending);
+	rs_free(&f->lost);
+	rs_free(&f->clear);
+	rs_free(&f->flush_clear);
+	rs_free(&f->relost);
+	rs_free(&f->trunc_acked);
+	rs_free(&f->trunc_lost);
+	pthread_cond_destroy(&f->gc_cv);
+	pthread_mutex_destroy(&f->gc_mu);
+}
+
+/* errno of the first lost range, or 0 */
+int gc_lost_err(struct dcio_file *f)
+{
+	pthread_mutex_lock(&f->gc_mu);
+	int err = f->lost.n ? f->lost.r[0].err : 0;
+	pthread_mutex_unlock(&f->gc_mu);
+	return err;
+}
+
+/* A truncate to size: what lies past it is gone, lost or not, except ranges
+ * acknowledged or lost while the truncate ran (they may be later). */
+void gc_truncate_begin(struct dcio_file *f)
+{
+	pthread_mutex_lock(&f->gc_mu);
+	f->trunc_busy++;
+	pthread_mutex_unlock(&f->gc_mu);
+}
+
+void gc_truncate_end(struct dcio_file *f, uint64_t size, bool done)
+{
+	pthread_mutex_lock(&f->gc_mu);
+	if (done) {
+		rs_sub(&f->pending, size, UINT64_MAX);
+		rs_add_set(&f->pending, &f->trunc_acked);
+		rs_sub(&f->clear, size, UINT64_MAX);
+		rs_sub(&f->lost, size, UINT64_MAX);
+		rs_add_set(&f->lost, &f->trunc_lost);
+		rs_sub(&f->relost, size, UINT64_MAX);
+		rs_add_set(&f->relost, &f->trunc_lost);
+	}
+	if (--f->trunc_busy == 0) {
+		rs_free(&f->trunc_acked);
+		rs_free(&f->trunc_lost);
+	}
+	pthread_mutex_unlock(&f->gc_mu);
 }
 
 /* A stable write whose data is written: completes after a covering flush. */

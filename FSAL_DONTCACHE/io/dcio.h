@@ -79,6 +79,7 @@ struct dcio_syscalls {
 	int (*fsync)(int fd);
 	int (*sync_file_range)(int fd, off_t off, off_t len, unsigned int flags);
 	int (*posix_fadvise)(int fd, off_t off, off_t len, int advice);
+	int (*ftruncate)(int fd, off_t len);
 };
 
 struct dcio_engine;
@@ -132,7 +133,18 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out);
  * closes the fd. Returns 0 or the errno of a flush/writeback error not yet
  * reported to any COMMIT. */
 int dcio_file_close(struct dcio_file *f);
+/* Close only a file that remembers nothing lost: waits for its I/O and
+ * flushes pending data (a failing flush makes that data lost). If any range
+ * is then remembered lost, the file stays open and usable, *err is that
+ * loss's errno and false is returned; else the file is closed as by
+ * dcio_file_close, whose result goes to *err, and true is returned. The
+ * caller must not start I/O on f meanwhile. */
+bool dcio_file_close_clean(struct dcio_file *f, int *err);
 int dcio_file_fd(const struct dcio_file *f);
+/* ftruncate(size) through the engine: pending and lost ranges past size are
+ * forgotten (data truncated away cannot be lost), except those acknowledged
+ * or lost while it ran. 0 or errno (EFBIG: size > INT64_MAX). */
+int dcio_file_truncate(struct dcio_file *f, uint64_t size);
 /* Queue a write. In DCIO_FLUSH_INLINE mode reads and writes run on the
  * caller's thread and done is called before return. On files of a direct
  * export, overlapping writes (page granularity) are started one after another

@@ -39,6 +39,8 @@ void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
 int rs_find(const struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
 void rs_collapse(struct dcio_rangeset *rs);
 void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src, int err);
+bool rs_add_exact(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err);
+void rs_add_set(struct dcio_rangeset *dst, const struct dcio_rangeset *src);
 void rs_take(struct dcio_rangeset *dst, struct dcio_rangeset *src);
 uint64_t rs_bytes(const struct dcio_rangeset *rs);
 void rs_free(struct dcio_rangeset *rs);
@@ -219,6 +221,14 @@ struct dcio_file {
 	pthread_cond_t gc_cv;
 	uint64_t write_seq, flushed_seq;
 	struct dcio_rangeset pending, lost;
+	/* clear: the parts of acknowledged writes that rewrote lost ranges
+	 * (exact, never over-approximated: a good flush removes them from
+	 * lost); flush_clear: the running flush's snapshot of it; relost:
+	 * ranges lost while that flush ran (a good flush leaves them lost) */
+	struct dcio_rangeset clear, flush_clear, relost;
+	/* ranges acknowledged / lost while a truncate runs: kept by its trim */
+	struct dcio_rangeset trunc_acked, trunc_lost;
+	int trunc_busy;
 	struct gc_waiter *wh, **wt;
 	struct gc_waiter *riders;	/* joined the running flush */
 	uint64_t flush_covered;
@@ -272,6 +282,10 @@ void gc_join_async(struct dcio_file *f, struct dcio_req *q);
 int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, bool fsync, bool force, bool check_lost);
 bool gc_dirty(struct dcio_file *f);
 void gc_init(struct dcio_file *f);
+void gc_fini(struct dcio_file *f);
+int gc_lost_err(struct dcio_file *f);
+void gc_truncate_begin(struct dcio_file *f);
+void gc_truncate_end(struct dcio_file *f, uint64_t size, bool done);
 int gc_take_unreported(struct dcio_file *f);
 
 /* req.c: one I/O request (or a split parent) */

@@ -45,6 +45,8 @@ static void fill_syscalls(struct dcio_syscalls *d, const struct dcio_syscalls *s
 		d->sync_file_range = real_sync_file_range;
 	if (!d->posix_fadvise)
 		d->posix_fadvise = real_fadvise;
+	if (!d->ftruncate)
+		d->ftruncate = ftruncate;
 }
 
 void cond_init_mono(pthread_cond_t *cv)

@@ -119,34 +119,74 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 	return 0;
 }
 
-int dcio_file_close(struct dcio_file *f)
+/* Waits for the file's I/O, then flushes what is pending: 0 or its error. */
+static int quiesce(struct dcio_file *f)
 {
-	if (!f)
-		return EINVAL;
 	pthread_mutex_lock(&f->mu);
 	while (f->outstanding > 0)
 		pthread_cond_wait(&f->cv, &f->mu);
 	pthread_mutex_unlock(&f->mu);
 	flusher_forget(f);
+	return gc_dirty(f) ? gc_commit(f, 0, 0, false, false, false) : 0;
+}
 
-	int err = 0;
-	if (gc_dirty(f))
-		err = gc_commit(f, 0, 0, false, false, false);
-	int unrep = gc_take_unreported(f);
-	if (!err)
-		err = unrep;
+static void drop_cache(struct dcio_file *f)
+{
 	if (atomic_load(&f->used_dropbehind))
 		f->e->sys.posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+static int file_free(struct dcio_file *f, int err)
+{
+	int unrep = gc_take_unreported(f);
+
+	if (!err)
+		err = unrep;
+	drop_cache(f);
 	if (f->dfd >= 0)
 		close(f->dfd);
 	close(f->fd);
-	rs_free(&f->pending);
-	rs_free(&f->lost);
-	pthread_cond_destroy(&f->gc_cv);
-	pthread_mutex_destroy(&f->gc_mu);
+	gc_fini(f);
 	pthread_cond_destroy(&f->cv);
 	pthread_mutex_destroy(&f->mu);
 	free(f);
+	return err;
+}
+
+int dcio_file_close(struct dcio_file *f)
+{
+	if (!f)
+		return EINVAL;
+	return file_free(f, quiesce(f));
+}
+
+bool dcio_file_close_clean(struct dcio_file *f, int *err)
+{
+	if (!f) {
+		*err = EINVAL;
+		return false;
+	}
+	int rc = quiesce(f), lost = gc_lost_err(f);
+
+	if (lost) {
+		/* the flusher forgot the file: drop what it would have */
+		drop_cache(f);
+		*err = rc ? rc : lost;
+		return false;
+	}
+	*err = file_free(f, rc);
+	return true;
+}
+
+int dcio_file_truncate(struct dcio_file *f, uint64_t size)
+{
+	if (!f)
+		return EINVAL;
+	if (size > INT64_MAX)
+		return EFBIG;
+	gc_truncate_begin(f);
+	int err = f->e->sys.ftruncate(f->fd, (off_t)size) < 0 ? errno : 0;
+	gc_truncate_end(f, size, err == 0);
 	return err;
 }
 

@@ -152,6 +152,24 @@ int rs_find(const struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
+/* Adds [lo, hi) only if that needs no allocation that could fail: a set that
+ * must never over-approximate (ranges a flush may clear from `lost`) stays
+ * exact, and misses the range instead. */
+bool rs_add_exact(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err)
+{
+	if (!grow(rs, rs->n + 2))
+		return false;
+	rs_add(rs, lo, hi, err);
+	return true;
+}
+
+/* Adds every range of src with its own errno. */
+void rs_add_set(struct dcio_rangeset *dst, const struct dcio_rangeset *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		rs_add(dst, src->r[i].lo, src->r[i].hi, src->r[i].err);
+}
+
 void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src, int err)
 {
 	for (size_t i = 0; i < src->n; i++)
