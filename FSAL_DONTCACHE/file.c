@@ -61,6 +61,15 @@ static int open_engine_file(struct dc_handle *h, bool need_write)
 
 	if (f->io != NULL && !(need_write && f->io_rdonly))
 		return 0;
+	/* an engine file an evicted handle of this file left with lost data:
+	 * taken by the handle that does I/O, not by every handle built */
+	if (f->io == NULL && dc_kept_take(h->exp, &h->fh, f)) {
+		LogEvent(COMPONENT_FSAL,
+			 "DONTCACHE export %u: file %" PRIu64 " adopts its kept engine file",
+			 h->exp->export_id, h->obj_handle.fileid);
+		if (f->io != NULL && !(need_write && f->io_rdonly))
+			return 0;
+	}
 	fd = dc_open_fh(h->exp, &h->fh, O_RDWR);
 	if (fd < 0 && !need_write && (errno == EROFS || errno == EACCES || errno == EPERM))
 		fd = dc_open_fh(h->exp, &h->fh, O_RDONLY);
@@ -102,28 +111,27 @@ static int get_engine_file(struct dc_handle *h, bool need_write, struct dcio_fil
 	return get_engine_file(h, need_write, io);
 }
 
-static int close_engine_file(struct dc_handle *h)
+/* Closes the engine file unless it remembers lost data (its final flush
+ * failing included), in one step under the write lock: no WRITE can be
+ * acknowledged between the decision and the close. Returns true when the
+ * file is closed (or there was none). */
+static bool close_if_clean(struct dc_handle *h)
 {
 	struct dc_file_state *f = &h->file;
+	bool closed = true;
 	int rc = 0;
 
 	PTHREAD_RWLOCK_wrlock(&f->io_lock);
 	if (f->io != NULL) {
-		rc = dcio_file_close(f->io);
-		f->io = NULL;
-		if (rc != 0 && f->pending_err == 0)
-			f->pending_err = rc;
+		closed = dcio_file_close_clean(f->io, &rc);
+		if (closed) {
+			f->io = NULL;
+			if (rc != 0 && f->pending_err == 0)
+				f->pending_err = rc;
+		}
 	}
 	PTHREAD_RWLOCK_unlock(&f->io_lock);
-	return rc;
-}
-
-/* A whole-file COMMIT flushes what is pending and fails if that flush fails
- * or anything is remembered lost: such an engine file must stay open, or the
- * memory of the loss would go with it. */
-static bool must_keep(struct dcio_file *io)
-{
-	return io != NULL && dcio_commit(io, 0, 0) != 0;
+	return closed;
 }
 
 /* Gives the engine fd back when nothing is lost: it flushes first, so that
@@ -131,38 +139,24 @@ static bool must_keep(struct dcio_file *io)
  * data it lost will see it. */
 static void release_if_clean(struct dc_handle *h)
 {
-	bool keep;
-
-	PTHREAD_RWLOCK_rdlock(&h->file.io_lock);
-	keep = must_keep(h->file.io);
-	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
-	if (keep)
+	if (!close_if_clean(h))
 		LogInfo(COMPONENT_FSAL,
 			"DONTCACHE export %u: file %" PRIu64 " has lost write-back data: its engine file stays open",
 			h->exp->export_id, h->obj_handle.fileid);
-	else
-		close_engine_file(h);
 }
 
 /* The handle is being freed. An engine file that must be kept (or an error
  * no COMMIT has seen) goes to the export's kept list, where the next handle
- * of the same file finds it. */
+ * of the same file that does I/O finds it. */
 void dc_file_release(struct dc_handle *h)
 {
 	struct dc_file_state *f = &h->file;
-	int rc;
 
-	if (must_keep(f->io) || f->pending_err != 0) {
+	if (!close_if_clean(h) || f->pending_err != 0) {
 		dc_kept_put(h->exp, &h->fh, f->io, f->io_rdonly, f->pending_err);
 		f->io = NULL;
 		f->pending_err = 0;
-		return;
 	}
-	rc = close_engine_file(h);
-	if (rc != 0)
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE export %u: file %" PRIu64 " released with an unreported write-back error: %s",
-			h->exp->export_id, h->obj_handle.fileid, strerror(rc));
 }
 
 /* Open / close ---------------------------------------------------------- */
@@ -198,8 +192,7 @@ static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 
 	if (rc != 0)
 		return dc_status(rc);
-	if (ftruncate(dcio_file_fd(io), (off_t)size) != 0)
-		rc = errno;
+	rc = dcio_file_truncate(io, size);
 	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
 	return dc_status(rc);
 }
@@ -690,13 +683,16 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 	} else if (len > (uint64_t)INT64_MAX - (uint64_t)offset) {
 		len = 0;
 	}
-	/* An error a closed engine file left behind is reported once. */
-	pending = __atomic_exchange_n(&h->file.pending_err, 0, __ATOMIC_ACQ_REL);
-	if (pending != 0)
-		return dc_status(pending);
+	/* (getting the engine file adopts a kept one and its error first) */
 	rc = get_engine_file(h, false, &io);
 	if (rc != 0)
 		return dc_status(rc);
+	/* An error a closed engine file left behind is reported once. */
+	pending = __atomic_exchange_n(&h->file.pending_err, 0, __ATOMIC_ACQ_REL);
+	if (pending != 0) {
+		PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+		return dc_status(pending);
+	}
 	rc = dcio_commit(io, (uint64_t)offset, (uint64_t)len);
 	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
 	return dc_status(rc);

@@ -50,10 +50,7 @@ static struct dc_handle *alloc_handle(struct dc_export *x, const struct dc_fh *f
 	if (h->obj_handle.type == REGULAR_FILE) {
 		h->file.gfd.openflags = FSAL_O_CLOSED;
 		PTHREAD_RWLOCK_init(&h->file.io_lock, NULL);
-		if (dc_kept_take(x, fh, &h->file))
-			LogEvent(COMPONENT_FSAL,
-				 "DONTCACHE export %u: file %" PRIu64 " adopts its kept engine file",
-				 x->export_id, h->obj_handle.fileid);
+		/* a kept engine file is taken by open_engine_file */
 	}
 	return h;
 }

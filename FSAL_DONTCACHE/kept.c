@@ -1,9 +1,10 @@
 /* Engine files that outlive their handle. Ganesha may evict the handle of a
  * file whose engine file remembers lost write-back data (or an error no
  * COMMIT has seen): the engine file then waits here, keyed by the file
- * handle, until a new handle of the same file adopts it, so that the next
- * COMMIT of that data still fails. A file with no links left is closed
- * instead (no COMMIT can reach it). Bounded: past DC_KEPT_MAX the oldest is
+ * handle, until a new handle of the same file needs its engine file (the
+ * handle that does I/O, not one MDCACHE builds and throws away) and adopts
+ * it, so that the next COMMIT of that data still fails. A file with no links
+ * left is closed instead (no COMMIT can reach it). Bounded: past DC_KEPT_MAX the oldest is
  * closed and its memory is lost, which is logged. */
 #include "dc_int.h"
 
@@ -93,7 +94,8 @@ bool dc_kept_take(struct dc_export *x, const struct dc_fh *fh, struct dc_file_st
 		return false;
 	f->io = k->io;
 	f->io_rdonly = k->io_rdonly;
-	f->pending_err = k->pending_err;
+	if (f->pending_err == 0)
+		f->pending_err = k->pending_err;
 	gsh_free(k);
 	return true;
 }
