@@ -526,6 +526,36 @@ static size_t iov_total(const struct fsal_io_arg *a)
 	return n;
 }
 
+static void *put_export_thread(void *arg)
+{
+	put_gsh_export(arg);
+	return NULL;
+}
+
+/* Drops an export reference on an engine thread. The last one releases the
+ * export, whose teardown waits for the export's engine I/O, the request this
+ * thread is completing included: that put goes to a thread of its own. */
+static void put_export_off_engine(struct gsh_export *gexp)
+{
+	int64_t r = __atomic_load_n(&gexp->refcnt, __ATOMIC_ACQUIRE);
+	pthread_attr_t attr;
+	pthread_t tid;
+	int rc;
+
+	while (r > 1)
+		if (__atomic_compare_exchange_n(&gexp->refcnt, &r, r - 1, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&tid, &attr, put_export_thread, gexp);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE: cannot start a thread to release export %u (%s): it stays allocated",
+			gexp->export_id, strerror(rc));
+}
+
 /* Engine completion: runs on an engine thread, so it brings its own op
  * context (MDCACHE's callback dereferences op_ctx->fsal_export). */
 static void io_done(void *arg, int err, size_t bytes)
@@ -542,8 +572,12 @@ static void io_done(void *arg, int err, size_t bytes)
 	if (io->is_read && !err)
 		io->io_arg->end_of_file = bytes < io->want;
 	io->done_cb(io->obj, dc_status(err), io->io_arg, io->caller_arg);
-	if (own_ctx)
+	if (own_ctx) {
+		/* the export reference is io's, dropped below */
+		op_ctx->ctx_export = NULL;
 		release_op_context();
+		put_export_off_engine(io->gexp);
+	}
 	gsh_free(io);
 }
 
