@@ -678,7 +678,9 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 		rc = dcio_read(file, a->iov, a->iov_count, a->offset, io_done, io);
 	else
 		rc = dcio_write(file, a->iov, a->iov_count, a->offset,
-				a->fsal_stable ? DCIO_DATA_SYNC : DCIO_UNSTABLE,
+				/* FILE_SYNC and DATA_SYNC both arrive as
+				 * fsal_stable: FILE_SYNC needs the metadata */
+				a->fsal_stable ? DCIO_FILE_SYNC : DCIO_UNSTABLE,
 				io_done, io);
 	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
 	if (rc != 0) {
