@@ -28,6 +28,7 @@ struct dc_module {
 	uint32_t ring_entries;
 	bool use_io_uring;
 	uint32_t stats_interval_ms;
+	uint32_t engine_nice;
 	bool malloc_tuning;
 	bool malloc_tuned;
 
@@ -54,6 +55,7 @@ struct dc_export_cfg {
 	uint64_t flush_file_bytes;
 	uint64_t flush_export_bytes;
 	uint32_t flush_interval_ms;
+	uint32_t worker_write_max;
 	char *key_file;
 	char *stats_file;
 };

@@ -29,6 +29,7 @@ static const struct dc_param_range export_ranges[] = {
 	{ "Flush_Export_Bytes", offsetof(struct dc_export_cfg, flush_export_bytes), 8,
 	  64 * 1024, 1024ULL * 1024 * MiB },
 	{ "Flush_Interval_Ms", offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
+	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max), 4, 0, 16 * MiB },
 	{ NULL, 0, 0, 0, 0 }
 };
 
@@ -47,6 +48,8 @@ static struct config_item dc_export_items[] = {
 		       dc_export_cfg, flush_export_bytes),
 	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, 1000,
 		       dc_export_cfg, flush_interval_ms),
+	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX, 64 * 1024,
+		       dc_export_cfg, worker_write_max),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg, key_file),
 	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
 	CONFIG_EOL
@@ -313,6 +316,7 @@ static int start_io(struct dc_export *x)
 		.flush_mode = x->cfg.flush_mode,
 		.max_inflight_bytes = x->cfg.max_inflight_bytes,
 		.inflight_wait_ms = x->cfg.inflight_wait_ms,
+		.caller_write_max = x->cfg.worker_write_max,
 		.flush_file_bytes = x->cfg.flush_file_bytes,
 		.flush_export_bytes = x->cfg.flush_export_bytes,
 		.flush_interval_ms = x->cfg.flush_interval_ms,
@@ -339,11 +343,12 @@ static int start_io(struct dc_export *x)
 			"DONTCACHE export %u: %s does not support RWF_DONTCACHE: falling back to buffered writes with coalesced drop-behind",
 			x->export_id, x->path);
 	LogEvent(COMPONENT_FSAL,
-		 "DONTCACHE export %u: %s Write_Mode=%s Read_Mode=%s Flush_Mode=%s",
+		 "DONTCACHE export %u: %s Write_Mode=%s Read_Mode=%s Flush_Mode=%s Worker_Write_Max=%u",
 		 x->export_id, x->path,
 		 dcio_write_mode_name(x->cfg.write_mode),
 		 dcio_read_mode_name(x->cfg.read_mode),
-		 dcio_flush_mode_name(x->cfg.flush_mode));
+		 dcio_flush_mode_name(x->cfg.flush_mode),
+		 x->cfg.worker_write_max);
 	return 0;
 }
 

@@ -48,6 +48,7 @@ static struct config_item dc_module_items[] = {
 	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module, use_io_uring),
 	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module, stats_interval_ms),
 	CONF_ITEM_BOOL("Malloc_Tuning", false, dc_module, malloc_tuning),
+	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, 10, dc_module, engine_nice),
 	CONFIG_EOL
 };
 
@@ -55,6 +56,7 @@ static const struct dc_param_range module_ranges[] = {
 	{ "Engine_Threads", offsetof(struct dc_module, engine_threads), 4, 1, 64 },
 	{ "Ring_Entries", offsetof(struct dc_module, ring_entries), 4, 8, 4096 },
 	{ "Stats_Interval_Ms", offsetof(struct dc_module, stats_interval_ms), 4, 0, 3600000 },
+	{ "Engine_Nice", offsetof(struct dc_module, engine_nice), 4, 0, 19 },
 	{ NULL, 0, 0, 0, 0 }
 };
 
@@ -98,6 +100,7 @@ static int start_engine(void)
 		.threads = DC.engine_threads,
 		.ring_entries = DC.ring_entries,
 		.use_uring = DC.use_io_uring,
+		.nice = (int)DC.engine_nice,
 	};
 	int rc = dcio_engine_create(&p, NULL, &DC.engine);
 
@@ -109,9 +112,10 @@ static int start_engine(void)
 	if (DC.use_io_uring && !dcio_engine_uses_uring(DC.engine))
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE: io_uring unavailable, using a pwritev2 thread pool");
-	LogEvent(COMPONENT_FSAL, "DONTCACHE: engine started: %u threads, %s",
+	LogEvent(COMPONENT_FSAL, "DONTCACHE: engine started: %u threads, %s, nice %u",
 		 DC.engine_threads,
-		 dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool");
+		 dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
+		 DC.engine_nice);
 	return 0;
 }
 

@@ -42,6 +42,8 @@ usage: bench/run.sh [--quick] [options]
   --keep               keep the export directories and their files afterwards
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
                        e.g. "Engine_Threads = 4; Use_Io_Uring = false;" (default: none)
+  --export PARAMS      extra FSAL block parameters for every FSAL_DONTCACHE export,
+                       e.g. "Worker_Write_Max = 0;" (default: none)
   --malloc-all         give every ganesha (FSAL_VFS too) the malloc thresholds FSAL_DONTCACHE
                        sets with Malloc_Tuning = true, through GLIBC_TUNABLES (to compare the
                        FSALs with the same malloc; --engine "Malloc_Tuning = true;" tunes only
@@ -53,7 +55,7 @@ EOF
 die() { echo "run.sh: $*" >&2; exit 2; }
 
 # ---------------------------------------------------------------- options
-QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= MALLOC_ALL=0
+QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= EXPORT= MALLOC_ALL=0
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -70,6 +72,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:-}; shift ;;
     --keep) KEEP=1 ;;
     --engine) ENGINE=${2:-}; shift ;;
+    --export) EXPORT=${2:-}; shift ;;
     --malloc-all) MALLOC_ALL=1 ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
@@ -132,6 +135,7 @@ if [ $INNER = 0 ]; then
   [ -n "$MODULE" ] && args+=(--module "$MODULE")
   [ $KEEP = 1 ] && args+=(--keep)
   [ -n "$ENGINE" ] && args+=(--engine "$ENGINE")
+  [ -n "$EXPORT" ] && args+=(--export "$EXPORT")
   [ $MALLOC_ALL = 1 ] && args+=(--malloc-all)
   [ $CGROUP = 0 ] && args+=(--no-cgroup)
   DCB_CGROUP=$cg DCBENCH=$dcbench "$top/tests/lib/in-ns.sh" "$self" "${args[@]}"
@@ -221,8 +225,8 @@ fsal_body() {  # mode [stats file] -> FSAL block body
   [ -n "${2:-}" ] && st=" Stats_File = \"$2\";"
   case $1 in
     vfs|vfs2) echo "Name = VFS;" ;;
-    inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = inline;$st" ;;
-    *) echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered; Flush_Mode = coalesced;$st" ;;
+    inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = inline;$st $EXPORT" ;;
+    *) echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered; Flush_Mode = coalesced;$st $EXPORT" ;;
   esac
 }
 export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;; esac; }
@@ -397,7 +401,7 @@ quick: $QUICK  reps: $REPS  seconds per run: $T  scale: $SCALE
 memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" || echo none)
 modes: ${modes[*]}   scenarios: ${scenarios[*]}
 module: ${MODULE:-none}
-module DONTCACHE block: ${ENGINE:-defaults}
+module DONTCACHE block: ${ENGINE:-defaults}; extra export parameters: ${EXPORT:-none}
 malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE tunes its own only with Malloc_Tuning = true)")
 export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
 hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer

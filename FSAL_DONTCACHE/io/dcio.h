@@ -52,6 +52,10 @@ struct dcio_engine_params {
 	unsigned int threads;		/* engine threads, each with its own ring; >= 1 */
 	unsigned int ring_entries;	/* SQ size per ring; power of two, >= 8 */
 	bool use_uring;			/* false forces the pwritev2 thread pool */
+	int nice;			/* nice value of every engine thread (0..19;
+					 * 0 leaves it): when the CPU is short, the
+					 * request path (reads, small writes) runs
+					 * first and write-back work waits */
 };
 
 struct dcio_export_params {
@@ -63,6 +67,9 @@ struct dcio_export_params {
 	uint64_t flush_file_bytes;	/* dropbehind: flush a file once this much is dirty */
 	uint64_t flush_export_bytes;	/* dropbehind: flush the export once this much is dirty */
 	uint32_t flush_interval_ms;	/* dropbehind: flush anything dirty at least this often */
+	uint32_t caller_write_max;	/* writes up to this size are issued on the
+					 * caller's thread (no hand-off; completion
+					 * and flushing as usual); 0 = none */
 };
 /* Zero means the engine default for max_inflight_bytes (256 MiB),
  * flush_file_bytes (8 MiB), flush_export_bytes (64 MiB) and flush_interval_ms

@@ -64,6 +64,7 @@ uint64_t hist_quantile(const struct dcio_hist *h, double q, uint64_t *count);
 struct dcio_stats {
 	uint64_t w_ops[DCIO_NR_WMODES], w_bytes[DCIO_NR_WMODES];
 	uint64_t leaf_bytes[DCIO_NR_WMODES];
+	uint64_t w_worker_ops, w_worker_bytes;	/* issued on the caller's thread */
 	uint64_t r_ops, r_bytes;
 	uint64_t r_nowait;		/* reads answered on the caller's thread */
 	uint64_t fb_write, fb_read, fb_direct;
@@ -95,10 +96,11 @@ struct dcio_pool {
 	struct dcio_job *head, *tail;
 	bool stop;
 	unsigned n;
+	int nice;
 	pthread_t *tids;
 };
 
-int pool_start(struct dcio_pool *p, unsigned n, const char *name);
+int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice);
 void pool_post(struct dcio_pool *p, struct dcio_job *j);
 void pool_stop(struct dcio_pool *p);
 
@@ -164,8 +166,10 @@ struct dcio_engine {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	long outstanding;
+	int nice;
 };
 
+void thread_nice(int nice);
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
 void engine_get(struct dcio_engine *e);
 void engine_put(struct dcio_engine *e);

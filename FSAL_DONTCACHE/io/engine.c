@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "dcio_int.h"
@@ -69,6 +70,14 @@ void deadline_after(struct timespec *ts, uint32_t ms)
 	}
 }
 
+/* Engine threads yield the CPU to ganesha's workers: io_uring's io-wq
+ * workers, created by a ring thread, inherit its nice value. */
+void thread_nice(int nice)
+{
+	if (nice > 0)
+		(void)setpriority(PRIO_PROCESS, 0, nice);
+}
+
 static bool start_rings(struct dcio_engine *e, const struct dcio_engine_params *p)
 {
 	unsigned entries = p->ring_entries >= 8 ? p->ring_entries : 64;
@@ -101,10 +110,11 @@ int dcio_engine_create(const struct dcio_engine_params *p, const struct dcio_sys
 	pthread_cond_init(&e->cv, NULL);
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
+	e->nice = p->nice;
 
 	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
 	bool want_uring = p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));
-	int rc = pool_start(&e->pool, e->nrings, "dcio-pool");
+	int rc = pool_start(&e->pool, e->nrings, "dcio-pool", e->nice);
 	if (!rc)
 		rc = flusher_start(e);
 	if (rc) {

@@ -361,7 +361,12 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 	q->iovcnt = iovcnt;
 	if (f->dfd >= 0 && x->p.write_mode == DCIO_WRITE_DIRECT)
 		rl_start(q);
-	else
+	else if (!q->inline_ && len <= x->p.caller_write_max) {
+		/* small: no hand-off; completion, flushing as if queued */
+		ST_ADD(x->st.w_worker_ops, 1);
+		ST_ADD(x->st.w_worker_bytes, len);
+		req_exec_sync(q);
+	} else
 		engine_submit(f->e, q);
 	return 0;
 }

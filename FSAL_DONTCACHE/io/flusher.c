@@ -188,6 +188,7 @@ static void *flusher_main(void *arg)
 	struct dcio_engine *e = arg;
 	struct dcio_flusher *fl = &e->fl;
 
+	thread_nice(e->nice);
 	pthread_mutex_lock(&fl->mu);
 	while (!fl->stop) {
 		begin_pass(fl);

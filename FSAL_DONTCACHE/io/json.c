@@ -78,6 +78,8 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 			dcio_write_mode_name(m), LD(s->w_ops[m]), LD(s->w_bytes[m]),
 			LD(s->leaf_bytes[m]));
 	fputc('}', o);
+	fprintf(o, ",\"worker_writes\":{\"ops\":%llu,\"bytes\":%llu}", LD(s->w_worker_ops),
+		LD(s->w_worker_bytes));
 	fprintf(o, ",\"reads\":{\"ops\":%llu,\"bytes\":%llu,\"nowait\":%llu}", LD(s->r_ops),
 		LD(s->r_bytes), LD(s->r_nowait));
 	fprintf(o, ",\"fallbacks\":{\"dontcache_write\":%llu,\"dontcache_read\":%llu,\"direct\":%llu}",

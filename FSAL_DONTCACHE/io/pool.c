@@ -10,6 +10,7 @@ static void *pool_main(void *arg)
 {
 	struct dcio_pool *p = arg;
 
+	thread_nice(p->nice);
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		while (!p->head && !p->stop)
@@ -28,8 +29,9 @@ static void *pool_main(void *arg)
 	return NULL;
 }
 
-int pool_start(struct dcio_pool *p, unsigned n, const char *name)
+int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice)
 {
+	p->nice = nice;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->head = p->tail = NULL;

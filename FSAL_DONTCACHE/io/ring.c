@@ -117,6 +117,7 @@ static void *ring_main(void *arg)
 	unsigned inflight = 0;
 	bool need_arm = true;
 
+	thread_nice(r->e->nice);
 	for (;;) {
 		bl_take(r, &b);
 		fill(r, &b, &inflight, &need_arm);

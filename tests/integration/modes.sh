@@ -27,11 +27,16 @@ for wm in dontcache buffered direct dropbehind; do
     body+=" Max_Inflight_Bytes = 33554432; Inflight_Wait_Ms = 20000;"
     body+=" Flush_File_Bytes = 1048576; Flush_Export_Bytes = 4194304; Flush_Interval_Ms = 200;"
     body+=" Handle_Key_File = $IT_WORK/key-$tag; Stats_File = $IT_WORK/stats-$tag.json;"
+    wwm=$(( n % 2 ? 1048576 : 0 ))   # every write on the worker thread, or none
+    body+=" Worker_Write_Max = $wwm;"
     echo "$dir|1|$body" | it_conf "$IT_WORK/$tag.conf"
     cat >> "$IT_WORK/$tag.conf" <<CONF
-DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; Malloc_Tuning = $([ $fm = inline ] && echo false || echo true); }
+DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; Malloc_Tuning = $([ $fm = inline ] && echo false || echo true); Engine_Nice = 7; }
 CONF
     it_start "$IT_WORK/$tag.conf" "$IT_WORK/$tag.log"
+    nices=$(ps -L -o ni=,comm= -p "$GSH_PID" | awk '$2 ~ /^dcio-/ {print $1}' | sort -u | tr '\n' ' ')
+    [ "$nices" = "7 " ] && it_pass "$tag: engine threads run at Engine_Nice 7" ||
+      it_fail "$tag: engine threads' nice values '$nices', want 7"
     it_run -t 180 "$FT_BIN/ft_writer" -e "$dir" -r "$IT_WORK/rec-$tag" -n 32 -L $((3 * 1024 * 1024)) \
       -W $((1024 * 1024)) -b 262144 -q 4 -s 20 -c 524288 -S $n >/dev/null
     it_run -t 180 "$FT_BIN/ft_verify" -e "$dir" "$IT_WORK/rec-$tag"/*.rec >/dev/null &&
@@ -46,6 +51,13 @@ CONF
     [ "${counted:-0}" -gt 0 ] && it_pass "$tag: $counted bytes counted as $wm writes" ||
       it_fail "$tag: no bytes counted under writes.$wm"
     [ "$(jget "$s" '.group_commit.requests')" -gt 0 ] || it_fail "$tag: no group-commit requests counted"
+    ww=$(jget "$s" '.worker_writes.ops')
+    if [ $wwm -gt 0 ] && [ $fm = coalesced ] && [ $wm != direct ]; then
+      [ "$ww" -gt 0 ] && it_pass "$tag: $ww writes issued on the worker (Worker_Write_Max = $wwm)" ||
+        it_fail "$tag: Worker_Write_Max = $wwm but no write was issued on the worker"
+    else
+      [ "$ww" = 0 ] || it_fail "$tag: $ww writes on the worker with Worker_Write_Max = $wwm, $fm, $wm"
+    fi
     [ "$(jget "$s" '.reads.ops')" -gt 0 ] || it_fail "$tag: no reads counted"
     [ "$(jget "$s" '.inflight.peak <= .inflight.limit')" = true ] ||
       it_fail "$tag: in-flight peak above Max_Inflight_Bytes"

@@ -1,0 +1,194 @@
+/* Small writes are issued on the caller's thread (caller_write_max), larger ones go to engine threads; engine threads run at the configured nice value. */
+#include <CUnit/Basic.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dcio_testlib.h"
+
+static struct tl_fs fs;
+
+struct seen {
+	struct tl_wait w;
+	pthread_t thread;
+	int err;
+};
+
+static void seen_done(void *arg, int err, size_t bytes)
+{
+	struct seen *s = arg;
+
+	s->thread = pthread_self();
+	s->err = err;
+	tl_done(&s->w, err, bytes);
+}
+
+struct fixture {
+	struct dcio_engine *e;
+	struct dcio_export *x;
+	struct dcio_file *f;
+	int dfd;
+};
+
+static void setup(struct fixture *t, uint32_t caller_max, int nice)
+{
+	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = true,
+					 .nice = nice };
+	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
+						DCIO_FLUSH_COALESCED);
+
+	p.caller_write_max = caller_max;
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &t->e), 0);
+	t->dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(t->e, &p, "worker", t->dfd, &t->x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(t->x, tl_open(&fs, "f", O_TRUNC), &t->f), 0);
+}
+
+static void teardown(struct fixture *t)
+{
+	CU_ASSERT_EQUAL(dcio_file_close(t->f), 0);
+	dcio_export_destroy(t->x);
+	dcio_engine_destroy(t->e);
+	close(t->dfd);
+}
+
+/* Returns whether done ran on this thread before dcio_write returned. */
+static bool write_here(struct fixture *t, void *buf, size_t len, uint64_t off,
+		       enum dcio_stable st)
+{
+	struct iovec iov = { buf, len };
+	struct seen s = { .err = -1 };
+	bool before;
+
+	tl_wait_init(&s.w);
+	CU_ASSERT_EQUAL_FATAL(dcio_write(t->f, &iov, 1, off, st, seen_done, &s), 0);
+	pthread_mutex_lock(&s.w.mu);
+	before = s.w.n == 1;
+	pthread_mutex_unlock(&s.w.mu);
+	tl_wait_for(&s.w, 1);
+	CU_ASSERT_EQUAL(s.err, 0);
+	return before && pthread_equal(s.thread, pthread_self());
+}
+
+static void t_small_on_caller(void)
+{
+	static char buf[1 << 20], back[1 << 20];
+	struct fixture t;
+	size_t got = 0;
+	char *s;
+
+	setup(&t, 65536, 0);
+	tl_fill(buf, sizeof(buf), 0, 3);
+	CU_ASSERT(write_here(&t, buf, 65536, 0, DCIO_UNSTABLE));
+	CU_ASSERT(write_here(&t, buf + 65536, 4096, 65536, DCIO_UNSTABLE));
+	/* larger: handed to an engine thread */
+	CU_ASSERT_FALSE(write_here(&t, buf + 69632, 65537, 69632, DCIO_UNSTABLE));
+	/* a stable small write still waits for its group commit */
+	CU_ASSERT_FALSE(write_here(&t, buf + 135169, 4096, 135169, DCIO_FILE_SYNC));
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
+	CU_ASSERT_EQUAL(tl_read(t.f, back, 139265, 0, &got), 0);
+	CU_ASSERT_EQUAL(got, 139265);
+	CU_ASSERT(tl_check(back, 139265, 0, 3));
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.ops"), 3);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.bytes"), 65536 + 4096 + 4096);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dontcache.ops"), 4);
+	free(s);
+	teardown(&t);
+}
+
+static void t_zero_means_none(void)
+{
+	static char buf[4096];
+	struct fixture t;
+	char *s;
+
+	setup(&t, 0, 0);
+	tl_fill(buf, sizeof(buf), 0, 4);
+	CU_ASSERT_FALSE(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.ops"), 0);
+	free(s);
+	teardown(&t);
+}
+
+/* nice of every thread of this process whose name starts with prefix; -100
+ * if none, 100 if they differ */
+static int threads_nice(const char *prefix)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int nice = -100;
+
+	while (d && (de = readdir(d)) != NULL) {
+		char path[300], comm[32] = "", stat[1024];
+		FILE *fp;
+		int n = -100;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		if (!fgets(comm, sizeof(comm), fp))
+			comm[0] = '\0';
+		fclose(fp);
+		if (strncmp(comm, prefix, strlen(prefix)) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", de->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(stat, sizeof(stat), fp)) {
+			char *p = strrchr(stat, ')');
+			long v[17];
+
+			/* after ")": state, then fields 4..19; nice is field 19 */
+			if (p && sscanf(p + 2, "%*c %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld",
+					&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+					&v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15]) == 16)
+				n = (int)v[15];
+		}
+		fclose(fp);
+		nice = (nice == -100 || nice == n) ? n : 100;
+	}
+	if (d)
+		closedir(d);
+	return nice;
+}
+
+static void t_engine_nice(void)
+{
+	static char buf[1 << 20];
+	struct fixture t;
+
+	setup(&t, 0, 7);
+	/* a write through the ring so that its thread surely ran its start */
+	CU_ASSERT_FALSE(write_here(&t, buf, sizeof(buf), 0, DCIO_DATA_SYNC));
+	CU_ASSERT_EQUAL(threads_nice("dcio-ring"), 7);
+	CU_ASSERT_EQUAL(threads_nice("dcio-pool"), 7);
+	CU_ASSERT_EQUAL(threads_nice("dcio-flusher"), 7);
+	teardown(&t);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	int rc;
+
+	if (tl_fs_ext4(&fs) != 0)
+		return 77;
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite("worker writes", NULL, NULL);
+	CU_add_test(s, "small writes issued on the caller", t_small_on_caller);
+	CU_add_test(s, "caller_write_max 0: every write to the engine", t_zero_means_none);
+	CU_add_test(s, "engine threads run at the given nice", t_engine_nice);
+	rc = tl_run_tests();
+	tl_fs_cleanup(&fs);
+	return rc;
+}
