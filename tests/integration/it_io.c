@@ -8,9 +8,23 @@
  *   it_io -e EXPORT rofs FILE     the export's filesystem is mounted read-only and holds FILE:
  *                                 READ works, every modifying operation gets NFS3ERR_ROFS.
  *   it_io -e EXPORT rw MiB        write MiB of patterned data with UNSTABLE 1 MiB writes, COMMIT,
- *                                 read back and compare; FILE_SYNC writes likewise. */
+ *                                 read back and compare; FILE_SYNC writes likewise.
+ *   it_io -e EXPORT lostrange FILLER setattr|create strict|info
+ *                                 the export's filesystem is full but for a few MiB that FILLER
+ *                                 (a file in the export's root) gives back when removed: UNSTABLE
+ *                                 writes until one fails with NOSPC past the first MiB, a whole-
+ *                                 file COMMIT; FILLER removed; [0, 1 MiB) rewritten and a whole-
+ *                                 file COMMIT (strict: both COMMITs must fail, the ranges lost
+ *                                 past the rewrite are remembered; info: printed); then the
+ *                                 file truncated to 0 (SETATTR size 0, or CREATE UNCHECKED
+ *                                 with size 0), 1 MiB rewritten: the whole-file COMMIT must
+ *                                 answer OK and the data read back.
+ *   it_io -e EXPORT filesync N    N FILE_SYNC 4 KiB WRITEs one after another (each answered
+ *                                 before the next is sent), each answered FILE_SYNC; prints
+ *                                 "file_sync_answered=N" for the caller's syscall trace. */
 #include "itlib.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +158,163 @@ static int do_rw(struct nfsc_conn *c, unsigned mib)
 	return it_summary("it_io rw");
 }
 
+static int create_unchecked_size0(struct nfsc_conn *c, const struct nfsc_fh *dir,
+				  const char *name)
+{
+	struct nfsc_call k = { 0 };
+	CREATE3args a;
+
+	memset(&a, 0, sizeof(a));
+	nfsc_fh_to3(dir, &a.where.dir);
+	a.where.name = (char *)name;
+	a.how.mode = UNCHECKED;
+	nfsc_sattr_none(&a.how.createhow3_u.obj_attributes);
+	a.how.createhow3_u.obj_attributes.size.set_it = 1;
+	a.how.createhow3_u.obj_attributes.size.set_size3_u.size = 0;
+	if (rpc_nfs3_create_async(c->rpc, nfsc_call_cb, &a, &k) != 0)
+		return -1;
+	if (nfsc_wait(c, &k) != 0)
+		return -1;
+	return k.st;
+}
+
+/* A whole-file COMMIT that must fail (strict) or is only reported (info). */
+static void commit_must_fail(struct nfsc_conn *c, const struct nfsc_fh *f, bool strict,
+			     const char *what)
+{
+	int st = nfsc_commit(c, f, 0, 0, NULL);
+
+	if (strict)
+		it_ok(st == NFS3ERR_NOSPC, "%s: whole-file COMMIT %s (want NOSPC)", what, it_st(st));
+	else
+		it_note("%s: whole-file COMMIT %s", what, it_st(st));
+}
+
+static int do_lostrange(struct nfsc_conn *c, const char *filler, const char *how, bool strict)
+{
+	const uint32_t chunk = 256 * 1024;
+	struct nfsc_fh f;
+	unsigned char *buf = pattern(MiB, 7), *back = malloc(MiB);
+	uint64_t off = 0, limit = 256ull * MiB;
+	uint32_t cnt, got = 0;
+	int st = NFS3_OK;
+	char name[64], v1[8], v2[8];
+	sattr3 sa;
+	fattr3 a;
+
+	if (!back)
+		abort();
+	snprintf(name, sizeof(name), "lost.%d", (int)getpid());
+	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL), "CREATE", NFS3_OK))
+		goto out;
+	/* fill the filesystem: the WRITE that finds no space is remembered lost */
+	while (off < limit) {
+		cnt = 0;
+		st = nfsc_write(c, &f, off, buf, chunk, UNSTABLE, &cnt, NULL, NULL);
+		if (st != NFS3_OK || cnt == 0)
+			break;
+		off += cnt;
+	}
+	it_note("UNSTABLE writes acknowledged %llu bytes, then %s",
+		(unsigned long long)off, it_st(st));
+	it_ok(st == NFS3ERR_NOSPC && off >= MiB,
+	      "a WRITE past the first MiB failed with NOSPC (at %llu: %s)",
+	      (unsigned long long)off, it_st(st));
+	if (st != NFS3ERR_NOSPC || off < MiB)
+		goto out;
+	commit_must_fail(c, &f, strict, "after the failed WRITE");
+	if (!ST(nfsc_remove(c, &c->root, filler), "REMOVE the filler (space freed)", NFS3_OK))
+		goto out;
+
+	/* the opposite guard: rewriting a part clears nothing past it */
+	ST(nfsc_write(c, &f, 0, buf, MiB, UNSTABLE, NULL, NULL, NULL),
+	   "rewrite [0, 1 MiB) without a truncate", NFS3_OK);
+	commit_must_fail(c, &f, strict, "rewrite without a truncate");
+
+	if (!strcmp(how, "create")) {
+		ST(create_unchecked_size0(c, &c->root, name),
+		   "CREATE UNCHECKED size 0 of the existing file", NFS3_OK);
+	} else {
+		nfsc_sattr_none(&sa);
+		sa.size.set_it = 1;
+		sa.size.set_size3_u.size = 0;
+		ST(nfsc_setattr(c, &f, &sa), "SETATTR size 0", NFS3_OK);
+	}
+	/* (after the CREATE, ganesha 4.3 answers GETATTR from attributes cached
+	 * before the truncate, with VFS too: the size after the rewrite shows it) */
+	if (strcmp(how, "create") && ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK))
+		it_ok(a.size == 0, "size after the truncate: %llu", (unsigned long long)a.size);
+
+	ST(nfsc_write(c, &f, 0, buf, MiB, UNSTABLE, NULL, NULL, v1),
+	   "rewrite [0, 1 MiB) after the truncate", NFS3_OK);
+	st = nfsc_commit(c, &f, 0, 0, v2);
+	it_ok(st == NFS3_OK, "truncated (%s) and rewritten: whole-file COMMIT %s (want OK)",
+	      how, it_st(st));
+	if (st == NFS3_OK)
+		it_ok(memcmp(v1, v2, 8) == 0, "COMMIT verifier equals the WRITE verifier");
+	if (ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK))
+		it_ok(a.size == MiB, "size %llu (want 1 MiB)", (unsigned long long)a.size);
+	memset(back, 0, MiB);
+	for (off = 0, st = NFS3_OK; off < MiB && st == NFS3_OK; off += got) {
+		got = 0;
+		st = nfsc_read(c, &f, off, MiB - off, back + off, &got, NULL);
+		if (got == 0)
+			break;
+	}
+	it_ok(st == NFS3_OK && off == MiB && !memcmp(back, buf, MiB),
+	      "read back %llu bytes equal to the rewrite", (unsigned long long)off);
+	ST(nfsc_remove(c, &c->root, name), "REMOVE", NFS3_OK);
+out:
+	free(buf);
+	free(back);
+	return it_summary("it_io lostrange");
+}
+
+static int do_filesync(struct nfsc_conn *c, unsigned n)
+{
+	const uint32_t len = 4096;
+	unsigned char *data = pattern((size_t)n * len, 3), *back = malloc((size_t)n * len);
+	unsigned i, answered = 0;
+	uint64_t off;
+	uint32_t got = 0;
+	struct nfsc_fh f;
+	char name[64];
+	int st = NFS3_OK;
+
+	if (!back)
+		abort();
+	snprintf(name, sizeof(name), "filesync.%d", (int)getpid());
+	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL), "CREATE", NFS3_OK))
+		goto out;
+	for (i = 0; i < n; i++) {
+		stable_how committed = UNSTABLE;
+		uint32_t cnt = 0;
+
+		st = nfsc_write(c, &f, (uint64_t)i * len, data + (size_t)i * len, len, FILE_SYNC,
+				&cnt, &committed, NULL);
+		if (st != NFS3_OK || cnt != len || committed != FILE_SYNC)
+			break;
+		answered++;
+	}
+	it_ok(answered == n, "%u FILE_SYNC WRITEs answered FILE_SYNC (%u, last %s)", n, answered,
+	      it_st(st));
+	printf("file_sync_answered=%u\n", answered);
+	fflush(stdout);
+	for (off = 0, st = NFS3_OK; off < (uint64_t)n * len && st == NFS3_OK; off += got) {
+		got = 0;
+		st = nfsc_read(c, &f, off, (uint32_t)((uint64_t)n * len - off), back + off, &got,
+			       NULL);
+		if (got == 0)
+			break;
+	}
+	it_ok(st == NFS3_OK && off == (uint64_t)n * len && !memcmp(back, data, off),
+	      "read back %llu bytes equal to what was written", (unsigned long long)off);
+out:
+	free(data);
+	free(back);
+	return it_summary("it_io filesync");
+}
+
 int main(int argc, char **argv)
 {
 	struct it_opts o;
@@ -152,7 +323,8 @@ int main(int argc, char **argv)
 
 	idx = it_parse(argc, argv, &o, NULL, NULL);
 	if (idx + 1 >= argc) {
-		fprintf(stderr, "usage: it_io -e EXPORT nospc BYTES | rofs FILE | rw MiB\n");
+		fprintf(stderr, "usage: it_io -e EXPORT nospc BYTES | rofs FILE | rw MiB |\n"
+			"       lostrange FILLER setattr|create strict|info | filesync N\n");
 		return 2;
 	}
 	if (it_connect(&c, &o, 0, 0) != 0) {
@@ -165,6 +337,12 @@ int main(int argc, char **argv)
 		rc = do_rofs(&c, argv[idx + 1]);
 	else if (!strcmp(argv[idx], "rw"))
 		rc = do_rw(&c, atoi(argv[idx + 1]));
+	else if (!strcmp(argv[idx], "lostrange") && idx + 3 < argc &&
+		 (!strcmp(argv[idx + 2], "setattr") || !strcmp(argv[idx + 2], "create")))
+		rc = do_lostrange(&c, argv[idx + 1], argv[idx + 2],
+				  strcmp(argv[idx + 3], "info") != 0);
+	else if (!strcmp(argv[idx], "filesync"))
+		rc = do_filesync(&c, (unsigned)atoi(argv[idx + 1]));
 	else
 		fprintf(stderr, "it_io: unknown command %s\n", argv[idx]);
 	nfsc_disconnect(&c);
