@@ -65,6 +65,8 @@ ft_init() {
   trap ft_cleanup EXIT
   trap 'exit 130' INT TERM
   ft_find_build
+  # DC_MODULE: the module under test, if not the build's (tests/integration/common.sh)
+  [ -n "${DC_MODULE:-}" ] && FT_MODULE=$DC_MODULE
   GSH_PLUGINS_DIR=$FT_WORK/plugins
   mkdir -p "$GSH_PLUGINS_DIR"
   ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$GSH_PLUGINS_DIR/libfsalvfs.so"
