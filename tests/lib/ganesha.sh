@@ -12,7 +12,8 @@
 # `chroot DIR ganesha.nfsd` (that root's ganesha, 6.5) instead of the host's. The paths its
 # config names (config and log directory, Path, RecoveryRoot, Plugins_Dir and the targets of
 # the plugin symlinks) are bind-mounted at the same paths inside DIR, with /proc, /dev and
-# this namespace's /run (rpcbind's socket); clients stay on the host.
+# this namespace's /run (rpcbind's socket); clients stay on the host. GSH_WRAPPER (a command
+# ganesha.nfsd runs under, e.g. valgrind) is then the root's.
 
 GSH_NFS_PORT=${GSH_NFS_PORT:-12049}
 GSH_MNT_PORT=${GSH_MNT_PORT:-12050}
@@ -147,7 +148,8 @@ gsh_start() {
     chroot=(chroot "$GSH_ROOT")
   fi
   # -C: ganesha logs a backtrace when it crashes (gsh_crash_report)
-  ${GSH_WRAPPER:-} "${chroot[@]}" ganesha.nfsd -F -C -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
+  # GSH_WRAPPER (valgrind, env) runs where ganesha.nfsd does: inside GSH_ROOT if set
+  "${chroot[@]}" ${GSH_WRAPPER:-} ganesha.nfsd -F -C -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
   GSH_PID=$!
   local i
   for i in $(seq ${GSH_START_TRIES:-300}); do
