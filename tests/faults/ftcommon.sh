@@ -35,6 +35,15 @@ ft_cleanup() {
 }
 
 # ft_find_build: sets FT_BIN (dir with ft_* programs) and FT_MODULE.
+# ganesha 6.5 crashes on a zero-length NFSv3 READ before any FSAL is called (its nfs3_read
+# answers it writing through a NULL iovec; stock FSAL_VFS 6.5 crashes the same way): against it
+# (GSH_ROOT) ft_badreq and ft_hostile leave that request out (-Z)
+FT_ZERO_READ=()
+[ -n "${GSH_ROOT:-}" ] && FT_ZERO_READ=(-Z)
+# ft_hostile's expectations of ganesha 6.5's own answers (-6)
+FT_GSH6=()
+[ -n "${GSH_ROOT:-}" ] && FT_GSH6=(-6)
+
 ft_find_build() {
   local b
   for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "$FT_TOP/build" "$FT_TOP/build-ft"; do

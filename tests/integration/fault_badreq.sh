@@ -14,10 +14,9 @@ ft_init badreq "${1:-}"
 ft_need_module
 ft_loop_ext4 "$FT_WORK/disk.img" 256M "$FT_WORK/exp" || ft_result FAIL "cannot make the ext4 export"
 ft_start "$FT_WORK/exp"
-zero_read=()
-[ -n "${GSH_ROOT:-}" ] && zero_read=(-Z) &&
+[ ${#FT_ZERO_READ[@]} = 0 ] ||
   ft_log "ganesha 6.5: no zero-length READ (ganesha 6.5 crashes on it before any FSAL is called)"
-out=$("$FT_BIN/ft_badreq" "${FT_NFS[@]}" "${zero_read[@]}" 2>&1)
+out=$("$FT_BIN/ft_badreq" "${FT_NFS[@]}" "${FT_ZERO_READ[@]}" 2>&1)
 rc=$?
 echo "$out" >&2
 line=$(echo "$out" | grep '^ft_badreq:' | tail -n1)
