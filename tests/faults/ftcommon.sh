@@ -46,7 +46,8 @@ FT_GSH6=()
 
 ft_find_build() {
   local b
-  for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "$FT_TOP/build" "$FT_TOP/build-ft"; do
+  for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "${DC_BUILD_DIR:-}" "$FT_TOP/build" \
+           "$FT_TOP/build-ft"; do
     [ -n "$b" ] || continue
     if [ -x "$b/tests/faults/ft_writer" ]; then
       b=$(cd "$b" && pwd)
@@ -61,7 +62,8 @@ ft_find_build() {
   cmake -S "$FT_TOP/tests/faults" -B "$FT_BIN" >/dev/null &&
     cmake --build "$FT_BIN" -j2 >/dev/null || { echo "cannot build tests/faults" >&2; exit 2; }
   FT_MODULE=
-  for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "$FT_TOP/build" "$FT_TOP/build-ft"; do
+  for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "${DC_BUILD_DIR:-}" "$FT_TOP/build" \
+           "$FT_TOP/build-ft"; do
     [ -n "$b" ] && [ -f "$b/FSAL_DONTCACHE/libfsaldontcache.so" ] &&
       { FT_MODULE=$(cd "$b" && pwd)/FSAL_DONTCACHE/libfsaldontcache.so; break; }
   done
