@@ -11,6 +11,7 @@
 #include "fsal_api.h"
 #include "fsal_convert.h"
 #include "FSAL/fsal_commonlib.h"
+#include "ganesha/compat.h"
 #include "handle_codec.h"
 #include "io/dcio.h"
 
@@ -95,6 +96,12 @@ struct dc_handle {
 	struct dc_file_state file;	/* REGULAR_FILE only */
 };
 
+/* NFSv4 open/lock state: ganesha finds the fd right after the state_t */
+struct dc_state {
+	struct state_t state;
+	struct fsal_fd fd;		/* flags only, like dc_file_state.gfd */
+};
+
 /* a kernel file handle (name_to_handle_at/open_by_handle_at) */
 union dc_kfh {
 	struct file_handle fh;
@@ -157,7 +164,8 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		       fsal_openflags_t openflags, enum fsal_create_mode createmode,
 		       const char *name, struct fsal_attrlist *attrs_in,
 		       fsal_verifier_t verifier, struct fsal_obj_handle **new_obj,
-		       struct fsal_attrlist *attrs_out, bool *caller_perm_check);
+		       struct fsal_attrlist *attrs_out, bool *caller_perm_check
+		       DC_PARENT_ATTRS);
 fsal_status_t dc_reopen2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 			 fsal_openflags_t openflags);
 fsal_openflags_t dc_status2(struct fsal_obj_handle *obj_hdl, struct state_t *state);
@@ -171,10 +179,10 @@ fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj_hdl, struct state_t *state
 			  fsal_lock_param_t *request_lock,
 			  fsal_lock_param_t *conflicting_lock);
 fsal_status_t dc_close2(struct fsal_obj_handle *obj_hdl, struct state_t *state);
-fsal_status_t dc_close(struct fsal_obj_handle *obj_hdl);
 fsal_status_t dc_truncate(struct dc_handle *h, bool bypass, struct state_t *state,
 			  uint64_t size);
 void dc_file_release(struct dc_handle *h);
+void dc_release_engine_file(struct dc_handle *h);
 
 /* kept.c */
 void dc_kept_init(struct dc_export *x);
@@ -182,10 +190,26 @@ void dc_kept_put(struct dc_export *x, const struct dc_fh *fh, struct dcio_file *
 		 bool io_rdonly, int pending_err);
 bool dc_kept_take(struct dc_export *x, const struct dc_fh *fh, struct dc_file_state *f);
 void dc_kept_drain(struct dc_export *x);
-struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
-			       enum state_type state_type,
-			       struct state_t *related_state);
-void dc_free_state(struct fsal_export *exp_hdl, struct state_t *state);
+
+/* fd_v11.c (FSAL API 11) or fd_v13.c (FSAL API 13): ganesha's fd
+ * management. The module's ganesha "fds" (the handle's global gfd, each
+ * state's fd) only record open flags; I/O goes through the engine file. */
+void dc_fd_obj_ops_init(struct fsal_obj_ops *ops);
+void dc_fd_export_ops_init(struct export_ops *ops);
+/* the handle's global fd: at creation and before dc_file_release */
+void dc_fd_handle_init(struct dc_handle *h);
+void dc_fd_handle_fini(struct dc_handle *h);
+/* an open (or reopen) of fd (gfd or a state's) with openflags, after the
+ * permission and share checks; not under obj_lock */
+void dc_fd_set_open(struct dc_handle *h, struct fsal_fd *fd,
+		    fsal_openflags_t openflags);
+/* a state's fd closes (obj_lock held) */
+void dc_fd_close(struct dc_handle *h, struct fsal_fd *fd);
+/* the caller's right to do I/O needing need (share reservations, the
+ * state's open mode); holds nothing when it returns */
+fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
+			     struct state_t *state, fsal_openflags_t need,
+			     bool for_locks);
 
 /* file.c, for v42.c: a WRITE's checks and engine file (io_lock read-held) */
 fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *state,

@@ -206,8 +206,7 @@ static void dc_export_ops_init(struct export_ops *ops)
 	ops->create_handle = dc_create_handle;
 	ops->get_fs_dynamic_info = dc_get_dynamic_info;
 	ops->get_write_verifier = dc_get_write_verifier;
-	ops->alloc_state = dc_alloc_state;
-	ops->free_state = dc_free_state;
+	dc_fd_export_ops_init(ops);
 }
 
 static int mkdir_p(const char *dir)

@@ -11,45 +11,9 @@
 #include "export_mgr.h"
 #include "sal_functions.h"
 
-struct dc_state {
-	struct state_t state;
-	struct fsal_fd fd;
-};
-
 static struct fsal_fd *state_fd(struct state_t *state)
 {
 	return &container_of(state, struct dc_state, state)->fd;
-}
-
-struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
-			       enum state_type state_type,
-			       struct state_t *related_state)
-{
-	struct dc_state *s = gsh_calloc(1, sizeof(*s));
-
-	s->fd.openflags = FSAL_O_CLOSED;
-	return init_state(&s->state, exp_hdl, state_type, related_state);
-}
-
-void dc_free_state(struct fsal_export *exp_hdl, struct state_t *state)
-{
-	gsh_free(container_of(state, struct dc_state, state));
-}
-
-/* ganesha-side opens only record flags: the fd is the engine file's. */
-static fsal_status_t open_func(struct fsal_obj_handle *obj,
-			       fsal_openflags_t openflags, struct fsal_fd *fd)
-{
-	fd->openflags = FSAL_O_NFS_FLAGS(openflags);
-	return fsalstat(ERR_FSAL_NO_ERROR, 0);
-}
-
-static fsal_status_t close_func(struct fsal_obj_handle *obj, struct fsal_fd *fd)
-{
-	if (fd->openflags == FSAL_O_CLOSED)
-		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
-	fd->openflags = FSAL_O_CLOSED;
-	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
 /* Engine file ----------------------------------------------------------- */
@@ -252,9 +216,7 @@ static fsal_status_t open_by_handle(struct fsal_obj_handle *obj, struct state_t 
 		}
 	}
 	if (!FSAL_IS_ERROR(st)) {
-		PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
-		fd->openflags = FSAL_O_NFS_FLAGS(openflags);
-		PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+		dc_fd_set_open(h, fd, openflags);
 		if (attrs_out != NULL)
 			fsal_copy_attrs(attrs_out, &attrs, false);
 	} else if (state != NULL) {
@@ -302,7 +264,8 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		       fsal_openflags_t openflags, enum fsal_create_mode createmode,
 		       const char *name, struct fsal_attrlist *attrs_in,
 		       fsal_verifier_t verifier, struct fsal_obj_handle **new_obj,
-		       struct fsal_attrlist *attrs_out, bool *caller_perm_check)
+		       struct fsal_attrlist *attrs_out, bool *caller_perm_check
+		       DC_PARENT_ATTRS)
 {
 	struct dc_handle *dir = dc_hdl(obj_hdl), *h = NULL;
 	int dfd, fd, err;
@@ -411,7 +374,7 @@ fsal_status_t dc_reopen2(struct fsal_obj_handle *obj, struct state_t *state,
 			return st;
 		}
 	}
-	fd->openflags = FSAL_O_NFS_FLAGS(openflags);
+	dc_fd_set_open(h, fd, openflags);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -431,7 +394,7 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 	    state->state_type == STATE_TYPE_NLM_SHARE ||
 	    state->state_type == STATE_TYPE_9P_FID)
 		update_share_counters(&h->file.share, fd->openflags, FSAL_O_CLOSED);
-	fd->openflags = FSAL_O_CLOSED;
+	dc_fd_close(h, fd);
 	last = h->file.share.share_access_read == 0 &&
 	       h->file.share.share_access_write == 0 &&
 	       h->file.gfd.openflags == FSAL_O_CLOSED;
@@ -443,45 +406,12 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-/* Called by MDCACHE's LRU to give back fds: flushes and closes the engine
- * file. A file that remembers lost ranges stays open, or the memory of them
- * would go with it. */
-fsal_status_t dc_close(struct fsal_obj_handle *obj)
-{
-	struct dc_handle *h = dc_hdl(obj);
-	bool was_open;
-
-	if (obj->type != REGULAR_FILE)
-		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
-	/* ganesha counts the global open (open_fd_count) and uncounts it when
-	 * this returns anything but NOT_OPENED: its view closes either way. */
-	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
-	was_open = h->file.gfd.openflags != FSAL_O_CLOSED;
-	h->file.gfd.openflags = FSAL_O_CLOSED;
-	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
-	release_if_clean(h);
-	return fsalstat(was_open ? ERR_FSAL_NO_ERROR : ERR_FSAL_NOT_OPENED, 0);
-}
-
-/* Checks the caller's right to do I/O (share reservations, NFSv4 state).
- * When another thread holds the object lock while the global fd is closed,
- * fsal_reopen_obj opens a temporary fd in *out_fd: it must point somewhere
- * (concurrent first WRITEs to a file crashed ganesha without it). */
+/* Checks the caller's right to do I/O (share reservations, NFSv4 state):
+ * ganesha's fd helpers of the version (fd_v11.c, fd_v13.c). */
 static fsal_status_t check_io(struct dc_handle *h, bool bypass, struct state_t *state,
 			      fsal_openflags_t need, bool for_locks)
 {
-	struct fsal_fd temp_fd = { .openflags = FSAL_O_CLOSED }, *out_fd = &temp_fd;
-	bool has_lock = false, closefd = false, reusing = false;
-	fsal_status_t st;
-
-	st = fsal_find_fd(&out_fd, &h->obj_handle, &h->file.gfd, &h->file.share,
-			  bypass, state, need, open_func, close_func,
-			  &has_lock, &closefd, for_locks, &reusing);
-	if (closefd)
-		close_func(&h->obj_handle, out_fd);
-	if (has_lock)
-		PTHREAD_RWLOCK_unlock(&h->obj_handle.obj_lock);
-	return st;
+	return dc_fd_check_io(h, bypass, state, need, for_locks);
 }
 
 /* SETATTR size: the owner or a caller with write permission (ganesha's rule,
@@ -778,4 +708,11 @@ fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *stat
 int dc_get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io)
 {
 	return get_engine_file(h, need_write, io);
+}
+
+/* For fd_v11.c and fd_v13.c: ganesha closes the global fd (its reaper, an
+ * evicted handle), which gives the engine fd back unless it must be kept. */
+void dc_release_engine_file(struct dc_handle *h)
+{
+	release_if_clean(h);
 }

@@ -43,12 +43,12 @@ static struct dc_handle *alloc_handle(struct dc_export *x, const struct dc_fh *f
 
 	h->fh = *fh;
 	h->exp = x;
-	fsal_obj_handle_init(&h->obj_handle, &x->export, posix2fsal_type(st->st_mode));
+	dc_obj_handle_init(&h->obj_handle, &x->export, posix2fsal_type(st->st_mode));
 	h->obj_handle.obj_ops = &DC.handle_ops;
 	h->obj_handle.fsid = x->fsid;
 	h->obj_handle.fileid = st->st_ino;
 	if (h->obj_handle.type == REGULAR_FILE) {
-		h->file.gfd.openflags = FSAL_O_CLOSED;
+		dc_fd_handle_init(h);
 		PTHREAD_RWLOCK_init(&h->file.io_lock, NULL);
 		/* a kept engine file is taken by open_engine_file */
 	}
@@ -369,7 +369,7 @@ static mode_t take_mode(struct fsal_attrlist *attrs, mode_t dflt)
 static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
 			      struct fsal_attrlist *attrs_in,
 			      struct fsal_obj_handle **new_obj,
-			      struct fsal_attrlist *attrs_out)
+			      struct fsal_attrlist *attrs_out DC_PARENT_ATTRS)
 {
 	struct dc_handle *dir = dc_hdl(dir_hdl);
 	mode_t mode = take_mode(attrs_in, 0755);
@@ -394,7 +394,7 @@ static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl, const char *name
 			       object_file_type_t nodetype,
 			       struct fsal_attrlist *attrs_in,
 			       struct fsal_obj_handle **new_obj,
-			       struct fsal_attrlist *attrs_out)
+			       struct fsal_attrlist *attrs_out DC_PARENT_ATTRS)
 {
 	struct dc_handle *dir = dc_hdl(dir_hdl);
 	mode_t mode = take_mode(attrs_in, 0644);
@@ -439,7 +439,7 @@ static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl, const char *name
 static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl, const char *name,
 				const char *link_path, struct fsal_attrlist *attrs_in,
 				struct fsal_obj_handle **new_obj,
-				struct fsal_attrlist *attrs_out)
+				struct fsal_attrlist *attrs_out DC_PARENT_ATTRS)
 {
 	struct dc_handle *dir = dc_hdl(dir_hdl);
 	fsal_status_t st = check_name(name, false);
@@ -488,7 +488,8 @@ static fsal_status_t dc_readlink(struct fsal_obj_handle *obj,
  * FSAL does not); the link is made as root, like FSAL_VFS does, since
  * linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH. */
 static fsal_status_t dc_link(struct fsal_obj_handle *obj,
-			     struct fsal_obj_handle *destdir, const char *name)
+			     struct fsal_obj_handle *destdir, const char *name
+			     DC_PARENT_ATTRS)
 {
 	fsal_status_t st = check_name(name, false);
 	int fd, dfd, err = 0;
@@ -512,7 +513,8 @@ static fsal_status_t dc_link(struct fsal_obj_handle *obj,
  * checks (write+search on the directories, the sticky bit) to the FSAL. */
 static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 			       struct fsal_obj_handle *olddir, const char *old_name,
-			       struct fsal_obj_handle *newdir, const char *new_name)
+			       struct fsal_obj_handle *newdir, const char *new_name
+			       DC_RENAME_ATTRS)
 {
 	fsal_status_t st = check_name(old_name, false);
 	int ofd, nfd, err = 0;
@@ -535,7 +537,8 @@ static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 }
 
 static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
-			       struct fsal_obj_handle *obj, const char *name)
+			       struct fsal_obj_handle *obj, const char *name
+			       DC_PARENT_ATTRS)
 {
 	fsal_status_t st = check_name(name, false);
 	int fd, err = 0;
@@ -719,10 +722,11 @@ static void dc_release(struct fsal_obj_handle *obj)
 	struct dc_handle *h = dc_hdl(obj);
 
 	if (obj->type == REGULAR_FILE) {
+		dc_fd_handle_fini(h);
 		dc_file_release(h);
 		PTHREAD_RWLOCK_destroy(&h->file.io_lock);
 	}
-	fsal_obj_handle_fini(obj);
+	dc_obj_handle_fini(obj);
 	gsh_free(h);
 }
 
@@ -752,11 +756,11 @@ void dc_handle_ops_init(struct fsal_obj_ops *ops)
 	ops->commit2 = dc_commit2;
 	ops->lock_op2 = dc_lock_op2;
 	ops->close2 = dc_close2;
-	ops->close = dc_close;
 	ops->fallocate = dc_fallocate;
 	ops->seek2 = dc_seek2;
 	ops->getxattrs = dc_getxattrs;
 	ops->setxattrs = dc_setxattrs;
 	ops->removexattrs = dc_removexattrs;
 	ops->listxattrs = dc_listxattrs;
+	dc_fd_obj_ops_init(ops);
 }

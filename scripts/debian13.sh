@@ -51,6 +51,15 @@ mount -t proc proc "$root/proc"
 mount --rbind /dev "$root/dev"
 mount --bind /run "$root/run"
 mount --bind "$top" "$root/src"
+# third_party may be a symlink (a git worktree sharing another checkout's): its
+# target goes at the path the link names inside the root, where /src/third_party
+# then resolves.
+if [ -L "$top/third_party" ]; then
+  l=$(readlink "$top/third_party")
+  case $l in /*) in_root=$l ;; *) in_root=$(realpath -m "/src/$l") ;; esac
+  mkdir -p "$root$in_root"
+  mount --bind "$(readlink -f "$top/third_party")" "$root$in_root"
+fi
 mount --bind "$build" "$root/build"
 exec chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

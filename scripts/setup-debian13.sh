@@ -20,12 +20,17 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils
       build-essential cmake pkg-config libntirpc-dev liburcu-dev libkrb5-dev
       liburing-dev libnfs-dev libcunit1-dev procps iproute2 util-linux e2fsprogs
-      binutils gdb)
+      binutils gdb valgrind)
 
 t0=$(date +%s)
 step() { echo "setup-debian13: $* (+$(($(date +%s) - t0))s)"; }
 
-if [ -f "$stamp" ] && [ -f "$dest/src/include/fsal_api.h" ]; then
+# every package of the list installed in the root (a list that grew installs the new ones)
+root_has_pkgs() {
+  [ "$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Status}\n' "${pkgs[@]}" 2>/dev/null |
+       grep -c ' installed$')" = ${#pkgs[@]} ]
+}
+if [ -f "$stamp" ] && [ -f "$dest/src/include/fsal_api.h" ] && root_has_pkgs; then
   echo "setup-debian13: ok (root $root, ganesha 6.5 headers in $dest; already built)"
   exit 0
 fi

@@ -1,10 +1,38 @@
 #!/usr/bin/env bash
 # README command 2: install dependencies, build (plus an ASan/UBSan build of the
-# engine and unit tests), run every test. Ends with "N passed, M failed".
-set -euo pipefail
+# engine and unit tests), run every test: the unit tests once, the integration and
+# fault scenarios against Debian 12's ganesha 4.3 (the host) and against Debian 13's
+# ganesha 6.5 (the root scripts/setup.sh --ganesha 6 makes, the module built inside
+# it, clients from the host build; those tests are named "g6:<test>"). Ends with
+# "N passed, M failed" counting both runs.
+set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
+set -e
 BUILD_DIR=$build bash "$top/scripts/build.sh"
 cmake -S "$top" -B "$build-san" -DCMAKE_BUILD_TYPE=Debug -DDC_SANITIZE=ON >/dev/null
 cmake --build "$build-san" -j"$(nproc)"
-exec bash "$top/tests/run.sh" "$build" --san "$build-san" --install
+
+# ganesha 6.5: the Debian 13 root (debootstrap the first time) and the module built there
+t0=$(date +%s)
+bash "$top/scripts/setup.sh" --ganesha 6
+bash "$top/scripts/debian13.sh" --build "$build-g6" sh -c \
+  "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+   cmake --build /build -j$(nproc) --target fsaldontcache"
+t_setup6=$(($(date +%s) - t0))
+set +e
+
+out4=$build/test-4.3.out out6=$build/test-6.5.out
+bash "$top/tests/run.sh" "$build" --san "$build-san" --install | tee "$out4"
+t0=$(date +%s)
+bash "$top/tests/run.sh" "$build" --ganesha 6 --install --no-unit --prefix g6: \
+  --module "$build-g6/FSAL_DONTCACHE/libfsaldontcache.so" | tee "$out6"
+t_run6=$(($(date +%s) - t0))
+
+count() { tail -n 1 "$1" | sed -n "s/^\([0-9]*\) passed, \([0-9]*\) failed$/\\$2/p"; }
+p4=$(count "$out4" 1) f4=$(count "$out4" 2) p6=$(count "$out6" 1) f6=$(count "$out6" 2)
+echo "ganesha 4.3: ${p4:-?} passed, ${f4:-?} failed (with the unit tests); ganesha 6.5:" \
+     "${p6:-?} passed, ${f6:-?} failed; 6.5 setup+build ${t_setup6}s, tests ${t_run6}s"
+[ -n "$p4" ] && [ -n "$p6" ] || { echo "0 passed, 1 failed"; exit 1; }
+echo "$((p4 + p6)) passed, $((f4 + f6)) failed"
+[ $((f4 + f6)) -eq 0 ]

@@ -6,7 +6,7 @@
 # if anything failed. Logs go to BUILD_DIR/test-logs/.
 #
 # usage: tests/run.sh [BUILD_DIR] [--san SAN_BUILD_DIR] [--install] [--fsal DONTCACHE|VFS]
-#                     [--ganesha 4|6] [--only REGEX]
+#                     [--ganesha 4|6] [--module PATH] [--prefix P] [--no-unit] [--only REGEX]
 #   BUILD_DIR   a configured and built tree (default: build)
 #   --san       also run the unit tests of a -DDC_SANITIZE=ON (ASan+UBSan) build, named "<test>[san]"
 #   --install   also run the install scenario (cmake --install BUILD_DIR into ganesha's FSAL
@@ -14,6 +14,12 @@
 #   --fsal      FSAL under test for the integration scenarios (default DONTCACHE)
 #   --ganesha   6: the scenarios run ganesha 6.5 in the Debian 13 root (scripts/setup.sh
 #               --ganesha 6) by exporting GSH_ROOT (tests/lib/ganesha.sh); 4 (default): the host's
+#   --module    the module the scenarios load (sets DC_MODULE; default: BUILD_DIR's). With
+#               --ganesha 6: the one built inside the Debian 13 root, e.g.
+#               scripts/debian13.sh --build B13 ... then --module B13/FSAL_DONTCACHE/libfsaldontcache.so
+#   --prefix P  put P before every test name, logs in BUILD_DIR/test-logs-P (scripts/test.sh:
+#               "g6:" for the run against 6.5)
+#   --no-unit   skip the unit tests (they do not depend on ganesha: scripts/test.sh runs them once)
 #   --only      run only tests whose name matches REGEX
 # Environment: DC_UNIT_TIMEOUT (s, default 600), DC_TEST_TIMEOUT (s per scenario, default 180).
 set -u
@@ -21,12 +27,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=
 san=
 only=
+prefix=
+no_unit=0
 export DC_TEST_FSAL=${DC_TEST_FSAL:-DONTCACHE}
 while [ $# -gt 0 ]; do
   case $1 in
     --install) export DC_TEST_INSTALL=1 ;;
     --fsal) export DC_TEST_FSAL=$2; shift ;;
     --only) only=$2; shift ;;
+    --module) export DC_MODULE=$(readlink -f "$2"); shift ;;
+    --prefix) prefix=$2; shift ;;
+    --no-unit) no_unit=1 ;;
     --ganesha)
       case $2 in
         4|4.3) unset GSH_ROOT ;;
@@ -37,7 +48,7 @@ while [ $# -gt 0 ]; do
       esac
       shift ;;
     --san) san=$2; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -46,7 +57,7 @@ done
 build=${build:-$top/build}
 [ -d "$build" ] || { echo "run.sh: no build directory $build (cmake -S . -B build && cmake --build build)" >&2; exit 2; }
 build=$(cd "$build" && pwd)
-logs=$build/test-logs
+logs=$build/test-logs${prefix:+-${prefix//[^A-Za-z0-9]/}}
 rm -rf "$logs"
 mkdir -p "$logs"
 export DC_BUILD_DIR=$build
@@ -60,7 +71,7 @@ now_ms() { date +%s%3N; }
 secs() { local ms=$1; printf '%d.%d' $((ms / 1000)) $(((ms % 1000) / 100)); }
 
 report() { # report STATUS NAME MS LOG
-  local st=$1 name=$2 ms=$3 log=$4
+  local st=$1 name=$prefix$2 ms=$3 log=$4
   case $st in
     PASS) passed=$((passed + 1)) ;;
     SKIP) skipped=$((skipped + 1)); skipped_names+=("$name") ;;
@@ -108,8 +119,8 @@ run_units() { # run_units BUILD_DIR SUFFIX
     fi
   done
 }
-run_units "$build" ""
-if [ -n "$san" ]; then
+[ $no_unit = 1 ] || run_units "$build" ""
+if [ -n "$san" ] && [ $no_unit = 0 ]; then
   [ -d "$san" ] || { echo "run.sh: no sanitizer build directory $san" >&2; exit 2; }
   run_units "$(cd "$san" && pwd)" "[san]"
 fi

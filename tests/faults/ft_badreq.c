@@ -56,10 +56,15 @@ int main(int argc, char **argv)
 	bool eof;
 	char verf[8];
 	uint64_t seed = ft_seed("badreq_file");
+	bool zero_read = true;
 
-	while ((opt = getopt(argc, argv, FT_COMMON_OPTS)) != -1)
-		if (!ft_common_opt(&o, opt, optarg))
-			ft_die("usage: ft_badreq -e export");
+	/* -Z: no zero-length READ (ganesha 6.5 crashes on one before any FSAL
+	 * is called: its nfs3_read writes through a NULL iovec) */
+	while ((opt = getopt(argc, argv, FT_COMMON_OPTS "Z")) != -1)
+		if (opt == 'Z')
+			zero_read = false;
+		else if (!ft_common_opt(&o, opt, optarg))
+			ft_die("usage: ft_badreq -e export [-Z]");
 	if (!o.export)
 		ft_die("ft_badreq: -e export required");
 	if (ft_connect(&c, &o) != 0)
@@ -195,8 +200,13 @@ int main(int argc, char **argv)
 	check(st == NFS3_OK && got == 1000 && eof && !memcmp(buf, want, 1000),
 	      "READ across EOF: %s count %u eof %d (want OK, 1000 matching bytes, eof)", nfsc_st(st),
 	      got, eof);
-	st = nfsc_read(&c, &file, 0, 0, buf, &got, &eof);
-	check(st == NFS3_OK && got == 0, "zero-length READ: %s count %u (want OK, 0)", nfsc_st(st), got);
+	if (zero_read) {
+		st = nfsc_read(&c, &file, 0, 0, buf, &got, &eof);
+		check(st == NFS3_OK && got == 0, "zero-length READ: %s count %u (want OK, 0)",
+		      nfsc_st(st), got);
+	} else {
+		printf("# zero-length READ not sent (-Z)\n");
+	}
 
 	/* the file is intact and normal I/O still works */
 	{

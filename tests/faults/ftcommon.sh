@@ -35,9 +35,19 @@ ft_cleanup() {
 }
 
 # ft_find_build: sets FT_BIN (dir with ft_* programs) and FT_MODULE.
+# ganesha 6.5 crashes on a zero-length NFSv3 READ before any FSAL is called (its nfs3_read
+# answers it writing through a NULL iovec; stock FSAL_VFS 6.5 crashes the same way): against it
+# (GSH_ROOT) ft_badreq and ft_hostile leave that request out (-Z)
+FT_ZERO_READ=()
+[ -n "${GSH_ROOT:-}" ] && FT_ZERO_READ=(-Z)
+# ft_hostile's expectations of ganesha 6.5's own answers (-6)
+FT_GSH6=()
+[ -n "${GSH_ROOT:-}" ] && FT_GSH6=(-6)
+
 ft_find_build() {
   local b
-  for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "$FT_TOP/build" "$FT_TOP/build-ft"; do
+  for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "${DC_BUILD_DIR:-}" "$FT_TOP/build" \
+           "$FT_TOP/build-ft"; do
     [ -n "$b" ] || continue
     if [ -x "$b/tests/faults/ft_writer" ]; then
       b=$(cd "$b" && pwd)
@@ -52,7 +62,8 @@ ft_find_build() {
   cmake -S "$FT_TOP/tests/faults" -B "$FT_BIN" >/dev/null &&
     cmake --build "$FT_BIN" -j2 >/dev/null || { echo "cannot build tests/faults" >&2; exit 2; }
   FT_MODULE=
-  for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "$FT_TOP/build" "$FT_TOP/build-ft"; do
+  for b in "${BUILD_DIR:-}" "${FT_ARG_BUILD:-}" "${DC_BUILD_DIR:-}" "$FT_TOP/build" \
+           "$FT_TOP/build-ft"; do
     [ -n "$b" ] && [ -f "$b/FSAL_DONTCACHE/libfsaldontcache.so" ] &&
       { FT_MODULE=$(cd "$b" && pwd)/FSAL_DONTCACHE/libfsaldontcache.so; break; }
   done
@@ -65,6 +76,8 @@ ft_init() {
   trap ft_cleanup EXIT
   trap 'exit 130' INT TERM
   ft_find_build
+  # DC_MODULE: the module under test, if not the build's (tests/integration/common.sh)
+  [ -n "${DC_MODULE:-}" ] && FT_MODULE=$DC_MODULE
   GSH_PLUGINS_DIR=$FT_WORK/plugins
   mkdir -p "$GSH_PLUGINS_DIR"
   ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$GSH_PLUGINS_DIR/libfsalvfs.so"

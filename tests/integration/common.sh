@@ -9,6 +9,9 @@
 #   DC_BUILD_DIR   build tree (default <repo>/build): module in FSAL_DONTCACHE/, test programs
 #                  in tests/integration/
 #   DC_IT_BIN      directory of the it_* programs (default $DC_BUILD_DIR/tests/integration)
+#   DC_MODULE      the module under test (default $DC_BUILD_DIR/FSAL_DONTCACHE/libfsaldontcache.so;
+#                  e.g. one built inside the Debian 13 root for GSH_ROOT, with the it_* programs
+#                  of a host build)
 #   DC_TEST_FSAL   DONTCACHE (default) or VFS: the FSAL under test
 #   DC_TEST_LOGDIR if set, ganesha logs and configs are copied there at exit
 #   DC_TEST_KEEP   if 1, the scratch tree is kept
@@ -31,7 +34,7 @@ DC_BUILD_DIR=${DC_BUILD_DIR:-$IT_TOP/build}
 DC_BUILD_DIR=$(cd "$DC_BUILD_DIR" 2>/dev/null && pwd || echo "$DC_BUILD_DIR")
 DC_IT_BIN=${DC_IT_BIN:-$DC_BUILD_DIR/tests/integration}
 DC_TEST_FSAL=${DC_TEST_FSAL:-DONTCACHE}
-IT_MODULE=$DC_BUILD_DIR/FSAL_DONTCACHE/libfsaldontcache.so
+IT_MODULE=${DC_MODULE:-$DC_BUILD_DIR/FSAL_DONTCACHE/libfsaldontcache.so}
 IT_VFS_MODULE=/usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so
 IT_FAILED=0
 IT_MOUNTS=()

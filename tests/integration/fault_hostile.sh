@@ -42,7 +42,7 @@ common=(-H 127.0.0.1 -p "$GSH_NFS_PORT" -M "$GSH_MNT_PORT" -f "$FT_FSAL")
 fails=0 checks=0 passed=0 first=
 run() {
   local out rc line
-  out=$("$FT_BIN/ft_hostile" "${common[@]}" "$@" 2>&1)
+  out=$("$FT_BIN/ft_hostile" "${common[@]}" "${FT_ZERO_READ[@]}" "${FT_GSH6[@]}" "$@" 2>&1)
   rc=$?
   echo "$out" >&2
   line=$(echo "$out" | grep '^ft_hostile:' | tail -n1)

@@ -38,7 +38,7 @@ timeout 120 nfs-ls -R "$u" > /dev/null 2>&1 || { ok=0; ft_log "nfs-ls -R failed"
 vline=$("$FT_BIN/ft_verify" "${FT_NFS[@]}" -u "$rec"/*.rec 2>&1 | tail -1)
 ft_log "read+remove: $vline"
 [ "$(ft_kv mismatched_bytes "$vline")" = 0 ] && [ "$(ft_kv unlinked "$vline")" = 4 ] || ok=0
-bout=$("$FT_BIN/ft_badreq" "${FT_NFS[@]}" 2>&1 | tail -1)
+bout=$("$FT_BIN/ft_badreq" "${FT_NFS[@]}" "${FT_ZERO_READ[@]}" 2>&1 | tail -1)
 ft_log "$bout"
 hout=$("$FT_BIN/ft_handles" "${FT_NFS[@]}" -N 3000 -O 100 2>&1 | tail -1)
 ft_log "$(echo "$hout" | cut -c1-160)"

@@ -72,13 +72,14 @@ CONF
   done
 done
 
-# The shipped examples load as they are (paths and ports adapted to this sandbox).
+# The shipped examples load as they are (paths and ports adapted to this sandbox; ganesha 6.5
+# also needs Allow_Set_Io_Flusher_Fail here, as in tests/lib/ganesha.sh's gsh_conf).
 for ex in "$IT_TOP"/config/*.conf; do
   name=$(basename "$ex" .conf)
   dir=$IT_WORK/ex-$name
   mkdir -p "$dir"
   sed -e "s#/srv/[A-Za-z0-9_-]*#$dir#g" \
-      -e "s#^\(NFS_CORE_PARAM {\)#\1 NFS_Port = $GSH_NFS_PORT; MNT_Port = $GSH_MNT_PORT; NLM_Port = $((GSH_NFS_PORT + 2)); Rquota_Port = $((GSH_NFS_PORT + 3)); Enable_UDP = false; Plugins_Dir = $IT_PLUGINS;#" \
+      -e "s#^\(NFS_CORE_PARAM {\)#\1 NFS_Port = $GSH_NFS_PORT; MNT_Port = $GSH_MNT_PORT; NLM_Port = $((GSH_NFS_PORT + 2)); Rquota_Port = $((GSH_NFS_PORT + 3)); Enable_UDP = false; Plugins_Dir = $IT_PLUGINS; ${GSH_ROOT:+Allow_Set_Io_Flusher_Fail = true;}#" \
       -e "s#^\(NFSV4 {\)#\1 RecoveryRoot = $IT_WORK/recov;#" \
       -e "s#^\(\s*FSAL {\)#\1 Handle_Key_File = $IT_WORK/key-ex-$name; Stats_File = $IT_WORK/stats-ex-$name.json;#" \
       "$ex" > "$IT_WORK/ex-$name.conf"

@@ -12,7 +12,10 @@
 # `chroot DIR ganesha.nfsd` (that root's ganesha, 6.5) instead of the host's. The paths its
 # config names (config and log directory, Path, RecoveryRoot, Plugins_Dir and the targets of
 # the plugin symlinks) are bind-mounted at the same paths inside DIR, with /proc, /dev and
-# this namespace's /run (rpcbind's socket); clients stay on the host.
+# this namespace's /run (rpcbind's socket); clients stay on the host. Those mounts go when
+# ganesha stops (gsh_stop, gsh_kill): a test that then unmounts its export filesystem (to fsck
+# or remount it) finds no other copy of it mounted. GSH_WRAPPER (a command
+# ganesha.nfsd runs under, e.g. valgrind) is then the root's.
 
 GSH_NFS_PORT=${GSH_NFS_PORT:-12049}
 GSH_MNT_PORT=${GSH_MNT_PORT:-12050}
@@ -115,7 +118,9 @@ gsh_root_prepare() {
       mount --bind /run "$r/run" && GSH_ROOT_MOUNTS+=("$r/run") || return 1
   fi
   gsh_root_bind "$conf" && gsh_root_bind "$log" || return 1
-  for p in $(grep -oiE '\b(Path|RecoveryRoot|Plugins_Dir) *= *"?/[^;" ]*' "$conf" | sed 's/^[^=]*= *"\?//'); do
+  # (not in comments: the shipped examples name paths there that need not exist)
+  for p in $(sed 's/#.*//' "$conf" | grep -oiE '\b(Path|RecoveryRoot|Plugins_Dir) *= *"?/[^;" ]*' |
+             sed 's/^[^=]*= *"\?//'); do
     gsh_root_bind "$p" || return 1
     if [ -d "$p" ]; then  # plugin symlinks outside /usr (the module under test)
       for f in "$p"/*.so; do
@@ -147,7 +152,8 @@ gsh_start() {
     chroot=(chroot "$GSH_ROOT")
   fi
   # -C: ganesha logs a backtrace when it crashes (gsh_crash_report)
-  ${GSH_WRAPPER:-} "${chroot[@]}" ganesha.nfsd -F -C -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
+  # GSH_WRAPPER (valgrind, env) runs where ganesha.nfsd does: inside GSH_ROOT if set
+  "${chroot[@]}" ${GSH_WRAPPER:-} ganesha.nfsd -F -C -L "$log" -f "$conf" -p "$(dirname "$log")/ganesha.pid" "$@" &
   GSH_PID=$!
   local i
   for i in $(seq ${GSH_START_TRIES:-300}); do
@@ -173,6 +179,7 @@ gsh_stop() {
   wait "$GSH_PID" 2>/dev/null
   local rc=$?
   GSH_PID=
+  gsh_root_umount
   return $rc
 }
 
@@ -181,6 +188,7 @@ gsh_kill() {
   kill -KILL "$GSH_PID" 2>/dev/null
   wait "$GSH_PID" 2>/dev/null
   GSH_PID=
+  gsh_root_umount
 }
 
 # gsh_vfs_conf WORK PSEUDO: WORK/export exported through stock FSAL_VFS (plugins in
