@@ -42,6 +42,9 @@ usage: bench/run.sh [--quick] [options]
   --keep               keep the export directories and their files afterwards
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
                        e.g. "Engine_Threads = 4; Use_Io_Uring = false;" (default: none)
+  --ganesha 4|6        4 (default): the host's ganesha 4.3; 6: Debian 13's ganesha 6.5 in the
+                       root scripts/setup.sh --ganesha 6 makes (set up if missing), both FSALs
+                       of that root, the module built inside it (build-g6/, built if missing)
   --export PARAMS      extra FSAL block parameters for every FSAL_DONTCACHE export,
                        e.g. "Worker_Write_Max = 0;" (default: none)
   --malloc-all         give every ganesha (FSAL_VFS too) the malloc thresholds FSAL_DONTCACHE
@@ -55,7 +58,7 @@ EOF
 die() { echo "run.sh: $*" >&2; exit 2; }
 
 # ---------------------------------------------------------------- options
-QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= EXPORT= MALLOC_ALL=0
+QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -73,6 +76,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1 ;;
     --engine) ENGINE=${2:-}; shift ;;
     --export) EXPORT=${2:-}; shift ;;
+    --ganesha) GANESHA=${2:-}; shift ;;
     --malloc-all) MALLOC_ALL=1 ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
@@ -86,6 +90,7 @@ done
 [ $QUICK = 1 ] && : "${MEMLIM:=1G}"
 : "${MEMLIM:=2G}"
 [[ $MEMLIM =~ ^[0-9]+[KMG]?$ ]] || die "--mem-limit like 2G or 512M"
+case $GANESHA in 4|4.3) GANESHA=4 ;; 6|6.5) GANESHA=6 ;; *) die "--ganesha takes 4 or 6" ;; esac
 to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
 MEMLIM_B=$(to_bytes "$MEMLIM")
 
@@ -104,6 +109,17 @@ if [ $INNER = 0 ]; then
     echo "run.sh: building dcbench (build-bench/)"
     { cmake -S "$top" -B "$top/build-bench" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
       cmake --build "$top/build-bench" -j2 --target dcbench >/dev/null; } || die "build failed"
+  fi
+  if [ "$GANESHA" = 6 ]; then   # Debian 13's ganesha 6.5 in its root, the module built there
+    export GSH_ROOT=${DC_DEBIAN13_ROOT:-$top/third_party/debian13-root}
+    [ -x "$GSH_ROOT/usr/bin/ganesha.nfsd" ] || bash "$top/scripts/setup.sh" --ganesha 6 ||
+      die "could not set up the Debian 13 root"
+    if [ -z "$MODULE" ] && [ ! -f "$top/build-g6/FSAL_DONTCACHE/libfsaldontcache.so" ]; then
+      echo "run.sh: building the module for ganesha 6.5 (build-g6/, inside the Debian 13 root)"
+      bash "$top/scripts/debian13.sh" --build "$top/build-g6" sh -c \
+        "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+         cmake --build /build -j2 --target fsaldontcache >/dev/null" || die "6.5 module build failed"
+    fi
   fi
   [ -n "$OUT" ] || OUT=$top/out/bench-$(date +%Y%m%d-%H%M%S)
   mkdir -p "$OUT/runs" || die "cannot create $OUT"
@@ -136,6 +152,7 @@ if [ $INNER = 0 ]; then
   [ $KEEP = 1 ] && args+=(--keep)
   [ -n "$ENGINE" ] && args+=(--engine "$ENGINE")
   [ -n "$EXPORT" ] && args+=(--export "$EXPORT")
+  args+=(--ganesha "$GANESHA")
   [ $MALLOC_ALL = 1 ] && args+=(--malloc-all)
   [ $CGROUP = 0 ] && args+=(--no-cgroup)
   DCB_CGROUP=$cg DCBENCH=$dcbench "$top/tests/lib/in-ns.sh" "$self" "${args[@]}"
@@ -153,8 +170,10 @@ source "$top/tests/lib/ganesha.sh"
 dcbench=${DCBENCH:?}
 CG=${DCB_CGROUP:-}
 
-# module discovery
-if [ -z "$MODULE" ]; then
+# module discovery (ganesha 6.5: the module built inside the Debian 13 root)
+if [ "$GANESHA" = 6 ] && [ -z "$MODULE" ]; then
+  MODULE=$top/build-g6/FSAL_DONTCACHE/libfsaldontcache.so
+elif [ -z "$MODULE" ]; then
   for m in "$top"/build/FSAL_DONTCACHE/libfsaldontcache.so "$top"/build*/FSAL_DONTCACHE/libfsaldontcache.so \
            /usr/lib/x86_64-linux-gnu/ganesha/libfsaldontcache.so; do
     [ -f "$m" ] && { MODULE=$m; break; }
@@ -249,7 +268,7 @@ run_exports() {
 # the mode export's for compete, the writers' otherwise. dc_*: FSAL_DONTCACHE's own counters
 # from its Stats_File at the end of the run (whole server lifetime, hot-set warm-up included).
 hdr="scenario,mode,rep,ok,mbps,mbps_durable,write_p50_ms,write_p99_ms,write_p999_ms,write_max_ms,commit_p50_ms,commit_p99_ms,commits,read_mbps,read_p99_ms,hot_end_pct,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,files_resident_peak_mib,server_cpu_pct,kswapd_cpu_pct,neighbour_mbps,bytes_asked,bytes_written,errors,verf_changes"
-hdr+=",read_p50_ms,read_p999_ms,writer_mbps,server_cpu_s,cpu_s_per_gb,rss_peak_mib,dc_fdatasyncs,dc_gc_requests,dc_gc_batches,dc_reads,dc_reads_nowait,dc_flusher_passes,fdatasync_per_commit,nowait_read_pct"
+hdr+=",read_p50_ms,read_p999_ms,writer_mbps,server_cpu_s,cpu_s_per_gb,rss_peak_mib,dc_fdatasyncs,dc_gc_requests,dc_gc_batches,dc_reads,dc_reads_nowait,dc_flusher_passes,fdatasync_per_commit,nowait_read_pct,dc_fallback"
 echo "$hdr" > "$OUT/runs.csv"
 # the line of a run that produced no report
 fail_row() { echo "$1,$2,$3,0$(printf ',%.0s' $(seq $(( $(awk -F, '{print NF}' <<< "$hdr") - 4 ))))" >> "$OUT/runs.csv"; }
@@ -300,7 +319,8 @@ csv_row() {  # json scenario mode rep [FSAL_DONTCACHE stats file]
       n($st.group_commit.syscalls), n($st.group_commit.requests), n($st.group_commit.batches),
       n($st.reads.ops), n($st.reads.nowait), n($st.flusher.passes),
       (if $st == null or .commit.ops == 0 then "" else ratio($st.group_commit.syscalls; .commit.ops) end),
-      (if $st == null or $st.reads.nowait == null then "" else ratio($st.reads.nowait * 100; $st.reads.ops) end)
+      (if $st == null or $st.reads.nowait == null then "" else ratio($st.reads.nowait * 100; $st.reads.ops) end),
+      (if $st == null then "" elif $st.fallback then 1 else 0 end)
     ] | map(tostring) | join(",")' "$j"
 }
 
@@ -400,12 +420,13 @@ host: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/{printf "%.1f GiB", $2/104857
 quick: $QUICK  reps: $REPS  seconds per run: $T  scale: $SCALE
 memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" || echo none)
 modes: ${modes[*]}   scenarios: ${scenarios[*]}
+ganesha: $([ -n "${GSH_ROOT:-}" ] && echo "6.5 (Debian 13 root $GSH_ROOT)" || echo "4.3 (host)")
 module: ${MODULE:-none}
 module DONTCACHE block: ${ENGINE:-defaults}; extra export parameters: ${EXPORT:-none}
 malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE tunes its own only with Malloc_Tuning = true)")
 export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
 hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
-command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
+command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
 EOF
 if [ ${#excluded[@]} -gt 0 ]; then
   { echo "modes left out (preflight write+COMMIT failed):"; printf '  %s\n' "${excluded[@]}"; } >> "$OUT/config.txt"

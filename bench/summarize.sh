@@ -53,6 +53,7 @@ END {
     cpu = med(key, "server_cpu_pct"); ksw = med(key, "kswapd_cpu_pct"); nbr = med(key, "neighbour_mbps")
     cpus = med(key, "server_cpu_s"); cpg = med(key, "cpu_s_per_gb"); rss = med(key, "rss_peak_mib")
     fds = med(key, "dc_fdatasyncs"); fpc = med(key, "fdatasync_per_commit"); nw = med(key, "nowait_read_pct")
+    fb = med(key, "dc_fallback")
     r_mb = ratio(mb, med(b, "mbps")); r_cpg = ratio(cpg, med(b, "cpu_s_per_gb")); r_rss = ratio(rss, med(b, "rss_peak_mib"))
     r_w50 = ratio(w50, med(b, "write_p50_ms")); r_w999 = ratio(w999, med(b, "write_p999_ms"))
     r_r50 = ratio(r50, med(b, "read_p50_ms")); r_r99 = ratio(r99, med(b, "read_p99_ms"))
@@ -73,6 +74,9 @@ END {
     }
     if (s == "compete") note(sprintf("VFS neighbour %s MB/s", f(nbr, 1)))
     if (ksw != "" && ksw >= 1) note(sprintf("kswapd %s%%", f(ksw, 0)))
+    # the write path really used: no RWF_DONTCACHE on this kernel/filesystem -> dropbehind
+    if ((m == "dontcache" || m == "inline" || m == "direct") && fb != "" && fb > 0)
+      note("ran as dropbehind: no RWF_DONTCACHE here")
     if (oks[key] < cnt[key]) note(sprintf("%d of %d runs FAILED", cnt[key] - oks[key], cnt[key]))
     printf hfmt, s, m, (mb == "" ? "-" : sprintf("%.1f [%.1f..%.1f]", mb, mlo, mhi)), f(r_mb, 2),
       lat(rd ? r50 : w50), lat(rd ? r99 : w99), lat(rd ? r999 : w999), lat(c99), f(cache, 0), f(dirty, 0), f(cpu, 0),
@@ -91,7 +95,7 @@ END {
     put("write_p50_ratio_vs_vfs", r_w50); put("write_p999_ratio_vs_vfs", r_w999)
     put("read_p50_ratio_vs_vfs", r_r50); put("read_p99_ratio_vs_vfs", r_r99)
     put("commit_p99_ratio_vs_vfs", r_c99); put("cache_ratio_vs_vfs", r_cache)
-    put("commits", commits); put("dc_fdatasyncs", fds); put("fdatasync_per_commit", fpc); put("nowait_read_pct", nw)
+    put("commits", commits); put("dc_fdatasyncs", fds); put("fdatasync_per_commit", fpc); put("nowait_read_pct", nw); put("dc_fallback", fb)
     if (k == 1) print csvh > SUMCSV
     print csvl > SUMCSV
     printf "%s\n  {%s}", (k > 1 ? "," : ""), js > SUMJSON
