@@ -48,6 +48,17 @@ enum dcio_stable {
 	DCIO_FILE_SYNC,			/* durable incl. metadata (fsync semantics) */
 };
 
+/* Levels of the engine's messages (the FSAL maps them to its log levels). */
+enum dcio_log_level {
+	DCIO_LOG_CRIT = 0,
+	DCIO_LOG_WARN,
+	DCIO_LOG_INFO,
+};
+
+/* Message sink: one line, no trailing newline. NULL = stderr (unit tests). */
+typedef void (*dcio_log_fn)(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 struct dcio_engine_params {
 	unsigned int threads;		/* engine threads, each with its own ring; >= 1 */
 	unsigned int ring_entries;	/* SQ size per ring; power of two, >= 8 */
@@ -56,6 +67,7 @@ struct dcio_engine_params {
 					 * 0 leaves it): when the CPU is short, the
 					 * request path (reads, small writes) runs
 					 * first and write-back work waits */
+	dcio_log_fn log;		/* where the engine's warnings go; NULL: stderr */
 };
 
 struct dcio_export_params {
@@ -131,6 +143,31 @@ bool dcio_export_fallback(const struct dcio_export *x);
 uint64_t dcio_export_verifier_gen(const struct dcio_export *x);
 /* Stats as one JSON object (no trailing newline); keys in io/README.md. */
 void dcio_export_stats_json(struct dcio_export *x, FILE *out);
+/* The same figures in Prometheus text exposition format (io/prom.c): every
+ * metric family with # HELP and # TYPE, names prefixed dontcache_, counters
+ * ending in _total, latencies as histograms in seconds. labels: the label
+ * pairs each sample carries, e.g. export_id="1",path="/srv/x" (values
+ * escaped with dcio_prom_escape), or NULL/"" for none. */
+void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *out);
+/* Escapes a label value (backslash, double quote, newline) into out (always
+ * NUL-terminated; truncated to outlen). Returns out. */
+char *dcio_prom_escape(const char *in, char *out, size_t outlen);
+/* The write path the export's Write_Mode really takes now ("dontcache",
+ * "dropbehind", "buffered", "direct") and, when it is a fallback, why (in
+ * why, "" otherwise). */
+const char *dcio_export_write_path(const struct dcio_export *x, char *why, size_t whylen);
+/* The same for reads ("buffered" when dontcache reads were refused). */
+const char *dcio_export_read_path(const struct dcio_export *x, char *why, size_t whylen);
+
+/* Rate limit for repeated messages: one per message site (a static
+ * struct dcio_ratelimit). dcio_ratelimit() is true when the message may be
+ * logged now (at most once per `seconds`); *suppressed then holds how many
+ * were dropped since the last one logged. Thread-safe. */
+struct dcio_ratelimit {
+	uint64_t next_ns;
+	uint64_t suppressed;
+};
+bool dcio_ratelimit(struct dcio_ratelimit *rl, unsigned int seconds, uint64_t *suppressed);
 
 /* File ------------------------------------------------------------------- */
 /* Takes ownership of fd (opened O_RDWR or O_RDONLY, no O_DIRECT: the engine

@@ -54,6 +54,7 @@ void rs_free(struct dcio_rangeset *rs);
 struct dcio_hist {
 	uint64_t b[H_BUCKETS];
 	uint64_t max;
+	uint64_t sum;			/* ns, for Prometheus' _sum */
 };
 
 void hist_add(struct dcio_hist *h, uint64_t ns);
@@ -167,8 +168,25 @@ struct dcio_engine {
 	pthread_cond_t cv;
 	long outstanding;
 	int nice;
+	dcio_log_fn log;		/* never NULL */
 };
 
+/* A warning of the engine, at most one per `secs` from each call site. */
+#define DCIO_LOG_RL(e, level, secs, fmt, ...)					\
+	do {									\
+		static struct dcio_ratelimit rl_;				\
+		uint64_t supp_;							\
+		if (dcio_ratelimit(&rl_, (secs), &supp_)) {			\
+			if (supp_)						\
+				(e)->log((level), fmt " (%llu similar messages suppressed)", \
+					 ##__VA_ARGS__, (unsigned long long)supp_); \
+			else							\
+				(e)->log((level), fmt, ##__VA_ARGS__);		\
+		}								\
+	} while (0)
+
+void dcio_log_stderr(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void thread_nice(int nice);
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
 void engine_get(struct dcio_engine *e);

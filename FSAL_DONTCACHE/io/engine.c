@@ -111,6 +111,7 @@ int dcio_engine_create(const struct dcio_engine_params *p, const struct dcio_sys
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
+	e->log = p->log ? p->log : dcio_log_stderr;
 
 	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
 	bool want_uring = p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));

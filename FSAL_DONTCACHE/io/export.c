@@ -100,6 +100,48 @@ bool dcio_export_fallback(const struct dcio_export *x)
 	return atomic_load(&x->wfallback) || atomic_load(&x->rfallback);
 }
 
+const char *dcio_export_write_path(const struct dcio_export *x, char *why, size_t whylen)
+{
+	bool fb = atomic_load(&x->wfallback);
+	const char *cause = !x->probed_wok ?
+		"the filesystem refused the probe's RWF_DONTCACHE write at start" :
+		"the filesystem refused a RWF_DONTCACHE write at run time";
+
+	if (whylen)
+		why[0] = '\0';
+	switch (x->p.write_mode) {
+	case DCIO_WRITE_DONTCACHE:
+		if (fb) {
+			snprintf(why, whylen, "fallback from dontcache: %s", cause);
+			return "dropbehind";
+		}
+		if (x->probe_failed)
+			snprintf(why, whylen, "probe skipped (no probe file could be created): RWF_DONTCACHE assumed");
+		return "dontcache";
+	case DCIO_WRITE_DIRECT:
+		if (fb)
+			snprintf(why, whylen, "unaligned parts as dropbehind: %s", cause);
+		return "direct";
+	case DCIO_WRITE_BUFFERED:
+		return "buffered";
+	default:
+		return "dropbehind";
+	}
+}
+
+const char *dcio_export_read_path(const struct dcio_export *x, char *why, size_t whylen)
+{
+	if (whylen)
+		why[0] = '\0';
+	if (x->p.read_mode == DCIO_READ_DONTCACHE && atomic_load(&x->rfallback)) {
+		snprintf(why, whylen, "fallback from dontcache: the filesystem refused %s",
+			 x->probed_rok ? "a RWF_DONTCACHE read at run time" :
+			 "the probe's RWF_DONTCACHE read at start");
+		return "buffered";
+	}
+	return dcio_read_mode_name(x->p.read_mode);
+}
+
 uint64_t dcio_export_verifier_gen(const struct dcio_export *x)
 {
 	return atomic_load(&x->verifier_gen);

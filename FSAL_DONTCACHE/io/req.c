@@ -62,12 +62,18 @@ static void dontcache_fallback(struct dcio_req *q)
 	q->rwflags &= ~RWF_DONTCACHE;
 	if (q->op == REQ_WRITE) {
 		ST_ADD(x->st.fb_write, 1);
-		atomic_store(&x->wfallback, true);
+		if (!atomic_exchange(&x->wfallback, true))
+			x->e->log(DCIO_LOG_WARN,
+				  "dcio: %s: the filesystem refused a RWF_DONTCACHE write: writes run as dropbehind from now on",
+				  x->name);
 		if (q->mode == DCIO_WRITE_DONTCACHE)
 			q->mode = DCIO_WRITE_DROPBEHIND;
 	} else {
 		ST_ADD(x->st.fb_read, 1);
-		atomic_store(&x->rfallback, true);
+		if (!atomic_exchange(&x->rfallback, true))
+			x->e->log(DCIO_LOG_WARN,
+				  "dcio: %s: the filesystem refused a RWF_DONTCACHE read: reads run buffered from now on",
+				  x->name);
 	}
 }
 

@@ -4,6 +4,7 @@
  * completions. RWF_DONTCACHE travels in sqe->rw_flags. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -128,7 +129,9 @@ static void *ring_main(void *arg)
 			break;
 		int rc = io_uring_submit_and_wait(&r->ring, 1);
 		if (rc < 0 && rc != -EINTR && rc != -EBUSY && rc != -EAGAIN) {
-			fprintf(stderr, "dcio: io_uring_submit_and_wait: %d\n", rc);
+			DCIO_LOG_RL(r->e, DCIO_LOG_WARN, 10,
+				    "dcio: engine ring: io_uring_submit_and_wait: %s",
+				    strerror(-rc));
 			usleep(1000);
 		}
 		reap(r, &b, &inflight, &need_arm);

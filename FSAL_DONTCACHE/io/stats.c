@@ -53,6 +53,7 @@ void hist_add(struct dcio_hist *h, uint64_t ns)
 {
 	ST_ADD(h->b[hist_bucket(ns)], 1);
 	ST_MAX(h->max, ns);
+	ST_ADD(h->sum, ns);
 }
 
 /* value at quantile q (0..1); the bucket midpoint, capped at the exact max */
