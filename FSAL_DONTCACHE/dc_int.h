@@ -38,7 +38,8 @@ struct dc_module {
 	struct glist_head exports;
 	pthread_t stats_thread;
 	pthread_cond_t stats_cond;
-	bool stats_running;
+	bool stats_running;		/* stats.c starts it with the first export
+					 * that has a stats or Prometheus file */
 	bool stats_stop;
 };
 
@@ -58,7 +59,8 @@ struct dc_export_cfg {
 	uint32_t flush_interval_ms;
 	uint32_t worker_write_max;
 	char *key_file;
-	char *stats_file;
+	char *stats_file;		/* NULL: no JSON file */
+	char *prom_file;		/* NULL: no Prometheus file */
 };
 
 struct dc_export {
@@ -139,7 +141,17 @@ int dc_check_ranges(const char *where, const struct dc_param_range *r, const voi
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops);
+
+/* stats.c: the stats and Prometheus files, the stats thread, the engine's
+ * log sink and the export's start line */
 void dc_write_stats(struct dc_export *x);
+void dc_stats_export_added(struct dc_export *x);	/* after it joined DC.exports */
+void dc_stats_export_final(struct dc_export *x);	/* at release: files + log line */
+void dc_stats_shutdown(void);
+void dc_engine_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void dc_log_export_start(struct dc_export *x);
+void dc_check_stats_paths(struct dc_export *x);
 
 /* handle.c */
 int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len, struct dc_fh *fh);

@@ -14,7 +14,6 @@
 #include "nfs_core.h"
 
 #define DC_STATE_DIR "/var/lib/nfs/ganesha/dontcache"
-#define DC_STATS_DIR "/var/run/ganesha"
 
 #define MiB (1024ULL * 1024ULL)
 
@@ -52,6 +51,7 @@ static struct config_item dc_export_items[] = {
 		       dc_export_cfg, worker_write_max),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg, key_file),
 	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
+	CONF_ITEM_PATH("Prometheus_File", 1, 4096, NULL, dc_export_cfg, prom_file),
 	CONFIG_EOL
 };
 
@@ -64,27 +64,6 @@ static struct config_block dc_export_block = {
 	.blk_desc.u.blk.commit = noop_conf_commit
 };
 
-void dc_write_stats(struct dc_export *x)
-{
-	char tmp[4200];
-	FILE *f;
-
-	if (x->cfg.stats_file == NULL || x->io == NULL)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", x->cfg.stats_file);
-	f = fopen(tmp, "w");
-	if (f == NULL)
-		return;
-	fprintf(f, "{\"export_id\":%u,\"path\":\"%s\",\"engine\":",
-		x->export_id, x->path);
-	dcio_export_stats_json(x->io, f);
-	fputs("}\n", f);
-	if (fclose(f) == 0)
-		rename(tmp, x->cfg.stats_file);
-	else
-		unlink(tmp);
-}
-
 static void dc_free_cfg(struct dc_export_cfg *c)
 {
 	gsh_free(c->write_mode_s);
@@ -92,21 +71,7 @@ static void dc_free_cfg(struct dc_export_cfg *c)
 	gsh_free(c->flush_mode_s);
 	gsh_free(c->key_file);
 	gsh_free(c->stats_file);
-}
-
-static void log_stats(struct dc_export *x)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (f == NULL)
-		return;
-	dcio_export_stats_json(x->io, f);
-	fclose(f);
-	LogEvent(COMPONENT_FSAL, "DONTCACHE export %u (%s) stats: %s",
-		 x->export_id, x->path, buf);
-	free(buf);
+	gsh_free(c->prom_file);
 }
 
 static void dc_release_export(struct fsal_export *exp_hdl)
@@ -119,8 +84,7 @@ static void dc_release_export(struct fsal_export *exp_hdl)
 
 	dc_kept_drain(x);
 	if (x->io != NULL) {
-		dc_write_stats(x);
-		log_stats(x);
+		dc_stats_export_final(x);
 		dcio_export_destroy(x->io);
 	}
 	fsal_detach_export(exp_hdl->fsal, &exp_hdl->exports);
@@ -337,17 +301,7 @@ static int start_io(struct dc_export *x)
 			x->export_id, strerror(rc));
 		return rc;
 	}
-	if (dcio_export_fallback(x->io))
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE export %u: %s does not support RWF_DONTCACHE: falling back to buffered writes with coalesced drop-behind",
-			x->export_id, x->path);
-	LogEvent(COMPONENT_FSAL,
-		 "DONTCACHE export %u: %s Write_Mode=%s Read_Mode=%s Flush_Mode=%s Worker_Write_Max=%u",
-		 x->export_id, x->path,
-		 dcio_write_mode_name(x->cfg.write_mode),
-		 dcio_read_mode_name(x->cfg.read_mode),
-		 dcio_flush_mode_name(x->cfg.flush_mode),
-		 x->cfg.worker_write_max);
+	dc_log_export_start(x);
 	return 0;
 }
 
@@ -437,13 +391,10 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	rc = open_root(x);
 	if (rc == 0)
 		rc = load_key(x);
-	if (rc == 0 && x->cfg.stats_file == NULL) {
-		rc = mkdir_p(DC_STATS_DIR);
-		x->cfg.stats_file = default_path(DC_STATS_DIR, x->export_id,
-						 "dontcache.json");
-	}
-	if (rc == 0)
+	if (rc == 0) {
+		dc_check_stats_paths(x);
 		rc = start_io(x);
+	}
 	if (rc != 0)
 		goto fail;
 
@@ -457,7 +408,7 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	PTHREAD_MUTEX_lock(&DC.lock);
 	glist_add_tail(&DC.exports, &x->node);
 	PTHREAD_MUTEX_unlock(&DC.lock);
-	dc_write_stats(x);
+	dc_stats_export_added(x);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 
 fail:

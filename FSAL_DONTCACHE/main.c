@@ -5,7 +5,6 @@
 #include <malloc.h>
 
 #include <errno.h>
-#include <time.h>
 #include "config_parsing.h"
 #include "FSAL/fsal_init.h"
 
@@ -69,31 +68,6 @@ static struct config_block dc_module_block = {
 	.blk_desc.u.blk.commit = noop_conf_commit
 };
 
-static void *stats_main(void *arg)
-{
-	struct timespec until;
-	struct glist_head *n;
-
-	(void)arg;
-	PTHREAD_MUTEX_lock(&DC.lock);
-	while (!DC.stats_stop) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += DC.stats_interval_ms / 1000;
-		until.tv_nsec += (long)(DC.stats_interval_ms % 1000) * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&DC.stats_cond, &DC.lock, &until);
-		if (DC.stats_stop)
-			break;
-		glist_for_each(n, &DC.exports)
-			dc_write_stats(glist_entry(n, struct dc_export, node));
-	}
-	PTHREAD_MUTEX_unlock(&DC.lock);
-	return NULL;
-}
-
 static int start_engine(void)
 {
 	struct dcio_engine_params p = {
@@ -101,6 +75,7 @@ static int start_engine(void)
 		.ring_entries = DC.ring_entries,
 		.use_uring = DC.use_io_uring,
 		.nice = (int)DC.engine_nice,
+		.log = dc_engine_log,
 	};
 	int rc = dcio_engine_create(&p, NULL, &DC.engine);
 
@@ -170,14 +145,6 @@ static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
 		if (rc != 0)
 			return dc_status(rc);
 	}
-	if (DC.stats_interval_ms > 0 && !DC.stats_running) {
-		rc = pthread_create(&DC.stats_thread, NULL, stats_main, NULL);
-		if (rc != 0)
-			LogWarn(COMPONENT_FSAL, "DONTCACHE: no stats thread: %s",
-				strerror(rc));
-		else
-			DC.stats_running = true;
-	}
 	display_fsinfo(fsal_hdl);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
@@ -199,14 +166,7 @@ MODULE_INIT void dc_init(void)
 
 MODULE_FINI void dc_fini(void)
 {
-	if (DC.stats_running) {
-		PTHREAD_MUTEX_lock(&DC.lock);
-		DC.stats_stop = true;
-		pthread_cond_broadcast(&DC.stats_cond);
-		PTHREAD_MUTEX_unlock(&DC.lock);
-		pthread_join(DC.stats_thread, NULL);
-		DC.stats_running = false;
-	}
+	dc_stats_shutdown();
 	if (DC.engine != NULL) {
 		dcio_engine_destroy(DC.engine);
 		DC.engine = NULL;

@@ -1,0 +1,304 @@
+/* FSAL_DONTCACHE stats where administrators look: the export's JSON file
+ * (Stats_File) and Prometheus textfile (Prometheus_File), both optional and
+ * rewritten atomically by one stats thread every Stats_Interval_Ms; the final
+ * stats line in ganesha's log at release; the engine's messages routed to
+ * ganesha's log; the export's start line with its effective configuration. */
+#include "dc_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A message that can repeat (a file that cannot be written every interval)
+ * is logged at most once per this many seconds from each site. */
+#define DC_LOG_EVERY_S 60
+
+#define DC_LOG_LIMITED(level_macro, fmt, ...)					\
+	do {									\
+		static struct dcio_ratelimit rl_;				\
+		uint64_t supp_;							\
+		if (!dcio_ratelimit(&rl_, DC_LOG_EVERY_S, &supp_))		\
+			break;							\
+		if (supp_ != 0)							\
+			level_macro(COMPONENT_FSAL,				\
+				    fmt " (%" PRIu64 " similar messages suppressed)", \
+				    ##__VA_ARGS__, supp_);			\
+		else								\
+			level_macro(COMPONENT_FSAL, fmt, ##__VA_ARGS__);	\
+	} while (0)
+
+void dc_engine_log(int level, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	switch (level) {
+	case DCIO_LOG_CRIT:
+		LogCrit(COMPONENT_FSAL, "DONTCACHE %s", buf);
+		break;
+	case DCIO_LOG_WARN:
+		LogWarn(COMPONENT_FSAL, "DONTCACHE %s", buf);
+		break;
+	default:
+		LogInfo(COMPONENT_FSAL, "DONTCACHE %s", buf);
+		break;
+	}
+}
+
+/* Writes path atomically: a temp file beside it (same directory, so the
+ * rename is atomic; not ending in .prom, so node_exporter skips it), mode
+ * 0644 (node_exporter runs as its own user), then rename. */
+static int write_atomic(struct dc_export *x, const char *path,
+			void (*fill)(struct dc_export *x, FILE *f))
+{
+	char tmp[4200];
+	FILE *f;
+	int fd, err = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	f = fdopen(fd, "w");
+	if (f == NULL) {
+		err = errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	fill(x, f);
+	if (ferror(f))
+		err = EIO;
+	if (fclose(f) != 0 && err == 0)
+		err = errno;
+	if (err == 0 && rename(tmp, path) != 0)
+		err = errno;
+	if (err != 0)
+		unlink(tmp);
+	return err;
+}
+
+static void fill_json(struct dc_export *x, FILE *f)
+{
+	fprintf(f, "{\"export_id\":%u,\"path\":", x->export_id);
+	/* the path through the engine's JSON string rules */
+	fputc('"', f);
+	for (const char *p = x->path; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputs("\",\"engine\":", f);
+	dcio_export_stats_json(x->io, f);
+	fputs("}\n", f);
+}
+
+static void fill_prom(struct dc_export *x, FILE *f)
+{
+	char path[2048], labels[2200];
+
+	dcio_prom_escape(x->path, path, sizeof(path));
+	snprintf(labels, sizeof(labels), "export_id=\"%u\",path=\"%s\"",
+		 x->export_id, path);
+	dcio_export_stats_prom(x->io, labels, f);
+}
+
+void dc_write_stats(struct dc_export *x)
+{
+	int rc;
+
+	if (x->io == NULL)
+		return;
+	if (x->cfg.stats_file != NULL) {
+		rc = write_atomic(x, x->cfg.stats_file, fill_json);
+		if (rc != 0)
+			DC_LOG_LIMITED(LogWarn,
+				       "DONTCACHE export %u: cannot write Stats_File %s: %s",
+				       x->export_id, x->cfg.stats_file, strerror(rc));
+	}
+	if (x->cfg.prom_file != NULL) {
+		rc = write_atomic(x, x->cfg.prom_file, fill_prom);
+		if (rc != 0)
+			DC_LOG_LIMITED(LogWarn,
+				       "DONTCACHE export %u: cannot write Prometheus_File %s: %s",
+				       x->export_id, x->cfg.prom_file, strerror(rc));
+	}
+}
+
+static bool has_files(const struct dc_export *x)
+{
+	return x->cfg.stats_file != NULL || x->cfg.prom_file != NULL;
+}
+
+static void *stats_main(void *arg)
+{
+	struct timespec until;
+	struct glist_head *n;
+
+	(void)arg;
+	PTHREAD_MUTEX_lock(&DC.lock);
+	while (!DC.stats_stop) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += DC.stats_interval_ms / 1000;
+		until.tv_nsec += (long)(DC.stats_interval_ms % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&DC.stats_cond, &DC.lock, &until);
+		if (DC.stats_stop)
+			break;
+		glist_for_each(n, &DC.exports)
+			dc_write_stats(glist_entry(n, struct dc_export, node));
+	}
+	PTHREAD_MUTEX_unlock(&DC.lock);
+	return NULL;
+}
+
+/* The thread runs only while some export has a file to rewrite and
+ * Stats_Interval_Ms is not 0: started by the first such export. */
+void dc_stats_export_added(struct dc_export *x)
+{
+	int rc;
+
+	dc_write_stats(x);
+	if (!has_files(x) || DC.stats_interval_ms == 0)
+		return;
+	PTHREAD_MUTEX_lock(&DC.lock);
+	if (!DC.stats_running && !DC.stats_stop) {
+		rc = pthread_create(&DC.stats_thread, NULL, stats_main, NULL);
+		if (rc != 0) {
+			LogWarn(COMPONENT_FSAL,
+				"DONTCACHE: no stats thread (stats files written at start and shutdown only): %s",
+				strerror(rc));
+		} else {
+			DC.stats_running = true;
+			pthread_setname_np(DC.stats_thread, "dc-stats");
+		}
+	}
+	PTHREAD_MUTEX_unlock(&DC.lock);
+}
+
+void dc_stats_shutdown(void)
+{
+	if (!DC.stats_running)
+		return;
+	PTHREAD_MUTEX_lock(&DC.lock);
+	DC.stats_stop = true;
+	pthread_cond_broadcast(&DC.stats_cond);
+	PTHREAD_MUTEX_unlock(&DC.lock);
+	pthread_join(DC.stats_thread, NULL);
+	DC.stats_running = false;
+}
+
+/* At release: the files a last time, and the whole stats in ganesha's log. */
+void dc_stats_export_final(struct dc_export *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	dc_write_stats(x);
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return;
+	dcio_export_stats_json(x->io, f);
+	fclose(f);
+	LogEvent(COMPONENT_FSAL, "DONTCACHE export %u (%s) stats: %s",
+		 x->export_id, x->path, buf);
+	free(buf);
+}
+
+static bool dir_exists(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	size_t n;
+
+	if (slash == NULL)
+		return true;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof(dir))
+		return false;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Warnings only: the export runs without the file (and says why, once). */
+void dc_check_stats_paths(struct dc_export *x)
+{
+	const char *p = x->cfg.prom_file;
+	size_t n;
+
+	if (x->cfg.stats_file != NULL && !dir_exists(x->cfg.stats_file))
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: Stats_File %s: its directory does not exist (not written until it does)",
+			x->export_id, x->cfg.stats_file);
+	if (p == NULL)
+		return;
+	if (!dir_exists(p))
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: Prometheus_File %s: its directory does not exist (not written until it does)",
+			x->export_id, p);
+	n = strlen(p);
+	if (n < 5 || strcmp(p + n - 5, ".prom") != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: Prometheus_File %s does not end in .prom: node_exporter's textfile collector reads only *.prom files",
+			x->export_id, p);
+}
+
+/* One line per export at start: every parameter's effective value and the
+ * write path really taken; a warning when it is a fallback. */
+void dc_log_export_start(struct dc_export *x)
+{
+	const struct dc_export_cfg *c = &x->cfg;
+	char wwhy[256], rwhy[256], cfg[1536];
+	const char *wpath = dcio_export_write_path(x->io, wwhy, sizeof(wwhy));
+	const char *rpath = dcio_export_read_path(x->io, rwhy, sizeof(rwhy));
+	bool wfb = wwhy[0] != '\0' &&
+		   (strcmp(wpath, dcio_write_mode_name(c->write_mode)) != 0 ||
+		    c->write_mode == DCIO_WRITE_DIRECT);
+	bool rfb = rwhy[0] != '\0';
+
+	snprintf(cfg, sizeof(cfg),
+		 "Write_Mode=%s Read_Mode=%s Flush_Mode=%s Max_Inflight_Bytes=%" PRIu64
+		 " Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64 " Flush_Export_Bytes=%" PRIu64
+		 " Flush_Interval_Ms=%u Worker_Write_Max=%u Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
+		 " (engine: %s, Stats_Interval_Ms=%u)",
+		 dcio_write_mode_name(c->write_mode), dcio_read_mode_name(c->read_mode),
+		 dcio_flush_mode_name(c->flush_mode), c->max_inflight_bytes,
+		 c->inflight_wait_ms, c->flush_file_bytes, c->flush_export_bytes,
+		 c->flush_interval_ms, c->worker_write_max,
+		 c->key_file ? c->key_file : "(none)",
+		 c->stats_file ? c->stats_file : "(none)",
+		 c->prom_file ? c->prom_file : "(none)",
+		 dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
+		 DC.stats_interval_ms);
+	if (wfb || rfb)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: %s does not support RWF_DONTCACHE: %s; write path %s%s%s%s, read path %s%s%s%s; %s",
+			x->export_id, x->path,
+			wfb ? "falling back to buffered writes with coalesced drop-behind" :
+			"falling back to buffered reads",
+			wpath, wwhy[0] ? " (" : "", wwhy,
+			wwhy[0] ? ")" : "", rpath, rwhy[0] ? " (" : "", rwhy,
+			rwhy[0] ? ")" : "", cfg);
+	else
+		LogEvent(COMPONENT_FSAL,
+			 "DONTCACHE export %u: %s: write path %s%s%s%s, read path %s; %s",
+			 x->export_id, x->path, wpath, wwhy[0] ? " (" : "", wwhy,
+			 wwhy[0] ? ")" : "", rpath, cfg);
+}
