@@ -20,9 +20,9 @@ TF=$IT_WORK/textfile
 mkdir -p "$TF" "$IT_WORK/exp2" "$IT_WORK/exp3" "$IT_WORK/rec"
 A=7391 B=7392 C=7393
 {
-  echo "$IT_EXP|$A|Name = DONTCACHE; Stats_File = $IT_WORK/stats-a.json; Prometheus_File = $TF/dontcache-a.prom;"
-  echo "$IT_WORK/exp2|$B|Name = DONTCACHE; Write_Mode = dropbehind; Flush_File_Bytes = 1048576; Prometheus_File = $TF/dontcache-b.prom;"
-  echo "$IT_WORK/exp3|$C|Name = DONTCACHE;"
+  echo "$IT_EXP|$A|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-a; Stats_File = $IT_WORK/stats-a.json; Prometheus_File = $TF/dontcache-a.prom;"
+  echo "$IT_WORK/exp2|$B|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-b; Write_Mode = dropbehind; Flush_File_Bytes = 1048576; Prometheus_File = $TF/dontcache-b.prom;"
+  echo "$IT_WORK/exp3|$C|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-c;"
 } | it_conf "$IT_WORK/ganesha.conf"
 echo "DONTCACHE { Stats_Interval_Ms = 300; }" >> "$IT_WORK/ganesha.conf"
 rm -f /var/run/ganesha/export-$B.dontcache.json /var/run/ganesha/export-$C.dontcache.json
@@ -149,7 +149,7 @@ it_pass "no default JSON file for the exports without Stats_File"
 grep -i 'dcio:.*\(ERR\|WARN\)' "$IT_LOG" | head -n 3
 
 # Neither file for any export: no stats thread at all.
-echo "$IT_WORK/exp3|$C|Name = DONTCACHE;" | it_conf "$IT_WORK/nofiles.conf"
+echo "$IT_WORK/exp3|$C|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-c;" | it_conf "$IT_WORK/nofiles.conf"
 it_start "$IT_WORK/nofiles.conf" "$IT_WORK/nofiles.log"
 timeout -k 5 60 nfs-cp "$IT_WORK/ganesha.conf" "$(it_url "$IT_WORK/exp3/f")" > /dev/null || it_fail "nfs-cp to export $C"
 threads=$(ps -L -o comm= -p "$GSH_PID" | grep -c '^dc-stats$')
