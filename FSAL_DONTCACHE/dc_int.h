@@ -63,6 +63,22 @@ struct dc_export_cfg {
 	char *prom_file;		/* NULL: no Prometheus file */
 };
 
+/* The engine files of an export's regular files, one per file, shared by
+ * every handle of the file (efile.c): a hash table keyed by the file handle,
+ * and the entries no handle references that are kept for their lost
+ * write-back data. */
+#define DC_EFILE_BUCKETS 16384
+#define DC_KEPT_MAX 4096
+
+struct dc_efile;
+
+struct dc_efiles {
+	pthread_mutex_t mu;		/* table, refs, kept list */
+	struct dc_efile **bucket;	/* DC_EFILE_BUCKETS chains */
+	struct glist_head kept;		/* unreferenced kept entries, oldest first */
+	unsigned int nkept;
+};
+
 struct dc_export {
 	struct fsal_export export;
 	struct dc_export_cfg cfg;
@@ -74,21 +90,13 @@ struct dc_export {
 	struct dcio_export *io;
 	struct glist_head node;		/* DC.exports */
 	uint16_t export_id;
-	pthread_mutex_t kept_mu;	/* kept.c */
-	struct glist_head kept;
-	unsigned int nkept;
+	struct dc_efiles efiles;
 };
-
-/* evicted handles' engine files kept for their lost write-back data (kept.c) */
-#define DC_KEPT_MAX 4096
 
 struct dc_file_state {
 	struct fsal_share share;
 	struct fsal_fd gfd;		/* ganesha's view of the global open (flags only) */
-	pthread_rwlock_t io_lock;	/* protects io against close/release */
-	struct dcio_file *io;		/* engine file with its own O_RDWR fd */
-	bool io_rdonly;
-	int pending_err;		/* error from an engine close, for the next COMMIT */
+	struct dc_efile *ef;		/* the file's engine state, shared by its handles */
 };
 
 struct dc_handle {
@@ -196,12 +204,25 @@ fsal_status_t dc_truncate(struct dc_handle *h, bool bypass, struct state_t *stat
 void dc_file_release(struct dc_handle *h);
 void dc_release_engine_file(struct dc_handle *h);
 
-/* kept.c */
-void dc_kept_init(struct dc_export *x);
-void dc_kept_put(struct dc_export *x, const struct dc_fh *fh, struct dcio_file *io,
-		 bool io_rdonly, int pending_err);
-bool dc_kept_take(struct dc_export *x, const struct dc_fh *fh, struct dc_file_state *f);
-void dc_kept_drain(struct dc_export *x);
+/* efile.c: engine files, one per file, shared by its handles */
+void dc_efiles_init(struct dc_export *x);
+/* at export release: closes the kept entries (logged) */
+void dc_efiles_drain(struct dc_export *x);
+/* a handle of a regular file is built: gets (or creates) the file's entry */
+struct dc_efile *dc_efile_get(struct dc_export *x, const struct dc_fh *fh,
+			      uint64_t fileid);
+/* a handle is freed: the last reference closes the engine file if clean,
+ * else keeps the entry (unless the file has no links left) */
+void dc_efile_put(struct dc_efile *e);
+/* the engine file (opened for write if need_write), returned with its lock
+ * read-held (dc_efile_io_done drops it); or an errno, nothing held */
+int dc_efile_io(struct dc_efile *e, bool need_write, struct dcio_file **io);
+void dc_efile_io_done(struct dc_efile *e);
+/* an error a closed engine file left behind, reported once (0: none) */
+int dc_efile_take_error(struct dc_efile *e);
+/* closes the engine file unless it remembers lost data (its final flush
+ * failing included): true when closed (or there was none) */
+bool dc_efile_close_if_clean(struct dc_efile *e);
 
 /* fd_v11.c (FSAL API 11) or fd_v13.c (FSAL API 13): ganesha's fd
  * management. The module's ganesha "fds" (the handle's global gfd, each
@@ -223,10 +244,12 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 			     struct state_t *state, fsal_openflags_t need,
 			     bool for_locks);
 
-/* file.c, for v42.c: a WRITE's checks and engine file (io_lock read-held) */
+/* file.c, for v42.c: a WRITE's checks and engine file (its lock read-held
+ * until dc_put_engine_file) */
 fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *state,
 			  fsal_openflags_t need);
 int dc_get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io);
+void dc_put_engine_file(struct dc_handle *h);
 
 /* v42.c: NFSv4.2 ALLOCATE/DEALLOCATE, SEEK, user extended attributes */
 fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,

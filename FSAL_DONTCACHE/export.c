@@ -82,7 +82,7 @@ static void dc_release_export(struct fsal_export *exp_hdl)
 	glist_del(&x->node);
 	PTHREAD_MUTEX_unlock(&DC.lock);
 
-	dc_kept_drain(x);
+	dc_efiles_drain(x);
 	if (x->io != NULL) {
 		dc_stats_export_final(x);
 		dcio_export_destroy(x->io);
@@ -379,7 +379,7 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 
 	x->root_fd = -1;
 	glist_init(&x->node);
-	dc_kept_init(x);
+	dc_efiles_init(x);
 	fsal_export_init(&x->export);
 	dc_export_ops_init(&x->export.exp_ops);
 	x->export_id = op_ctx->ctx_export->export_id;

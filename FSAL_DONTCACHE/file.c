@@ -18,109 +18,36 @@ static struct fsal_fd *state_fd(struct state_t *state)
 
 /* Engine file ----------------------------------------------------------- */
 
-static int open_engine_file(struct dc_handle *h, bool need_write)
-{
-	struct dc_file_state *f = &h->file;
-	int fd, rc;
-
-	if (f->io != NULL && !(need_write && f->io_rdonly))
-		return 0;
-	/* an engine file an evicted handle of this file left with lost data:
-	 * taken by the handle that does I/O, not by every handle built */
-	if (f->io == NULL && dc_kept_take(h->exp, &h->fh, f)) {
-		LogEvent(COMPONENT_FSAL,
-			 "DONTCACHE export %u: file %" PRIu64 " adopts its kept engine file",
-			 h->exp->export_id, h->obj_handle.fileid);
-		if (f->io != NULL && !(need_write && f->io_rdonly))
-			return 0;
-	}
-	fd = dc_open_fh(h->exp, &h->fh, O_RDWR);
-	if (fd < 0 && !need_write && (errno == EROFS || errno == EACCES || errno == EPERM))
-		fd = dc_open_fh(h->exp, &h->fh, O_RDONLY);
-	if (fd < 0)
-		return (errno == ENOENT) ? ESTALE : errno;
-	if (f->io != NULL) {
-		/* upgrade a read-only engine file */
-		rc = dcio_file_close(f->io);
-		if (rc != 0 && f->pending_err == 0)
-			f->pending_err = rc;
-		f->io = NULL;
-	}
-	rc = dcio_file_open(h->exp->io, fd, &f->io);
-	if (rc != 0) {
-		close(fd);
-		return rc;
-	}
-	f->io_rdonly = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
-	return 0;
-}
-
-/* Returns with io_lock read-held and *io set, or an errno with no lock held. */
+/* The file's engine file (efile.c, shared by every handle of the file).
+ * Returns with its lock read-held and *io set, or an errno with no lock
+ * held. */
 static int get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io)
 {
-	struct dc_file_state *f = &h->file;
-	int rc;
-
-	PTHREAD_RWLOCK_rdlock(&f->io_lock);
-	if (f->io != NULL && !(need_write && f->io_rdonly)) {
-		*io = f->io;
-		return 0;
-	}
-	PTHREAD_RWLOCK_unlock(&f->io_lock);
-	PTHREAD_RWLOCK_wrlock(&f->io_lock);
-	rc = open_engine_file(h, need_write);
-	PTHREAD_RWLOCK_unlock(&f->io_lock);
-	if (rc != 0)
-		return rc;
-	return get_engine_file(h, need_write, io);
+	return dc_efile_io(h->file.ef, need_write, io);
 }
 
-/* Closes the engine file unless it remembers lost data (its final flush
- * failing included), in one step under the write lock: no WRITE can be
- * acknowledged between the decision and the close. Returns true when the
- * file is closed (or there was none). */
-static bool close_if_clean(struct dc_handle *h)
+static void put_engine_file(struct dc_handle *h)
 {
-	struct dc_file_state *f = &h->file;
-	bool closed = true;
-	int rc = 0;
-
-	PTHREAD_RWLOCK_wrlock(&f->io_lock);
-	if (f->io != NULL) {
-		closed = dcio_file_close_clean(f->io, &rc);
-		if (closed) {
-			f->io = NULL;
-			if (rc != 0 && f->pending_err == 0)
-				f->pending_err = rc;
-		}
-	}
-	PTHREAD_RWLOCK_unlock(&f->io_lock);
-	return closed;
+	dc_efile_io_done(h->file.ef);
 }
 
 /* Gives the engine fd back when nothing is lost: it flushes first, so that
  * an error stays with the open engine file, where every later COMMIT of the
- * data it lost will see it. */
+ * data it lost will see it. The entry stays while handles reference it. */
 static void release_if_clean(struct dc_handle *h)
 {
-	if (!close_if_clean(h))
+	if (!dc_efile_close_if_clean(h->file.ef))
 		LogInfo(COMPONENT_FSAL,
 			"DONTCACHE export %u: file %" PRIu64 " has lost write-back data: its engine file stays open",
 			h->exp->export_id, h->obj_handle.fileid);
 }
 
-/* The handle is being freed. An engine file that must be kept (or an error
- * no COMMIT has seen) goes to the export's kept list, where the next handle
- * of the same file that does I/O finds it. */
+/* The handle is being freed: its reference to the file's engine state goes
+ * (the last one closes the engine file, or keeps it for its lost data). */
 void dc_file_release(struct dc_handle *h)
 {
-	struct dc_file_state *f = &h->file;
-
-	if (!close_if_clean(h) || f->pending_err != 0) {
-		dc_kept_put(h->exp, &h->fh, f->io, f->io_rdonly, f->pending_err);
-		f->io = NULL;
-		f->pending_err = 0;
-	}
+	dc_efile_put(h->file.ef);
+	h->file.ef = NULL;
 }
 
 /* Open / close ---------------------------------------------------------- */
@@ -157,7 +84,7 @@ static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 	if (rc != 0)
 		return dc_status(rc);
 	rc = dcio_file_truncate(io, size);
-	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	put_engine_file(h);
 	return dc_status(rc);
 }
 
@@ -580,7 +507,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 	 * and fail the rest: refuse it whole. */
 	if (!is_read && want > 0 && a->offset + want > DC_SURE_FILE_SIZE &&
 	    lseek(dcio_file_fd(file), (off_t)(a->offset + want), SEEK_SET) < 0) {
-		PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+		put_engine_file(h);
 		done_cb(obj, fsalstat(ERR_FSAL_FBIG, EFBIG), a, caller_arg);
 		return;
 	}
@@ -591,7 +518,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 
 		rc = dcio_read_nowait(file, a->iov, a->iov_count, a->offset, &n);
 		if (rc != EAGAIN) {
-			PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+			put_engine_file(h);
 			a->io_amount = n;
 			a->end_of_file = rc == 0 && n < want;
 			done_cb(obj, dc_status(rc), a, caller_arg);
@@ -612,7 +539,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 				 * fsal_stable: FILE_SYNC needs the metadata */
 				a->fsal_stable ? DCIO_FILE_SYNC : DCIO_UNSTABLE,
 				io_done, io);
-	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	put_engine_file(h);
 	if (rc != 0) {
 		/* refused at once (EAGAIN: in-flight bound full) */
 		put_gsh_export(io->gexp);
@@ -649,18 +576,17 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 	} else if (len > (uint64_t)INT64_MAX - (uint64_t)offset) {
 		len = 0;
 	}
-	/* (getting the engine file adopts a kept one and its error first) */
 	rc = get_engine_file(h, false, &io);
 	if (rc != 0)
 		return dc_status(rc);
 	/* An error a closed engine file left behind is reported once. */
-	pending = __atomic_exchange_n(&h->file.pending_err, 0, __ATOMIC_ACQ_REL);
+	pending = dc_efile_take_error(h->file.ef);
 	if (pending != 0) {
-		PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+		put_engine_file(h);
 		return dc_status(pending);
 	}
 	rc = dcio_commit(io, (uint64_t)offset, (uint64_t)len);
-	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	put_engine_file(h);
 	return dc_status(rc);
 }
 
@@ -698,7 +624,8 @@ fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
 }
 
 /* For v42.c: the checks a WRITE gets, and the engine file it would use
- * (returned with io_lock read-held, as get_engine_file does). */
+ * (returned with its lock read-held, as get_engine_file does, until
+ * dc_put_engine_file). */
 fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *state,
 			  fsal_openflags_t need)
 {
@@ -708,6 +635,11 @@ fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *stat
 int dc_get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io)
 {
 	return get_engine_file(h, need_write, io);
+}
+
+void dc_put_engine_file(struct dc_handle *h)
+{
+	put_engine_file(h);
 }
 
 /* For fd_v11.c and fd_v13.c: ganesha closes the global fd (its reaper, an

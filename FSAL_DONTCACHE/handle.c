@@ -49,8 +49,9 @@ static struct dc_handle *alloc_handle(struct dc_export *x, const struct dc_fh *f
 	h->obj_handle.fileid = st->st_ino;
 	if (h->obj_handle.type == REGULAR_FILE) {
 		dc_fd_handle_init(h);
-		PTHREAD_RWLOCK_init(&h->file.io_lock, NULL);
-		/* a kept engine file is taken by open_engine_file */
+		/* the engine state of the file, shared with its other handles
+		 * (a kept one included) */
+		h->file.ef = dc_efile_get(x, fh, h->obj_handle.fileid);
 	}
 	return h;
 }
@@ -724,7 +725,6 @@ static void dc_release(struct fsal_obj_handle *obj)
 	if (obj->type == REGULAR_FILE) {
 		dc_fd_handle_fini(h);
 		dc_file_release(h);
-		PTHREAD_RWLOCK_destroy(&h->file.io_lock);
 	}
 	dc_obj_handle_fini(obj);
 	gsh_free(h);

@@ -45,7 +45,7 @@ fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 	rc = dcio_fallocate(io, allocate ? DCIO_ALLOCATE : DCIO_PUNCH, offset,
 			    length);
 	fsal_restore_ganesha_credentials();
-	PTHREAD_RWLOCK_unlock(&h->file.io_lock);
+	dc_put_engine_file(h);
 	return dc_status(rc);
 }
 

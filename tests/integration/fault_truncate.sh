@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# A truncate ends the memory of ranges lost past the new size (issue 8 item 7). Export: a
+# A truncate ends the memory of ranges lost past the new size (issue 8 items 6, 7). Export: a
 # small loop-mounted ext4 that a server-side filler file fills, leaving 3 MiB. Once per way a
-# client truncates named in FT_TRUNCATE_HOW (default "setattr": NFSv3 SETATTR size 0; also
-# "create": CREATE UNCHECKED with size 0, which ganesha turns into an open with O_TRUNC; that
-# way still fails on DONTCACHE: the whole-file COMMIT after it answers NOSPC), `it_io lostrange`:
+# client truncates named in FT_TRUNCATE_HOW (default "setattr create": NFSv3 SETATTR size 0,
+# and CREATE UNCHECKED with size 0, which ganesha turns into an open by name with O_TRUNC on a
+# second handle of the file that MDCACHE then throws away: the truncate must reach the engine
+# file the live handle's COMMITs use), `it_io lostrange`:
 #   fill      UNSTABLE WRITEs until one fails with NOSPC past the first MiB; a whole-file
 #             COMMIT must fail (the range is remembered lost)
 #   guard     the filler REMOVEd through NFS, [0, 1 MiB) rewritten without a truncate: a
@@ -27,7 +28,7 @@ mode=strict
 [ "$FT_FSAL" = DONTCACHE ] || mode=info
 
 sum=
-for how in ${FT_TRUNCATE_HOW:-setattr}; do
+for how in ${FT_TRUNCATE_HOW:-setattr create}; do
   avail=$(df -k --output=avail "$mnt" | tail -1)
   fallocate -l $(((avail - 3072) * 1024)) "$mnt/fill.$how" ||
     ft_result FAIL "cannot fill the filesystem"

@@ -1,0 +1,310 @@
+/* Engine files, one per file, shared by its handles. Ganesha may build more
+ * than one handle of the same file: an open by name makes a new one in
+ * open2 and MDCACHE throws it away when the file is cached already (after
+ * the open, its truncate included, went through it); an MDCACHE insert race
+ * does the same. Whatever the engine remembers of a file (its lost ranges,
+ * an error no COMMIT has seen) must not depend on which of them did the
+ * I/O: the engine state lives here, in a per-export table keyed by the file
+ * handle, and every handle of the file references the same entry.
+ *
+ * An entry nobody references any more is closed and freed, unless it must
+ * be kept: its engine file remembers lost data (its final flush failing
+ * included) or it holds an error no COMMIT has seen, and the file still has
+ * links. It then stays in the table unreferenced ("kept", logged), where the
+ * next handle of the file finds it ("adopts" it, logged), so that the next
+ * COMMIT of that data still fails. Bounded: past DC_KEPT_MAX kept entries
+ * the oldest is closed and its memory is lost, which is logged. */
+#include "dc_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Times a release retries its close when other handles of the file open the
+ * engine file again meanwhile; past it the entry is kept as it is. */
+#define DC_EFILE_PUT_TRIES 8
+/* Times an I/O opens the engine file when it is closed again before use */
+#define DC_EFILE_OPEN_TRIES 8
+
+struct dc_efile {
+	struct dc_efile *next;		/* hash chain (table mutex) */
+	struct glist_head kept;		/* on dc_efiles.kept while refs == 0 */
+	struct dc_export *x;
+	struct dc_fh fh;
+	uint64_t fileid;		/* for the log */
+	unsigned int refs;		/* handles of the file (table mutex) */
+	pthread_rwlock_t io_lock;	/* protects io against close/reopen */
+	struct dcio_file *io;		/* engine file with its own fd */
+	bool io_rdonly;
+	int pending_err;		/* error from an engine close, for the next COMMIT */
+};
+
+static uint32_t fh_hash(const struct dc_fh *fh)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (unsigned int i = 0; i < fh->len; i++)
+		h = (h ^ fh->host[i]) * 16777619u;
+	return h % DC_EFILE_BUCKETS;
+}
+
+void dc_efiles_init(struct dc_export *x)
+{
+	struct dc_efiles *t = &x->efiles;
+
+	PTHREAD_MUTEX_init(&t->mu, NULL);
+	t->bucket = gsh_calloc(DC_EFILE_BUCKETS, sizeof(*t->bucket));
+	glist_init(&t->kept);
+	t->nkept = 0;
+}
+
+/* Unlinks e from its hash chain (table mutex held). */
+static void unhash(struct dc_efiles *t, struct dc_efile *e)
+{
+	struct dc_efile **p = &t->bucket[fh_hash(&e->fh)];
+
+	while (*p != NULL && *p != e)
+		p = &(*p)->next;
+	if (*p == e)
+		*p = e->next;
+}
+
+static void efile_free(struct dc_efile *e)
+{
+	PTHREAD_RWLOCK_destroy(&e->io_lock);
+	gsh_free(e);
+}
+
+/* Closes a kept entry (out of the table already) and frees it: what it
+ * remembered is gone, which is logged. */
+static void close_kept(struct dc_efile *e, const char *why)
+{
+	int rc = e->io != NULL ? dcio_file_close(e->io) : 0;
+
+	LogWarn(COMPONENT_FSAL,
+		"DONTCACHE export %u: file %" PRIu64 ": %s: the memory of a lost write-back (%s) is dropped",
+		e->x->export_id, e->fileid, why,
+		strerror(e->pending_err ? e->pending_err : rc ? rc : EIO));
+	efile_free(e);
+}
+
+struct dc_efile *dc_efile_get(struct dc_export *x, const struct dc_fh *fh,
+			      uint64_t fileid)
+{
+	struct dc_efiles *t = &x->efiles;
+	uint32_t b = fh_hash(fh);
+	struct dc_efile *e;
+	bool adopted = false;
+
+	PTHREAD_MUTEX_lock(&t->mu);
+	for (e = t->bucket[b]; e != NULL; e = e->next)
+		if (dc_fh_eq(&e->fh, fh))
+			break;
+	if (e == NULL) {
+		e = gsh_calloc(1, sizeof(*e));
+		e->x = x;
+		e->fh = *fh;
+		e->fileid = fileid;
+		glist_init(&e->kept);
+		PTHREAD_RWLOCK_init(&e->io_lock, NULL);
+		e->next = t->bucket[b];
+		t->bucket[b] = e;
+	} else if (e->refs == 0) {
+		glist_del(&e->kept);
+		t->nkept--;
+		adopted = true;
+	}
+	e->refs++;
+	PTHREAD_MUTEX_unlock(&t->mu);
+	if (adopted)
+		LogEvent(COMPONENT_FSAL,
+			 "DONTCACHE export %u: file %" PRIu64 " adopts its kept engine file",
+			 x->export_id, e->fileid);
+	return e;
+}
+
+static bool unlinked(struct dcio_file *io)
+{
+	struct stat st;
+
+	return io != NULL && fstat(dcio_file_fd(io), &st) == 0 && st.st_nlink == 0;
+}
+
+void dc_efile_put(struct dc_efile *e)
+{
+	struct dc_export *x = e->x;
+	struct dc_efiles *t = &x->efiles;
+	struct dc_efile *old = NULL;
+	bool tried_closed = false, dead = false;
+	unsigned int n;
+
+	PTHREAD_MUTEX_lock(&t->mu);
+	/* The last reference closes the engine file first, keeping that
+	 * reference meanwhile (the flush may take long: the table is not held).
+	 * A handle of the file built meanwhile takes the entry over; one that
+	 * opened the engine file again and went away makes this try again. */
+	for (int i = 0; e->refs == 1; i++) {
+		if (e->io == NULL && e->pending_err == 0) {
+			unhash(t, e);
+			PTHREAD_MUTEX_unlock(&t->mu);
+			efile_free(e);
+			return;
+		}
+		if (i > 0 && (!tried_closed || e->io == NULL ||
+			      i == DC_EFILE_PUT_TRIES))
+			break;
+		PTHREAD_MUTEX_unlock(&t->mu);
+		tried_closed = dc_efile_close_if_clean(e);
+		PTHREAD_MUTEX_lock(&t->mu);
+	}
+	if (--e->refs > 0) {
+		PTHREAD_MUTEX_unlock(&t->mu);
+		return;
+	}
+	/* kept: lost data or an error no COMMIT has seen, unless no COMMIT can
+	 * reach the file any more */
+	if (unlinked(e->io)) {
+		unhash(t, e);
+		dead = true;
+	} else {
+		glist_add_tail(&t->kept, &e->kept);
+		if (++t->nkept > DC_KEPT_MAX) {
+			old = glist_first_entry(&t->kept, struct dc_efile, kept);
+			glist_del(&old->kept);
+			t->nkept--;
+			unhash(t, old);
+		}
+	}
+	n = t->nkept;
+	PTHREAD_MUTEX_unlock(&t->mu);
+	if (dead) {
+		dcio_file_close(e->io);
+		efile_free(e);
+		return;
+	}
+	LogEvent(COMPONENT_FSAL,
+		 "DONTCACHE export %u: file %" PRIu64 ": handle evicted with lost write-back data: engine file kept (%u kept)",
+		 x->export_id, e->fileid, n);
+	if (old != NULL)
+		close_kept(old, "too many evicted files with lost write-back data");
+}
+
+void dc_efiles_drain(struct dc_export *x)
+{
+	struct dc_efiles *t = &x->efiles;
+	struct dc_efile *e;
+	unsigned int busy = 0;
+
+	for (;;) {
+		PTHREAD_MUTEX_lock(&t->mu);
+		e = glist_first_entry(&t->kept, struct dc_efile, kept);
+		if (e != NULL) {
+			glist_del(&e->kept);
+			t->nkept--;
+			unhash(t, e);
+		}
+		PTHREAD_MUTEX_unlock(&t->mu);
+		if (e == NULL)
+			break;
+		close_kept(e, "export released");
+	}
+	PTHREAD_MUTEX_lock(&t->mu);
+	for (unsigned int b = 0; b < DC_EFILE_BUCKETS; b++)
+		for (e = t->bucket[b]; e != NULL; e = e->next)
+			busy++;
+	PTHREAD_MUTEX_unlock(&t->mu);
+	if (busy != 0) {
+		/* handles still reference them: the table stays allocated */
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: released with %u engine files still in use",
+			x->export_id, busy);
+		return;
+	}
+	gsh_free(t->bucket);
+	t->bucket = NULL;
+	PTHREAD_MUTEX_destroy(&t->mu);
+}
+
+/* Engine file I/O ------------------------------------------------------- */
+
+static int open_engine_file(struct dc_efile *e, bool need_write)
+{
+	int fd, rc;
+
+	if (e->io != NULL && !(need_write && e->io_rdonly))
+		return 0;
+	fd = dc_open_fh(e->x, &e->fh, O_RDWR);
+	if (fd < 0 && !need_write && (errno == EROFS || errno == EACCES || errno == EPERM))
+		fd = dc_open_fh(e->x, &e->fh, O_RDONLY);
+	if (fd < 0)
+		return (errno == ENOENT) ? ESTALE : errno;
+	if (e->io != NULL) {
+		/* upgrade a read-only engine file */
+		rc = dcio_file_close(e->io);
+		if (rc != 0 && e->pending_err == 0)
+			e->pending_err = rc;
+		e->io = NULL;
+	}
+	rc = dcio_file_open(e->x->io, fd, &e->io);
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	e->io_rdonly = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
+	return 0;
+}
+
+/* Opened under the write lock, used under the read lock: a close between
+ * the two (the last NFSv4 CLOSE, ganesha's fd reaper) makes it open again,
+ * a bounded number of times (then the client is asked to retry). */
+int dc_efile_io(struct dc_efile *e, bool need_write, struct dcio_file **io)
+{
+	int rc;
+
+	for (int i = 0; i < DC_EFILE_OPEN_TRIES; i++) {
+		PTHREAD_RWLOCK_rdlock(&e->io_lock);
+		if (e->io != NULL && !(need_write && e->io_rdonly)) {
+			*io = e->io;
+			return 0;
+		}
+		PTHREAD_RWLOCK_unlock(&e->io_lock);
+		PTHREAD_RWLOCK_wrlock(&e->io_lock);
+		rc = open_engine_file(e, need_write);
+		PTHREAD_RWLOCK_unlock(&e->io_lock);
+		if (rc != 0)
+			return rc;
+	}
+	return EAGAIN;
+}
+
+void dc_efile_io_done(struct dc_efile *e)
+{
+	PTHREAD_RWLOCK_unlock(&e->io_lock);
+}
+
+int dc_efile_take_error(struct dc_efile *e)
+{
+	return __atomic_exchange_n(&e->pending_err, 0, __ATOMIC_ACQ_REL);
+}
+
+/* In one step under the write lock: no WRITE can be acknowledged between
+ * the decision and the close. */
+bool dc_efile_close_if_clean(struct dc_efile *e)
+{
+	bool closed = true;
+	int rc = 0;
+
+	PTHREAD_RWLOCK_wrlock(&e->io_lock);
+	if (e->io != NULL) {
+		closed = dcio_file_close_clean(e->io, &rc);
+		if (closed) {
+			e->io = NULL;
+			if (rc != 0 && e->pending_err == 0)
+				e->pending_err = rc;
+		}
+	}
+	PTHREAD_RWLOCK_unlock(&e->io_lock);
+	return closed;
+}
