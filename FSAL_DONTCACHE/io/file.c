@@ -119,15 +119,26 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 	return 0;
 }
 
-/* Waits for the file's I/O, then flushes what is pending: 0 or its error. */
-static int quiesce(struct dcio_file *f)
+static void wait_idle(struct dcio_file *f)
 {
 	pthread_mutex_lock(&f->mu);
 	while (f->outstanding > 0)
 		pthread_cond_wait(&f->cv, &f->mu);
 	pthread_mutex_unlock(&f->mu);
+}
+
+/* Waits for the file's I/O, then flushes what is pending: 0 or its error.
+ * A failing flush may post a settle flush to the pool: that one must be done
+ * too before the file can go. */
+static int quiesce(struct dcio_file *f)
+{
+	int rc;
+
+	wait_idle(f);
 	flusher_forget(f);
-	return gc_dirty(f) ? gc_commit(f, 0, 0, false, false, false) : 0;
+	rc = gc_dirty(f) ? gc_commit(f, 0, 0, false, false, false) : 0;
+	wait_idle(f);
+	return rc;
 }
 
 static void drop_cache(struct dcio_file *f)

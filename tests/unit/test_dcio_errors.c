@@ -14,6 +14,7 @@
 
 static atomic_int n_fdatasync, fail_fdatasync_once, fail_fdatasync_always, entered, gate_on;
 static atomic_int fail_sfr_once, n_sfr_fail, n_calls;
+static atomic_int sfr_fail_delay_us;	/* the failing sync_file_range returns this late */
 static atomic_long fail_write_off = -1;
 static atomic_int fail_write_errno = ENOSPC;
 static atomic_int hold_trunc, trunc_in;
@@ -105,6 +106,7 @@ static int fake_sfr(int fd, off_t off, off_t len, unsigned int flags)
 	}
 	if (atomic_exchange(&fail_sfr_once, 0)) {
 		atomic_fetch_add(&n_sfr_fail, 1);
+		usleep((useconds_t)atomic_load(&sfr_fail_delay_us));
 		errno = EIO;
 		return -1;
 	}
@@ -131,6 +133,7 @@ static void reset(void)
 	atomic_store(&gate_on, 0);
 	atomic_store(&fail_sfr_once, 0);
 	atomic_store(&n_sfr_fail, 0);
+	atomic_store(&sfr_fail_delay_us, 0);
 	atomic_store(&fail_write_off, -1);
 	atomic_store(&chaos, 0);
 	atomic_store(&hold_fdatasync, 0);
@@ -358,11 +361,15 @@ static void t_write_enospc_refused(void)
 }
 
 /* a flusher (sync_file_range) error no COMMIT saw is returned by close */
+/* The failing sync_file_range returns while close is already waiting for the
+ * flusher: the settle flush it posts must be done before the file is freed
+ * (ASan saw the pool thread run it on freed memory). */
 static void t_flusher_error_close(void)
 {
 	struct ctx c;
 	setup(&c, false, DCIO_WRITE_DROPBEHIND);
 	atomic_store(&fail_sfr_once, 1);
+	atomic_store(&sfr_fail_delay_us, 100000);
 	tl_fill(buf, 256 << 10, 0, 5);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 256 << 10, 0, DCIO_UNSTABLE), 0);
 	/* the write crossed flush_file_bytes: wait for the flusher to run */
