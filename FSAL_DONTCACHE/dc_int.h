@@ -177,7 +177,8 @@ fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 			       struct fsal_attrlist *attrs_out);
 fsal_status_t dc_stat_attrs(struct dc_export *x, const struct stat *st,
 			    struct fsal_attrlist *attrs);
-void dc_unlink_created(struct fsal_obj_handle *obj, int dfd, const char *name);
+void dc_unlink_created(struct dc_export *x, int dfd, const char *name, ino_t ino,
+		       bool is_dir);
 
 /* file.c */
 fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,

@@ -199,6 +199,7 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	mode_t mode = 0;
 	bool created = false;
 	fsal_status_t st;
+	struct stat cst;
 
 	/* every path below checks the caller's permission before it changes
 	 * anything: ganesha's check afterwards would come too late */
@@ -227,6 +228,10 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		/* O_NOFOLLOW on a symlink */
 		return dc_status(err == ELOOP ? EINVAL : err);
 	}
+	/* the inode this call created: undone on failure only while the name
+	 * still refers to it */
+	if (fstat(fd, &cst) != 0)
+		cst.st_ino = 0;
 	close(fd);
 
 	st = dc_make_handle(dir->exp, dfd, name, &h, NULL);
@@ -257,11 +262,11 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	return st;
 
 fail:
+	if (created && cst.st_ino != 0)
+		dc_unlink_created(dir->exp, dfd, name, cst.st_ino, false);
 	if (h != NULL)
 		h->obj_handle.obj_ops->release(&h->obj_handle);
 	*new_obj = NULL;
-	if (created)
-		unlinkat(dfd, name, 0);
 	close(dfd);
 	return st;
 }

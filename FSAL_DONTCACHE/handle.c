@@ -317,18 +317,19 @@ out:
  * removed (same inode), and as the caller, never as root. If the handle
  * could not even be made, the name is left alone: nothing proves it is
  * still ours. */
-void dc_unlink_created(struct fsal_obj_handle *obj, int dfd, const char *name)
+void dc_unlink_created(struct dc_export *x, int dfd, const char *name, ino_t ino,
+		       bool is_dir)
 {
 	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    st.st_ino != obj->fileid || st.st_dev != dc_hdl(obj)->exp->dev) {
+	    st.st_ino != ino || st.st_dev != x->dev) {
 		LogInfo(COMPONENT_FSAL,
 			"DONTCACHE: %s changed while its create failed: left in place",
 			name);
 		return;
 	}
-	(void)AS_CALLER(unlinkat(dfd, name, obj->type == DIRECTORY ? AT_REMOVEDIR : 0));
+	(void)AS_CALLER(unlinkat(dfd, name, is_dir ? AT_REMOVEDIR : 0));
 }
 
 static fsal_status_t finish_create(struct dc_handle *dir, int dfd, const char *name,
@@ -345,7 +346,8 @@ static fsal_status_t finish_create(struct dc_handle *dir, int dfd, const char *n
 	if (attrs_in != NULL && attrs_in->valid_mask != 0) {
 		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false, NULL, attrs_in);
 		if (FSAL_IS_ERROR(st)) {
-			dc_unlink_created(&h->obj_handle, dfd, name);
+			dc_unlink_created(dir->exp, dfd, name, h->obj_handle.fileid,
+					  h->obj_handle.type == DIRECTORY);
 			h->obj_handle.obj_ops->release(&h->obj_handle);
 			*new_obj = NULL;
 			return st;
