@@ -20,7 +20,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils
       build-essential cmake pkg-config libntirpc-dev liburcu-dev libkrb5-dev
       liburing-dev libnfs-dev libcunit1-dev procps iproute2 util-linux e2fsprogs
-      binutils gdb valgrind)
+      binutils gdb valgrind file)
 
 t0=$(date +%s)
 step() { echo "setup-debian13: $* (+$(($(date +%s) - t0))s)"; }

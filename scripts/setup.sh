@@ -31,7 +31,7 @@ pkgs=(build-essential cmake pkg-config clang
       nfs-ganesha nfs-ganesha-vfs rpcbind
       libntirpc-dev liburcu-dev libkrb5-dev liburing-dev libnfs-dev libnfs-utils
       libcunit1-dev gnuplot-nox jq e2fsprogs iproute2 util-linux dpkg-dev procps
-      libclang-rt-14-dev valgrind strace curl prometheus-node-exporter)
+      libclang-rt-14-dev valgrind strace curl prometheus-node-exporter file debootstrap)
 
 missing=()
 for p in "${pkgs[@]}"; do
