@@ -5,7 +5,7 @@
  * fresh mapping per write would fault in every page. */
 #include <sys/mman.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 static size_t mapped_len(size_t len)
 {

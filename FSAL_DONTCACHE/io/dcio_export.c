@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 static int probe_file(int dirfd)
 {

@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 #ifndef STATX_DIOALIGN
 #define STATX_DIOALIGN 0x00002000U
@@ -136,7 +136,7 @@ static int quiesce(struct dcio_file *f)
 
 	wait_idle(f);
 	flusher_forget(f);
-	rc = gc_dirty(f) ? gc_commit(f, 0, 0, false, false, false) : 0;
+	rc = gc_dirty(f) ? gc_commit(f, 0, 0, 0) : 0;
 	wait_idle(f);
 	return rc;
 }
@@ -149,7 +149,7 @@ static void drop_cache(struct dcio_file *f)
 
 static int file_free(struct dcio_file *f, int err)
 {
-	int unrep = gc_take_unreported(f);
+	int unrep = em_take_unreported(f);
 
 	if (!err)
 		err = unrep;
@@ -177,7 +177,7 @@ bool dcio_file_close_clean(struct dcio_file *f, int *err)
 		*err = EINVAL;
 		return false;
 	}
-	int rc = quiesce(f), lost = gc_lost_err(f);
+	int rc = quiesce(f), lost = em_lost_err(f);
 
 	if (lost) {
 		/* the flusher forgot the file: drop what it would have */
@@ -195,9 +195,9 @@ int dcio_file_truncate(struct dcio_file *f, uint64_t size)
 		return EINVAL;
 	if (size > INT64_MAX)
 		return EFBIG;
-	gc_truncate_begin(f);
+	em_truncate_begin(f);
 	int err = f->e->sys.ftruncate(f->fd, (off_t)size) < 0 ? errno : 0;
-	gc_truncate_end(f, size, err == 0);
+	em_truncate_end(f, size, err == 0);
 	return err;
 }
 
@@ -214,12 +214,12 @@ static uint64_t iov_total(const struct iovec *iov, int cnt)
 	return n;
 }
 
-static int cached_mode(const struct dcio_export *x)
+static enum dcio_write_mode cached_mode(const struct dcio_export *x)
 {
 	return atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND : DCIO_WRITE_DONTCACHE;
 }
 
-static int write_mode(const struct dcio_file *f)
+static enum dcio_write_mode write_mode(const struct dcio_file *f)
 {
 	switch (f->x->p.write_mode) {
 	case DCIO_WRITE_BUFFERED:
@@ -233,7 +233,7 @@ static int write_mode(const struct dcio_file *f)
 	}
 }
 
-static void set_leaf_mode(struct dcio_req *q, int mode)
+static void set_leaf_mode(struct dcio_req *q, enum dcio_write_mode mode)
 {
 	q->mode = mode;
 	q->rwflags = mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
@@ -343,7 +343,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 		return rc;
 	}
 	file_get(f);
-	q->err_gen = gc_write_begin(f);
+	q->err_gen = em_write_begin(f);
 	q->off = q->io_off = offset;
 	q->len = q->io_len = len;
 	q->stable = stable;

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dcio_int.h"
+#include "dcio_stats.h"
 
 uint64_t now_ns(void)
 {

@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 static int real_fdatasync(int fd) { return fdatasync(fd); }
 static int real_fsync(int fd) { return fsync(fd); }

@@ -13,7 +13,7 @@
 #include <linux/falloc.h>
 #include <time.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 void falloc_track(struct dcio_req *q)
 {
@@ -124,19 +124,19 @@ static void punch_failed(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 	struct dcio_rangeset hit = { 0 };
 
 	stat_error(&f->x->st, err);
-	pthread_mutex_lock(&f->gc_mu);
-	for (size_t i = 0; i < f->pending.n; i++) {
-		uint64_t a = f->pending.r[i].lo > lo ? f->pending.r[i].lo : lo;
-		uint64_t b = f->pending.r[i].hi < hi ? f->pending.r[i].hi : hi;
+	pthread_mutex_lock(&f->gc.mu);
+	for (size_t i = 0; i < f->em.pending.n; i++) {
+		uint64_t a = f->em.pending.r[i].lo > lo ? f->em.pending.r[i].lo : lo;
+		uint64_t b = f->em.pending.r[i].hi < hi ? f->em.pending.r[i].hi : hi;
 
 		if (a < b)
 			rs_add(&hit, a, b, err);
 	}
 	for (size_t i = 0; i < hit.n; i++) {
-		rs_sub(&f->pending, hit.r[i].lo, hit.r[i].hi);
-		rs_add(&f->lost, hit.r[i].lo, hit.r[i].hi, err);
+		rs_sub(&f->em.pending, hit.r[i].lo, hit.r[i].hi);
+		rs_add(&f->em.lost, hit.r[i].lo, hit.r[i].hi, err);
 	}
-	pthread_mutex_unlock(&f->gc_mu);
+	pthread_mutex_unlock(&f->gc.mu);
 	if (hit.n)
 		export_note_error(f->x, err);
 	rs_free(&hit);
@@ -154,7 +154,7 @@ int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset,
 	if (rc)
 		return rc;
 
-	uint64_t gen = gc_write_begin(f);
+	uint64_t gen = em_write_begin(f);
 	int mode = op == DCIO_PUNCH ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0;
 	if (fallocate(f->fd, mode, (off_t)offset, (off_t)len) != 0) {
 		rc = errno;
@@ -165,13 +165,13 @@ int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset,
 	if (op == DCIO_PUNCH) {
 		/* zeros written: pending until a flush covers them, and a
 		 * flush that does makes lost data there rewritten */
-		gc_acked(f, offset, len, gen);
+		em_acked(f, offset, len, gen);
 	} else {
 		/* the data is unchanged (a lost range stays lost), but the new
 		 * blocks and size are only durable after the next flush */
-		pthread_mutex_lock(&f->gc_mu);
-		f->write_seq++;
-		pthread_mutex_unlock(&f->gc_mu);
+		pthread_mutex_lock(&f->gc.mu);
+		f->gc.write_seq++;
+		pthread_mutex_unlock(&f->gc.mu);
 	}
 	return 0;
 }

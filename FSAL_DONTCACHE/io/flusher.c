@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 static uint64_t file_thr(const struct dcio_export *x)
 {
@@ -28,25 +28,25 @@ static uint64_t interval_ns(const struct dcio_export *x)
 
 static void list_add(struct dcio_flusher *fl, struct dcio_file *f)
 {
-	f->fl_prev = NULL;
-	f->fl_next = fl->head;
+	f->fl.prev = NULL;
+	f->fl.next = fl->head;
 	if (fl->head)
-		fl->head->fl_prev = f;
+		fl->head->fl.prev = f;
 	fl->head = f;
-	f->fl_listed = true;
-	f->fl_last = now_ns();
+	f->fl.listed = true;
+	f->fl.last = now_ns();
 }
 
 static void list_del(struct dcio_flusher *fl, struct dcio_file *f)
 {
-	if (f->fl_prev)
-		f->fl_prev->fl_next = f->fl_next;
+	if (f->fl.prev)
+		f->fl.prev->fl.next = f->fl.next;
 	else
-		fl->head = f->fl_next;
-	if (f->fl_next)
-		f->fl_next->fl_prev = f->fl_prev;
-	f->fl_listed = false;
-	f->fl_next = f->fl_prev = NULL;
+		fl->head = f->fl.next;
+	if (f->fl.next)
+		f->fl.next->fl.prev = f->fl.prev;
+	f->fl.listed = false;
+	f->fl.next = f->fl.prev = NULL;
 }
 
 /* A buffered write completed (written: its writeback was already started,
@@ -59,24 +59,24 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 	if (!len)
 		return;
 	pthread_mutex_lock(&fl->mu);
-	if (!f->fl_listed)
+	if (!f->fl.listed)
 		list_add(fl, f);
 	/* Written ranges (writeback already started, by an inline kick or by
 	 * RWF_DONTCACHE itself) count toward the thresholds too: their pages
 	 * stay in the cache until a pass drops them. */
-	struct dcio_rangeset *rs = written ? &f->fl_wb : &f->fl_dirty;
+	struct dcio_rangeset *rs = written ? &f->fl.wb : &f->fl.dirty;
 
 	rs_add(rs, off, off + len, 0);
 	if (rs->n > DCIO_PENDING_CAP)
 		rs_collapse(rs);
-	f->fl_dirty_bytes += len;
-	f->fl_nwrites++;
-	x->fl_dirty += len;
-	if (f->fl_dirty_bytes >= file_thr(x))
-		f->fl_urgent = true;
-	if (x->fl_dirty >= export_thr(x))
-		x->fl_urgent = true;
-	if ((f->fl_urgent || x->fl_urgent) && !fl->kicked) {
+	f->fl.dirty_bytes += len;
+	f->fl.nwrites++;
+	x->fl.dirty += len;
+	if (f->fl.dirty_bytes >= file_thr(x))
+		f->fl.urgent = true;
+	if (x->fl.dirty >= export_thr(x))
+		x->fl.urgent = true;
+	if ((f->fl.urgent || x->fl.urgent) && !fl->kicked) {
 		fl->kicked = true;
 		pthread_cond_signal(&fl->cv);
 	}
@@ -90,8 +90,8 @@ static void drop_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
 
 	for (size_t i = 0; i < rs->n; i++) {
 		off_t lo = (off_t)rs->r[i].lo, len = (off_t)(rs->r[i].hi - rs->r[i].lo);
-		gc_sfr_begin(f);
-		gc_sfr_end(f, s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WAIT_BEFORE) < 0
+		em_sfr_begin(f);
+		em_sfr_end(f, s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WAIT_BEFORE) < 0
 			      ? errno : 0);
 		ST_ADD(st->fl_sfr_calls, 1);
 		if (s->posix_fadvise(f->fd, lo, len, POSIX_FADV_DONTNEED) == 0)
@@ -106,8 +106,8 @@ static void start_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
 
 	for (size_t i = 0; i < rs->n; i++) {
 		off_t lo = (off_t)rs->r[i].lo, len = (off_t)(rs->r[i].hi - rs->r[i].lo);
-		gc_sfr_begin(f);
-		gc_sfr_end(f, s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WRITE) < 0
+		em_sfr_begin(f);
+		em_sfr_end(f, s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WRITE) < 0
 			      ? errno : 0);
 		ST_ADD(st->fl_sfr_calls, 1);
 		ST_ADD(st->fl_ranges, 1);
@@ -121,23 +121,23 @@ static void process(struct dcio_flusher *fl, struct dcio_file *f)
 	struct dcio_export *x = f->x;
 	struct dcio_rangeset old = { 0 }, fresh = { 0 };
 
-	rs_take(&old, &f->fl_wb);
-	rs_take(&fresh, &f->fl_dirty);
-	x->fl_dirty -= f->fl_dirty_bytes;
+	rs_take(&old, &f->fl.wb);
+	rs_take(&fresh, &f->fl.dirty);
+	x->fl.dirty -= f->fl.dirty_bytes;
 	ST_ADD(x->st.fl_files, 1);
-	ST_ADD(x->st.fl_writes, f->fl_nwrites);
-	if (x->fl_gen != fl->gen) {
-		x->fl_gen = fl->gen;
-		x->fl_pass_writes = 0;
+	ST_ADD(x->st.fl_writes, f->fl.nwrites);
+	if (x->fl.gen != fl->gen) {
+		x->fl.gen = fl->gen;
+		x->fl.pass_writes = 0;
 		ST_ADD(x->st.fl_passes, 1);
 	}
-	x->fl_pass_writes += f->fl_nwrites;
-	ST_MAX(x->st.fl_max_writes, x->fl_pass_writes);
-	f->fl_dirty_bytes = 0;
-	f->fl_nwrites = 0;
-	f->fl_urgent = false;
-	f->fl_busy = true;
-	f->fl_last = now_ns();
+	x->fl.pass_writes += f->fl.nwrites;
+	ST_MAX(x->st.fl_max_writes, x->fl.pass_writes);
+	f->fl.dirty_bytes = 0;
+	f->fl.nwrites = 0;
+	f->fl.urgent = false;
+	f->fl.busy = true;
+	f->fl.last = now_ns();
 	pthread_mutex_unlock(&fl->mu);
 
 	drop_ranges(f, &old);
@@ -145,22 +145,22 @@ static void process(struct dcio_flusher *fl, struct dcio_file *f)
 	rs_free(&old);
 
 	pthread_mutex_lock(&fl->mu);
-	f->fl_busy = false;
-	rs_merge_into(&f->fl_wb, &fresh, 0);
+	f->fl.busy = false;
+	rs_merge_into(&f->fl.wb, &fresh, 0);
 	rs_free(&fresh);
-	if (!f->fl_wb.n && !f->fl_dirty.n)
+	if (!f->fl.wb.n && !f->fl.dirty.n)
 		list_del(fl, f);
 	pthread_cond_broadcast(&fl->cv);
 }
 
 static bool due(struct dcio_file *f, uint64_t now, uint64_t *next)
 {
-	if (f->fl_busy)
+	if (f->fl.busy)
 		return false;
-	if (f->fl_urgent ||
-	    (f->x->fl_urgent_gen == f->e->fl.gen && (f->fl_dirty.n || f->fl_wb.n)))
+	if (f->fl.urgent ||
+	    (f->x->fl.urgent_gen == f->e->fl.gen && (f->fl.dirty.n || f->fl.wb.n)))
 		return true;
-	uint64_t at = f->fl_last + interval_ns(f->x);
+	uint64_t at = f->fl.last + interval_ns(f->x);
 	if (at <= now)
 		return true;
 	if (at < *next)
@@ -174,11 +174,11 @@ static void begin_pass(struct dcio_flusher *fl)
 {
 	fl->kicked = false;
 	fl->gen++;
-	for (struct dcio_file *f = fl->head; f; f = f->fl_next) {
+	for (struct dcio_file *f = fl->head; f; f = f->fl.next) {
 		struct dcio_export *x = f->x;
-		if (x->fl_urgent) {
-			x->fl_urgent = false;
-			x->fl_urgent_gen = fl->gen;
+		if (x->fl.urgent) {
+			x->fl.urgent = false;
+			x->fl.urgent_gen = fl->gen;
 		}
 	}
 }
@@ -196,10 +196,10 @@ static void *flusher_main(void *arg)
 		/* restart the scan after each file: the list changes while unlocked */
 		for (bool again = true; again;) {
 			again = false;
-			for (struct dcio_file *f = fl->head; f; f = f->fl_next) {
-				if (f->fl_gen == fl->gen || !due(f, now, &next))
+			for (struct dcio_file *f = fl->head; f; f = f->fl.next) {
+				if (f->fl.gen == fl->gen || !due(f, now, &next))
 					continue;
-				f->fl_gen = fl->gen;
+				f->fl.gen = fl->gen;
 				process(fl, f);
 				again = true;
 				break;
@@ -249,13 +249,13 @@ void flusher_forget(struct dcio_file *f)
 	struct dcio_flusher *fl = &f->e->fl;
 
 	pthread_mutex_lock(&fl->mu);
-	while (f->fl_busy)
+	while (f->fl.busy)
 		pthread_cond_wait(&fl->cv, &fl->mu);
-	if (f->fl_listed)
+	if (f->fl.listed)
 		list_del(fl, f);
-	f->x->fl_dirty -= f->fl_dirty_bytes;
-	f->fl_dirty_bytes = 0;
-	rs_free(&f->fl_dirty);
-	rs_free(&f->fl_wb);
+	f->x->fl.dirty -= f->fl.dirty_bytes;
+	f->fl.dirty_bytes = 0;
+	rs_free(&f->fl.dirty);
+	rs_free(&f->fl.wb);
 	pthread_mutex_unlock(&fl->mu);
 }

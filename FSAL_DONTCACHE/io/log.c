@@ -3,7 +3,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "dcio_int.h"
+#include "dcio_stats.h"
+#include "log.h"
 
 static const char *const level_name[] = { "CRIT", "WARN", "INFO" };
 

@@ -4,7 +4,7 @@
  * read behind 1 MiB writes in the same ring). What would block goes to the
  * engine: pages not cached, O_DIRECT reads, errors (the engine's path retries,
  * falls back and counts them). */
-#include "dcio_int.h"
+#include "engine.h"
 
 #include <errno.h>
 

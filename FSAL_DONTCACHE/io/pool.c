@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 static void *pool_main(void *arg)
 {

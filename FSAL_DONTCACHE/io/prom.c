@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 #define LD(v) ((unsigned long long)__atomic_load_n(&(v), __ATOMIC_RELAXED))
 

@@ -5,7 +5,7 @@
  * arrival order; a queued write is started by the completion that frees it,
  * so the submitting thread never blocks (except in inline mode, where it
  * waits since done must come before dcio_write returns). */
-#include "dcio_int.h"
+#include "engine.h"
 
 static bool overlaps(const struct dcio_req *a, const struct dcio_req *b)
 {

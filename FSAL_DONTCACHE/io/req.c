@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
-struct dcio_req *req_new(struct dcio_file *f, int op, int niov)
+struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov)
 {
 	struct dcio_req *q = calloc(1, sizeof(*q) + (size_t)(niov > 0 ? niov : 1) * sizeof(struct iovec));
 	if (!q)
@@ -93,7 +93,7 @@ static void direct_fallback(struct dcio_req *q)
 
 /* Feeds one syscall result (bytes or -errno) into the request. REQ_AGAIN: issue
  * the (remaining) I/O again; REQ_DONE: the request is finished and may be gone. */
-int req_result(struct dcio_req *q, long res)
+enum req_status req_result(struct dcio_req *q, long res)
 {
 	if (res < 0) {
 		int err = (int)-res;
@@ -191,8 +191,8 @@ static void kick_inline(struct dcio_file *f, uint64_t off, uint64_t len)
 	const struct dcio_syscalls *s = &f->e->sys;
 
 	ST_ADD(f->x->st.fl_inline_kicks, 1);
-	gc_sfr_begin(f);
-	gc_sfr_end(f, s->sync_file_range(f->fd, (off_t)off, (off_t)len,
+	em_sfr_begin(f);
+	em_sfr_end(f, s->sync_file_range(f->fd, (off_t)off, (off_t)len,
 					 SYNC_FILE_RANGE_WRITE) < 0 ? errno : 0);
 }
 
@@ -244,14 +244,14 @@ static void top_finish(struct dcio_req *q, int err)
 	if (q->rl_held)
 		rl_release(q);
 	if (err) {
-		gc_write_error(f, q->off, q->len, err);
+		em_write_error(f, q->off, q->len, err);
 		falloc_untrack(q);
 		req_complete(q, err);
 		return;
 	}
 	ST_ADD(st->w_ops[q->top_mode], 1);
 	ST_ADD(st->w_bytes[q->top_mode], q->len);
-	gc_acked(f, q->off, q->len, q->err_gen);
+	em_acked(f, q->off, q->len, q->err_gen);
 	falloc_untrack(q);
 	/* Only now, with the range pending: an error of its writeback must find
 	 * it there to mark it lost (the syscall consumed the kernel's report). */
@@ -265,7 +265,11 @@ static void top_finish(struct dcio_req *q, int err)
 	if (q->stable == DCIO_UNSTABLE) {
 		req_complete(q, 0);
 	} else if (q->inline_) {
-		req_complete(q, gc_commit(f, q->off, q->len, q->stable == DCIO_FILE_SYNC, true, true));
+		unsigned fl = GC_FORCE | GC_CHECK_LOST;
+
+		if (q->stable == DCIO_FILE_SYNC)
+			fl |= GC_FSYNC;
+		req_complete(q, gc_commit(f, q->off, q->len, fl));
 	} else {
 		gc_join_async(f, q);
 	}

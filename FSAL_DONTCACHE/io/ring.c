@@ -8,7 +8,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "dcio_int.h"
+#include "engine.h"
 
 #define TAG_WAKE 1ull
 

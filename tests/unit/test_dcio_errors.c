@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/dcio_int.h"
+#include "io/engine.h"
 
 #define NCOMMIT 8
 
@@ -784,9 +784,9 @@ static void t_truncate_keeps_concurrent(void)
  * rewrites of lost ranges a good flush will clear). */
 static int pending_ranges(struct dcio_file *f)
 {
-	pthread_mutex_lock(&f->gc_mu);
-	int n = (int)(f->pending.n + f->clear.n);
-	pthread_mutex_unlock(&f->gc_mu);
+	pthread_mutex_lock(&f->gc.mu);
+	int n = (int)(f->em.pending.n + f->em.clear.n);
+	pthread_mutex_unlock(&f->gc.mu);
 	return n;
 }
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/dcio_int.h"
+#include "io/engine.h"
 
 #define MAXS 512
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "dcio_testlib.h"
-#include "io/dcio_int.h"
+#include "io/engine.h"
 
 #define SPAN 2048
 

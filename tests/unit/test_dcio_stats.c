@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/dcio_int.h"
+#include "io/engine.h"
 
 static void t_bucket_error(void)
 {

@@ -1,0 +1,23 @@
+/* bounce.c: page-aligned O_DIRECT bounce buffers. */
+#ifndef DCIO_BOUNCE_H
+#define DCIO_BOUNCE_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#define BOUNCE_SLAB (1u << 20)
+#define BOUNCE_KEEP 32
+
+struct dcio_bounce {
+	pthread_mutex_t mu;		/* guards free, n */
+	void *free[BOUNCE_KEEP];
+	unsigned n;
+};
+
+struct dcio_engine;
+void *bounce_get(struct dcio_engine *e, size_t len);
+void bounce_put(struct dcio_engine *e, void *p, size_t len);
+void bounce_init(struct dcio_engine *e);
+void bounce_fini(struct dcio_engine *e);
+
+#endif

@@ -1,0 +1,111 @@
+/* The engine's core objects, shared by every unit of io/; never included
+ * outside io/ (and its unit tests). Each unit's own state is a sub-struct
+ * declared in that unit's header. */
+#ifndef DCIO_ENGINE_H
+#define DCIO_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "bounce.h"
+#include "commit.h"
+#include "dcio.h"
+#include "dcio_stats.h"
+#include "errmem.h"
+#include "falloc.h"
+#include "flusher.h"
+#include "log.h"
+#include "pool.h"
+#include "rangelock.h"
+#include "ranges.h"
+#include "req.h"
+#include "ring.h"
+
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE 0x00000080
+#endif
+
+/* Defaults for parameters left at 0 (documented in dcio.h). */
+#define DCIO_DEF_INFLIGHT (256ull << 20)
+#define DCIO_DEF_FLUSH_FILE (8ull << 20)
+#define DCIO_DEF_FLUSH_EXPORT (64ull << 20)
+#define DCIO_DEF_FLUSH_MS 1000u
+
+struct dcio_engine {
+	struct dcio_syscalls sys;
+	struct dcio_bounce bounce;
+	bool uring;
+	unsigned nrings;
+	struct dcio_ring *rings;
+	atomic_uint rr;
+	struct dcio_pool pool;		/* blocking work; also I/O without uring */
+	struct dcio_flusher fl;
+	pthread_mutex_t mu;		/* guards outstanding */
+	pthread_cond_t cv;
+	long outstanding;
+	int nice;
+	dcio_log_fn log;		/* never NULL */
+};
+
+struct dcio_export {
+	struct dcio_engine *e;
+	struct dcio_export_params p;
+	char name[128];
+	atomic_bool wfallback;		/* dontcache writes run as dropbehind */
+	atomic_bool rfallback;		/* dontcache reads run buffered */
+	bool probed_wok, probed_rok, probe_failed;
+	atomic_uint_fast64_t verifier_gen;
+	pthread_mutex_t mu;		/* in-flight bound and outstanding requests */
+	pthread_cond_t cv;
+	uint64_t inflight, peak;
+	long outstanding;
+	struct fl_export fl;		/* under e->fl.mu */
+	struct dcio_stats st;
+};
+
+/* An export parameter: dcio_export_update changes them live (each an atomic
+ * store, under x->mu), so every read is an atomic load. A request reads the
+ * modes once, when it is built, and keeps them. */
+#define XP(x, field) __atomic_load_n(&(x)->p.field, __ATOMIC_RELAXED)
+
+struct dcio_file {
+	struct dcio_export *x;
+	struct dcio_engine *e;
+	int fd, dfd;
+	uint32_t dio_off_align, dio_mem_align;
+	atomic_bool used_dropbehind;
+	pthread_mutex_t mu;		/* guards the fields down to gc */
+	pthread_cond_t cv;
+	long outstanding;
+	struct dcio_req *rl_active, *rl_waitq;	/* rangelock.c */
+	struct dcio_req *wr_head, *wr_tail;	/* falloc.c: writes in flight, */
+	uint64_t wr_seq;			/* in wr_seq order */
+	int fa_waiters;
+
+	struct gc_file gc;		/* group commit; gc.mu guards em too */
+	struct errmem em;
+	struct fl_file fl;		/* under e->fl.mu */
+};
+
+/* engine.c */
+void thread_nice(int nice);
+void engine_submit(struct dcio_engine *e, struct dcio_req *q);
+void engine_get(struct dcio_engine *e);
+void engine_put(struct dcio_engine *e);
+void cond_init_mono(pthread_cond_t *cv);
+void deadline_after(struct timespec *ts, uint32_t ms);
+
+/* dcio_export.c */
+int inflight_admit(struct dcio_export *x, uint64_t len);
+void inflight_release(struct dcio_export *x, uint64_t len);
+void export_note_error(struct dcio_export *x, int err);
+
+/* dcio_file.c */
+void file_get(struct dcio_file *f);
+void file_put(struct dcio_file *f);
+void file_start(struct dcio_req *q);
+
+#endif

@@ -1,0 +1,46 @@
+/* flusher.c: coalesced sync_file_range and drop-behind for buffered writes. */
+#ifndef DCIO_FLUSHER_H
+#define DCIO_FLUSHER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ranges.h"
+
+struct dcio_engine;
+struct dcio_file;
+
+/* The engine's flusher; mu also guards every export's and file's `fl`. */
+struct dcio_flusher {
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, kicked, started;
+	uint64_t gen;			/* pass number */
+	struct dcio_file *head;		/* files with ranges to flush or drop */
+};
+
+/* An export's flusher state (dcio_export.fl), under the engine's fl.mu. */
+struct fl_export {
+	uint64_t dirty;			/* bytes noted, not yet taken by a pass */
+	bool urgent;			/* over flush_export_bytes */
+	uint64_t gen, urgent_gen;	/* pass last counted / flushing all */
+	uint64_t pass_writes;
+};
+
+/* A file's flusher state (dcio_file.fl), under the engine's fl.mu. */
+struct fl_file {
+	struct dcio_file *next, *prev;
+	bool listed, busy, urgent;
+	struct dcio_rangeset dirty;	/* to start: sync_file_range(WRITE) */
+	struct dcio_rangeset wb;	/* started: wait, then drop */
+	uint64_t dirty_bytes, nwrites, last, gen;
+};
+
+int flusher_start(struct dcio_engine *e);
+void flusher_stop(struct dcio_engine *e);
+void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written);
+void flusher_forget(struct dcio_file *f);
+
+#endif

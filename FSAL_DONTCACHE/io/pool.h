@@ -1,0 +1,27 @@
+/* pool.c: a job queue served by threads. */
+#ifndef DCIO_POOL_H
+#define DCIO_POOL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+struct dcio_job {
+	void (*run)(struct dcio_job *);
+	struct dcio_job *next;
+};
+
+struct dcio_pool {
+	pthread_mutex_t mu;		/* guards the queue and stop */
+	pthread_cond_t cv;
+	struct dcio_job *head, *tail;
+	bool stop;
+	unsigned n;
+	int nice;
+	pthread_t *tids;
+};
+
+int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice);
+void pool_post(struct dcio_pool *p, struct dcio_job *j);
+void pool_stop(struct dcio_pool *p);
+
+#endif
