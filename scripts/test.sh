@@ -10,6 +10,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 set -e
 BUILD_DIR=$build bash "$top/scripts/build.sh"
+# The clean Debian 12 and 13 roots of the package scenario (tests/integration/package.sh),
+# debootstrapped once per machine, while the builds below run.
+t_clean0=$(date +%s)
+(bash "$top/scripts/clean-root.sh" bookworm && bash "$top/scripts/clean-root.sh" trixie) \
+  > "$build/clean-roots.log" 2>&1 &
+clean_pid=$!
 cmake -S "$top" -B "$build-san" -DCMAKE_BUILD_TYPE=Debug -DDC_SANITIZE=ON >/dev/null
 cmake --build "$build-san" -j"$(nproc)"
 
@@ -20,6 +26,8 @@ bash "$top/scripts/debian13.sh" --build "$build-g6" sh -c \
   "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
    cmake --build /build -j$(nproc) --target fsaldontcache"
 t_setup6=$(($(date +%s) - t0))
+wait $clean_pid || { cat "$build/clean-roots.log"; exit 1; }
+t_clean=$(($(date +%s -r "$build/clean-roots.log") - t_clean0))  # when it last wrote
 set +e
 
 out4=$build/test-4.3.out out6=$build/test-6.5.out
@@ -32,7 +40,8 @@ t_run6=$(($(date +%s) - t0))
 count() { tail -n 1 "$1" | sed -n "s/^\([0-9]*\) passed, \([0-9]*\) failed$/\\$2/p"; }
 p4=$(count "$out4" 1) f4=$(count "$out4" 2) p6=$(count "$out6" 1) f6=$(count "$out6" 2)
 echo "ganesha 4.3: ${p4:-?} passed, ${f4:-?} failed (with the unit tests); ganesha 6.5:" \
-     "${p6:-?} passed, ${f6:-?} failed; 6.5 setup+build ${t_setup6}s, tests ${t_run6}s"
+     "${p6:-?} passed, ${f6:-?} failed; 6.5 setup+build ${t_setup6}s, tests ${t_run6}s;" \
+     "clean roots ${t_clean:-?}s (beside the builds)"
 [ -n "$p4" ] && [ -n "$p6" ] || { echo "0 passed, 1 failed"; exit 1; }
 echo "$((p4 + p6)) passed, $((f4 + f6)) failed"
 [ $((f4 + f6)) -eq 0 ]
