@@ -155,6 +155,8 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 void dc_write_stats(struct dc_export *x);
 void dc_stats_export_added(struct dc_export *x);	/* after it joined DC.exports */
 void dc_stats_export_final(struct dc_export *x);	/* at release: files + log line */
+/* dbus.c: the module's fsal_extract_stats / fsal_reset_stats (DBus stats) */
+void dc_dbus_init(struct fsal_module *fsal_hdl);
 void dc_stats_shutdown(void);
 void dc_engine_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

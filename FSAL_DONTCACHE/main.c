@@ -158,6 +158,7 @@ MODULE_INIT void dc_init(void)
 	}
 	DC.fsal.m_ops.create_export = dc_create_export;
 	DC.fsal.m_ops.init_config = dc_init_config;
+	dc_dbus_init(&DC.fsal);
 	PTHREAD_MUTEX_init(&DC.lock, NULL);
 	pthread_cond_init(&DC.stats_cond, NULL);
 	glist_init(&DC.exports);

@@ -149,6 +149,12 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *out);
  * pairs each sample carries, e.g. export_id="1",path="/srv/x" (values
  * escaped with dcio_prom_escape), or NULL/"" for none. */
 void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *out);
+/* Every counter and latency histogram of the export back to 0, the in-flight
+ * peak to the bytes in flight now (ganesha's DBus ResetStats). Stores are
+ * relaxed atomics, not a snapshot: I/O completing during the reset may keep
+ * a few increments, and derived figures (syscalls saved, writes per pass)
+ * may be briefly off by those. Gauges (in flight, verifier) are unchanged. */
+void dcio_export_stats_reset(struct dcio_export *x);
 /* Escapes a label value (backslash, double quote, newline) into out (always
  * NUL-terminated; truncated to outlen). Returns out. */
 char *dcio_prom_escape(const char *in, char *out, size_t outlen);

@@ -112,3 +112,21 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 	put_hist(o, "commit", &s->lat_c);
 	fputs("}}", o);
 }
+
+/* struct dcio_stats holds only uint64_t counters, histogram buckets and
+ * maxima, each updated with relaxed atomics (ST_ADD, ST_MAX): each is
+ * cleared the same way, so a reset never tears a counter; an update racing
+ * with it may survive. A field of another type would need its own line. */
+void dcio_export_stats_reset(struct dcio_export *x)
+{
+	uint64_t *w = (uint64_t *)&x->st;
+	size_t n = sizeof(x->st) / sizeof(*w);
+
+	_Static_assert(sizeof(struct dcio_stats) % sizeof(uint64_t) == 0,
+		       "struct dcio_stats is not all uint64_t");
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&x->mu);
+	x->peak = x->inflight;
+	pthread_mutex_unlock(&x->mu);
+}
