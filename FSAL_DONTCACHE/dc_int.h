@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include "fsal.h"
 #include "fsal_api.h"
+#include "config_parsing.h"
 #include "fsal_convert.h"
 #include "FSAL/fsal_commonlib.h"
 #include "ganesha/compat.h"
@@ -144,11 +145,22 @@ struct dc_param_range {
 	uint64_t min, max;
 };
 
+/* main.c: at a reload, logs changes to the DONTCACHE block (not reloadable) */
+void dc_module_reload_check(config_file_t root);
+#if FSAL_MAJOR_VERSION < 13
+config_file_t dc_parse_root(void *node);	/* 4.3: get_parse_root */
+#endif
+
 /* export.c */
 int dc_check_ranges(const char *where, const struct dc_param_range *r, const void *base);
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops);
+/* a config reload (SIGHUP, DBus UpdateExport) of the export's FSAL block */
+fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
+			       struct config_error_type *err_type,
+			       struct fsal_export *original,
+			       struct fsal_module *updated_super);
 
 /* stats.c: the stats and Prometheus files, the stats thread, the engine's
  * log sink and the export's start line */
@@ -162,6 +174,8 @@ void dc_engine_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dc_log_export_start(struct dc_export *x);
 void dc_check_stats_paths(struct dc_export *x);
+/* a reload changed Stats_File/Prometheus_File: takes both strings */
+void dc_stats_files_update(struct dc_export *x, char *stats_file, char *prom_file);
 
 /* handle.c */
 int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len, struct dc_fh *fh);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -421,4 +422,189 @@ fail:
 	gsh_free(x->path);
 	gsh_free(x);
 	return dc_status(rc);
+}
+
+/* The reload's summary: "Name old -> new" items, comma separated. */
+struct dc_changes {
+	char buf[1536];
+	size_t n;
+};
+
+static void note(struct dc_changes *ch, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(struct dc_changes *ch, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (ch->n >= sizeof(ch->buf) - 1)
+		return;
+	if (ch->n != 0)
+		ch->n += snprintf(ch->buf + ch->n, sizeof(ch->buf) - ch->n, ", ");
+	if (ch->n >= sizeof(ch->buf) - 1)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(ch->buf + ch->n, sizeof(ch->buf) - ch->n, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		ch->n = MIN(ch->n + (size_t)k, sizeof(ch->buf) - 1);
+}
+
+static bool str_differ(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a != b;
+	return strcmp(a, b) != 0;
+}
+
+static const char *or_none(const char *s)
+{
+	return s != NULL ? s : "(none)";
+}
+
+/* A mode that cannot change live: the running one is kept (in c too). */
+static void keep_mode(struct dc_export *x, struct dc_changes *refused,
+		      const char *param, char **new_s, const char *old_s)
+{
+	LogWarn(COMPONENT_FSAL,
+		"DONTCACHE export %u: reload: %s %s -> %s refused (files open their O_DIRECT descriptor when first opened: a change to or from direct needs a restart); keeping %s",
+		x->export_id, param, old_s, *new_s, old_s);
+	note(refused, "%s (kept %s)", param, old_s);
+	gsh_free(*new_s);
+	*new_s = gsh_strdup(old_s);
+}
+
+#define DC_NUM_CHANGE(field, name, fmt)						\
+	do {									\
+		if (c->field != o->field) {					\
+			note(&applied, name " %" fmt " -> %" fmt, o->field,	\
+			     c->field);						\
+			o->field = c->field;					\
+		}								\
+	} while (0)
+
+#define DC_MODE_CHANGE(field, name, namefn)					\
+	do {									\
+		if (c->field != o->field)					\
+			note(&applied, name " %s -> %s", namefn(o->field),	\
+			     namefn(c->field));					\
+		o->field = c->field;						\
+		tmp = o->field##_s;						\
+		o->field##_s = c->field##_s;					\
+		c->field##_s = tmp;						\
+	} while (0)
+
+/* ganesha's reload (SIGHUP, DBus UpdateExport) hands the export's new FSAL
+ * block here. What applies live goes to the engine export, whose files,
+ * queued requests and error memory stay; what cannot is refused with a line
+ * naming it and the running value kept. The export always stays: ganesha
+ * drops an export whose update fails, so a bad block is refused whole. */
+fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
+			       struct config_error_type *err_type,
+			       struct fsal_export *original,
+			       struct fsal_module *updated_super)
+{
+	struct dc_export *x = dc_exp(original);
+	struct dc_export_cfg *o = &x->cfg, *c;
+	struct config_error_type scratch;
+	struct dc_changes applied = { .n = 0 }, refused = { .n = 0 };
+	struct dcio_export_params p;
+	struct dc_export *n;
+	char why[256], *tmp;
+	const char *wpath;
+	fsal_status_t st;
+	int rc;
+
+	/* ganesha's own check that the stacking did not change */
+	st = update_export(fsal_hdl, parse_node, err_type, original, updated_super);
+	if (FSAL_IS_ERROR(st))
+		return st;
+#if FSAL_MAJOR_VERSION < 13
+	/* (6.5 hands the DONTCACHE block to update_config) */
+	dc_module_reload_check(dc_parse_root(parse_node));
+#endif
+
+	n = gsh_calloc(1, sizeof(*n));
+	n->export_id = x->export_id;
+	c = &n->cfg;
+	/* ganesha's messages still go to its CONFIG lines; its error flags
+	 * stay here (they would make ganesha drop the export) */
+	scratch = *err_type;
+	rc = load_export_cfg(n, parse_node, &scratch);
+	if (rc != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: reload refused: config error in the FSAL block (see above); the export keeps its running configuration",
+			x->export_id);
+		goto out;
+	}
+
+	if (c->key_file == NULL)
+		c->key_file = default_path(DC_STATE_DIR, x->export_id, "key");
+	if (strcmp(c->key_file, o->key_file) != 0) {
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: reload: Handle_Key_File %s -> %s refused (a new key would invalidate every file handle clients hold; restart ganesha to change it); keeping %s",
+			x->export_id, o->key_file, c->key_file, o->key_file);
+		note(&refused, "Handle_Key_File (kept %s)", o->key_file);
+	}
+	if ((c->write_mode == DCIO_WRITE_DIRECT) != (o->write_mode == DCIO_WRITE_DIRECT)) {
+		keep_mode(x, &refused, "Write_Mode", &c->write_mode_s, o->write_mode_s);
+		c->write_mode = o->write_mode;
+	}
+	if ((c->read_mode == DCIO_READ_DIRECT) != (o->read_mode == DCIO_READ_DIRECT)) {
+		keep_mode(x, &refused, "Read_Mode", &c->read_mode_s, o->read_mode_s);
+		c->read_mode = o->read_mode;
+	}
+
+	p = (struct dcio_export_params) {
+		.write_mode = c->write_mode,
+		.read_mode = c->read_mode,
+		.flush_mode = c->flush_mode,
+		.max_inflight_bytes = c->max_inflight_bytes,
+		.inflight_wait_ms = c->inflight_wait_ms,
+		.caller_write_max = c->worker_write_max,
+		.flush_file_bytes = c->flush_file_bytes,
+		.flush_export_bytes = c->flush_export_bytes,
+		.flush_interval_ms = c->flush_interval_ms,
+	};
+	rc = dcio_export_update(x->io, &p);
+	if (rc != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: reload refused by the engine: %s; the export keeps its running configuration",
+			x->export_id, strerror(rc));
+		goto out;
+	}
+
+	DC_MODE_CHANGE(write_mode, "Write_Mode", dcio_write_mode_name);
+	DC_MODE_CHANGE(read_mode, "Read_Mode", dcio_read_mode_name);
+	DC_MODE_CHANGE(flush_mode, "Flush_Mode", dcio_flush_mode_name);
+	DC_NUM_CHANGE(max_inflight_bytes, "Max_Inflight_Bytes", PRIu64);
+	DC_NUM_CHANGE(inflight_wait_ms, "Inflight_Wait_Ms", PRIu32);
+	DC_NUM_CHANGE(flush_file_bytes, "Flush_File_Bytes", PRIu64);
+	DC_NUM_CHANGE(flush_export_bytes, "Flush_Export_Bytes", PRIu64);
+	DC_NUM_CHANGE(flush_interval_ms, "Flush_Interval_Ms", PRIu32);
+	DC_NUM_CHANGE(worker_write_max, "Worker_Write_Max", PRIu32);
+	if (str_differ(c->stats_file, o->stats_file) ||
+	    str_differ(c->prom_file, o->prom_file)) {
+		if (str_differ(c->stats_file, o->stats_file))
+			note(&applied, "Stats_File %s -> %s", or_none(o->stats_file),
+			     or_none(c->stats_file));
+		if (str_differ(c->prom_file, o->prom_file))
+			note(&applied, "Prometheus_File %s -> %s",
+			     or_none(o->prom_file), or_none(c->prom_file));
+		dc_stats_files_update(x, c->stats_file, c->prom_file);
+		c->stats_file = NULL;
+		c->prom_file = NULL;
+	}
+
+	wpath = dcio_export_write_path(x->io, why, sizeof(why));
+	LogEvent(COMPONENT_FSAL,
+		 "DONTCACHE export %u: reload: applied: %s; refused: %s; write path %s%s%s%s",
+		 x->export_id, applied.n ? applied.buf : "(no change)",
+		 refused.n ? refused.buf : "(none)", wpath, why[0] ? " (" : "",
+		 why, why[0] ? ")" : "");
+out:
+	dc_free_cfg(c);
+	gsh_free(n);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }

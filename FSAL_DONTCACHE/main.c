@@ -149,6 +149,82 @@ static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+#if FSAL_MAJOR_VERSION < 13
+/* ganesha 4.3 does not export get_parse_root: the same walk, on 4.3's own
+ * parse tree layout (its analyse.h). A second config_ParseFile instead would
+ * reset the parser's global state under the reload that is running. */
+#include "../config_parsing/analyse.h"
+
+config_file_t dc_parse_root(void *node)
+{
+	struct config_node *n = node;
+
+	while (n->type != TYPE_ROOT && n->u.nterm.parent != NULL)
+		n = n->u.nterm.parent;
+	if (n->type != TYPE_ROOT)
+		return NULL;
+	return (config_file_t)container_of(n, struct config_root, root);
+}
+#endif
+
+/* The DONTCACHE block is read at start only: the engine cannot change its
+ * threads or rings live. At a reload the block of the config being loaded
+ * is read only to say which values are not applied: once per change (6.5
+ * calls update_config for each export, 4.3 gets here from update_export). */
+void dc_module_reload_check(config_file_t root)
+{
+	static struct { uint32_t threads, ring, interval, nice; bool uring, mtune; }
+		seen;
+	static bool seen_init;
+	struct config_error_type err;
+	struct dc_module *m;
+
+	if (!seen_init) {
+		seen.threads = DC.engine_threads;
+		seen.ring = DC.ring_entries;
+		seen.interval = DC.stats_interval_ms;
+		seen.nice = DC.engine_nice;
+		seen.uring = DC.use_io_uring;
+		seen.mtune = DC.malloc_tuning;
+		seen_init = true;
+	}
+	/* errors in the block are the parse's own business: not reported
+	 * here (no memstream: ganesha then writes nothing) */
+	memset(&err, 0, sizeof(err));
+	if (root == NULL)
+		return;
+	m = gsh_calloc(1, sizeof(*m));
+	if (load_config_from_parse(root, &dc_module_block, m, true, &err) >= 0 &&
+	    err.errors == 0) {
+#define DC_MODULE_CHANGE(field, sfield, name, fmt)				\
+		do {								\
+			if (m->field != seen.sfield)				\
+				LogWarn(COMPONENT_FSAL,				\
+					"DONTCACHE: reload: " name " %" fmt " -> %" fmt " not applied (the DONTCACHE block is read at start only: restart ganesha); running with %" fmt, \
+					seen.sfield, m->field, DC.field);	\
+			seen.sfield = m->field;					\
+		} while (0)
+		DC_MODULE_CHANGE(engine_threads, threads, "Engine_Threads", PRIu32);
+		DC_MODULE_CHANGE(ring_entries, ring, "Ring_Entries", PRIu32);
+		DC_MODULE_CHANGE(engine_nice, nice, "Engine_Nice", PRIu32);
+		DC_MODULE_CHANGE(stats_interval_ms, interval, "Stats_Interval_Ms", PRIu32);
+		DC_MODULE_CHANGE(use_io_uring, uring, "Use_Io_Uring", "d");
+		DC_MODULE_CHANGE(malloc_tuning, mtune, "Malloc_Tuning", "d");
+#undef DC_MODULE_CHANGE
+	}
+	gsh_free(m);
+}
+
+#if FSAL_MAJOR_VERSION >= 13
+static fsal_status_t dc_update_config(struct fsal_module *fsal_hdl,
+				      config_file_t config_struct,
+				      struct config_error_type *err_type)
+{
+	dc_module_reload_check(config_struct);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+#endif
+
 MODULE_INIT void dc_init(void)
 {
 	if (register_fsal(&DC.fsal, DC_NAME, FSAL_MAJOR_VERSION,
@@ -159,6 +235,10 @@ MODULE_INIT void dc_init(void)
 	DC.fsal.m_ops.create_export = dc_create_export;
 	DC.fsal.m_ops.init_config = dc_init_config;
 	dc_dbus_init(&DC.fsal);
+	DC.fsal.m_ops.update_export = dc_update_export;
+#if FSAL_MAJOR_VERSION >= 13
+	DC.fsal.m_ops.update_config = dc_update_config;
+#endif
 	PTHREAD_MUTEX_init(&DC.lock, NULL);
 	pthread_cond_init(&DC.stats_cond, NULL);
 	glist_init(&DC.exports);

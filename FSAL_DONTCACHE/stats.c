@@ -166,16 +166,11 @@ static void *stats_main(void *arg)
 	return NULL;
 }
 
-/* The thread runs only while some export has a file to rewrite and
- * Stats_Interval_Ms is not 0: started by the first such export. */
-void dc_stats_export_added(struct dc_export *x)
+/* Under DC.lock. */
+static void start_thread(void)
 {
 	int rc;
 
-	dc_write_stats(x);
-	if (!has_files(x) || DC.stats_interval_ms == 0)
-		return;
-	PTHREAD_MUTEX_lock(&DC.lock);
 	if (!DC.stats_running && !DC.stats_stop) {
 		rc = pthread_create(&DC.stats_thread, NULL, stats_main, NULL);
 		if (rc != 0) {
@@ -187,7 +182,39 @@ void dc_stats_export_added(struct dc_export *x)
 			pthread_setname_np(DC.stats_thread, "dc-stats");
 		}
 	}
+}
+
+/* The thread runs only while some export has a file to rewrite and
+ * Stats_Interval_Ms is not 0: started by the first such export. */
+void dc_stats_export_added(struct dc_export *x)
+{
+	dc_write_stats(x);
+	if (!has_files(x) || DC.stats_interval_ms == 0)
+		return;
+	PTHREAD_MUTEX_lock(&DC.lock);
+	start_thread();
 	PTHREAD_MUTEX_unlock(&DC.lock);
+}
+
+/* A reload named other files (either may be NULL: none): they replace the
+ * export's under DC.lock, which the stats thread holds while it writes, and
+ * are written at once. The old strings are freed here. */
+void dc_stats_files_update(struct dc_export *x, char *stats_file, char *prom_file)
+{
+	char *old_stats, *old_prom;
+
+	PTHREAD_MUTEX_lock(&DC.lock);
+	old_stats = x->cfg.stats_file;
+	old_prom = x->cfg.prom_file;
+	x->cfg.stats_file = stats_file;
+	x->cfg.prom_file = prom_file;
+	dc_write_stats(x);
+	if (has_files(x) && DC.stats_interval_ms != 0)
+		start_thread();
+	PTHREAD_MUTEX_unlock(&DC.lock);
+	gsh_free(old_stats);
+	gsh_free(old_prom);
+	dc_check_stats_paths(x);
 }
 
 void dc_stats_shutdown(void)

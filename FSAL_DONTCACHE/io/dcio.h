@@ -137,6 +137,13 @@ int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p
 /* Waits for the export's outstanding I/O and flushes, then frees. Its files
  * must have been closed (dcio_file_close does each file's final flush). */
 void dcio_export_destroy(struct dcio_export *x);
+/* Live reconfiguration: every parameter of p replaces the export's for I/O
+ * submitted afterwards; requests already queued keep the modes they were
+ * built with, error memory and files stay. A change of write_mode to or from
+ * DCIO_WRITE_DIRECT, or of read_mode to or from DCIO_READ_DIRECT, is refused
+ * (EINVAL, nothing changed): files open their O_DIRECT fd when they open.
+ * 0 or EINVAL. */
+int dcio_export_update(struct dcio_export *x, const struct dcio_export_params *p);
 bool dcio_export_fallback(const struct dcio_export *x);
 /* Changes whenever a write/writeback/flush error was seen on any file of the
  * export (NFSv4 write verifier generation). */

@@ -65,7 +65,7 @@ int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p
 		return ENOMEM;
 	x->e = e;
 	x->p = *p;
-	if (!x->p.max_inflight_bytes)
+	if (!XP(x, max_inflight_bytes))
 		x->p.max_inflight_bytes = DCIO_DEF_INFLIGHT;
 	snprintf(x->name, sizeof(x->name), "%s", name ? name : "");
 	x->probed_wok = x->probed_rok = true;
@@ -79,6 +79,39 @@ int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p
 	pthread_mutex_init(&x->mu, NULL);
 	cond_init_mono(&x->cv);
 	*out = x;
+	return 0;
+}
+
+int dcio_export_update(struct dcio_export *x, const struct dcio_export_params *p)
+{
+	if (!x || !p || (unsigned)p->write_mode >= DCIO_NR_WMODES ||
+	    (unsigned)p->read_mode > DCIO_READ_DIRECT || (unsigned)p->flush_mode > DCIO_FLUSH_INLINE)
+		return EINVAL;
+	/* files open their O_DIRECT fd at dcio_file_open only */
+	if ((p->write_mode == DCIO_WRITE_DIRECT) != (XP(x, write_mode) == DCIO_WRITE_DIRECT) ||
+	    (p->read_mode == DCIO_READ_DIRECT) != (XP(x, read_mode) == DCIO_READ_DIRECT))
+		return EINVAL;
+	pthread_mutex_lock(&x->mu);
+	/* a filesystem that refused the probe's dontcache I/O: the new mode
+	 * starts on the fallback (a fallback once taken is kept) */
+	if (!x->probed_wok && uses_dontcache_writes(p))
+		atomic_store(&x->wfallback, true);
+	if (!x->probed_rok && p->read_mode == DCIO_READ_DONTCACHE)
+		atomic_store(&x->rfallback, true);
+	__atomic_store_n(&x->p.write_mode, p->write_mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.read_mode, p->read_mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.flush_mode, p->flush_mode, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.max_inflight_bytes,
+			 p->max_inflight_bytes ? p->max_inflight_bytes : DCIO_DEF_INFLIGHT,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.inflight_wait_ms, p->inflight_wait_ms, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.flush_file_bytes, p->flush_file_bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.flush_export_bytes, p->flush_export_bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.flush_interval_ms, p->flush_interval_ms, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.caller_write_max, p->caller_write_max, __ATOMIC_RELAXED);
+	/* writers waiting for room see a raised bound at once */
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
 	return 0;
 }
 
@@ -109,7 +142,7 @@ const char *dcio_export_write_path(const struct dcio_export *x, char *why, size_
 
 	if (whylen)
 		why[0] = '\0';
-	switch (x->p.write_mode) {
+	switch (XP(x, write_mode)) {
 	case DCIO_WRITE_DONTCACHE:
 		if (fb) {
 			snprintf(why, whylen, "fallback from dontcache: %s", cause);
@@ -133,13 +166,13 @@ const char *dcio_export_read_path(const struct dcio_export *x, char *why, size_t
 {
 	if (whylen)
 		why[0] = '\0';
-	if (x->p.read_mode == DCIO_READ_DONTCACHE && atomic_load(&x->rfallback)) {
+	if (XP(x, read_mode) == DCIO_READ_DONTCACHE && atomic_load(&x->rfallback)) {
 		snprintf(why, whylen, "fallback from dontcache: the filesystem refused %s",
 			 x->probed_rok ? "a RWF_DONTCACHE read at run time" :
 			 "the probe's RWF_DONTCACHE read at start");
 		return "buffered";
 	}
-	return dcio_read_mode_name(x->p.read_mode);
+	return dcio_read_mode_name(XP(x, read_mode));
 }
 
 uint64_t dcio_export_verifier_gen(const struct dcio_export *x)
@@ -162,11 +195,13 @@ int inflight_admit(struct dcio_export *x, uint64_t len)
 	bool waited = false;
 
 	pthread_mutex_lock(&x->mu);
-	while (x->inflight > 0 && x->inflight + len > max) {
+	/* the bound is read again after each wait: a reload may change it */
+	while (max = XP(x, max_inflight_bytes),
+	       x->inflight > 0 && x->inflight + len > max) {
 		if (!waited) {
 			waited = true;
 			ST_ADD(x->st.inflight_waits, 1);
-			deadline_after(&ts, x->p.inflight_wait_ms);
+			deadline_after(&ts, XP(x, inflight_wait_ms));
 		}
 		if (pthread_cond_timedwait(&x->cv, &x->mu, &ts) == ETIMEDOUT &&
 		    x->inflight > 0 && x->inflight + len > max) {

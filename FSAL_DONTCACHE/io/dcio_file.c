@@ -113,7 +113,7 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
 	gc_init(f);
-	if (x->p.write_mode == DCIO_WRITE_DIRECT || x->p.read_mode == DCIO_READ_DIRECT)
+	if (XP(x, write_mode) == DCIO_WRITE_DIRECT || XP(x, read_mode) == DCIO_READ_DIRECT)
 		open_direct(f);
 	*out = f;
 	return 0;
@@ -221,7 +221,7 @@ static enum dcio_write_mode cached_mode(const struct dcio_export *x)
 
 static enum dcio_write_mode write_mode(const struct dcio_file *f)
 {
-	switch (f->x->p.write_mode) {
+	switch (XP(f->x, write_mode)) {
 	case DCIO_WRITE_BUFFERED:
 		return DCIO_WRITE_BUFFERED;
 	case DCIO_WRITE_DROPBEHIND:
@@ -350,7 +350,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 	q->done = done;
 	q->arg = arg;
 	falloc_track(q);
-	q->inline_ = x->p.flush_mode == DCIO_FLUSH_INLINE;
+	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
 	q->top_mode = write_mode(f);
 	if (q->top_mode == DCIO_WRITE_DIRECT) {
 		rc = submit_direct(q, iov, iovcnt);
@@ -370,9 +370,9 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 	set_leaf_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_mode(x) : q->top_mode);
 	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 	q->iovcnt = iovcnt;
-	if (f->dfd >= 0 && x->p.write_mode == DCIO_WRITE_DIRECT)
+	if (f->dfd >= 0 && XP(x, write_mode) == DCIO_WRITE_DIRECT)
 		rl_start(q);
-	else if (!q->inline_ && len <= x->p.caller_write_max) {
+	else if (!q->inline_ && len <= XP(x, caller_write_max)) {
 		/* small: no hand-off; completion, flushing as if queued */
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);
@@ -414,14 +414,14 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_t
 	q->len = q->io_len = iov_total(iov, iovcnt);
 	q->done = done;
 	q->arg = arg;
-	q->inline_ = x->p.flush_mode == DCIO_FLUSH_INLINE;
-	if (x->p.read_mode == DCIO_READ_DIRECT && f->dfd >= 0 && q->len) {
+	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
+	if (XP(x, read_mode) == DCIO_READ_DIRECT && f->dfd >= 0 && q->len) {
 		if (!setup_direct_read(q, iov, iovcnt)) {
 			free(q);
 			return ENOMEM;
 		}
 	} else {
-		if (x->p.read_mode == DCIO_READ_DONTCACHE && !atomic_load(&x->rfallback))
+		if (XP(x, read_mode) == DCIO_READ_DONTCACHE && !atomic_load(&x->rfallback))
 			q->rwflags = RWF_DONTCACHE;
 		memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 		q->iovcnt = iovcnt;

@@ -70,7 +70,7 @@ static bool busy(const struct dcio_file *f, uint64_t seq, uint64_t lo, uint64_t 
 /* f->cv runs on CLOCK_REALTIME (dcio_file_open). */
 static int wait_writes(struct dcio_file *f, uint64_t lo, uint64_t hi)
 {
-	uint32_t ms = f->x->p.inflight_wait_ms > 1000 ? f->x->p.inflight_wait_ms : 1000;
+	uint32_t ms = XP(f->x, inflight_wait_ms) > 1000 ? XP(f->x, inflight_wait_ms) : 1000;
 	struct timespec ts;
 	int rc = 0;
 

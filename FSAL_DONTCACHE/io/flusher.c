@@ -12,17 +12,17 @@
 
 static uint64_t file_thr(const struct dcio_export *x)
 {
-	return x->p.flush_file_bytes ? x->p.flush_file_bytes : DCIO_DEF_FLUSH_FILE;
+	return XP(x, flush_file_bytes) ? XP(x, flush_file_bytes) : DCIO_DEF_FLUSH_FILE;
 }
 
 static uint64_t export_thr(const struct dcio_export *x)
 {
-	return x->p.flush_export_bytes ? x->p.flush_export_bytes : DCIO_DEF_FLUSH_EXPORT;
+	return XP(x, flush_export_bytes) ? XP(x, flush_export_bytes) : DCIO_DEF_FLUSH_EXPORT;
 }
 
 static uint64_t interval_ns(const struct dcio_export *x)
 {
-	uint32_t ms = x->p.flush_interval_ms ? x->p.flush_interval_ms : DCIO_DEF_FLUSH_MS;
+	uint32_t ms = XP(x, flush_interval_ms) ? XP(x, flush_interval_ms) : DCIO_DEF_FLUSH_MS;
 	return (uint64_t)ms * 1000000ull;
 }
 

@@ -63,8 +63,8 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 	fputs("{\"export\":", o);
 	put_str(o, x->name);
 	fprintf(o, ",\"write_mode\":\"%s\",\"read_mode\":\"%s\",\"flush_mode\":\"%s\"",
-		dcio_write_mode_name(x->p.write_mode), dcio_read_mode_name(x->p.read_mode),
-		dcio_flush_mode_name(x->p.flush_mode));
+		dcio_write_mode_name(XP(x, write_mode)), dcio_read_mode_name(XP(x, read_mode)),
+		dcio_flush_mode_name(XP(x, flush_mode)));
 	fprintf(o, ",\"backend\":\"%s\",\"fallback\":%s,\"dontcache_write_supported\":%s"
 		",\"dontcache_read_supported\":%s,\"probe_failed\":%s,\"verifier_gen\":%llu",
 		x->e->uring ? "io_uring" : "pool", dcio_export_fallback(x) ? "true" : "false",
@@ -102,7 +102,7 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 	put_errors(o, s);
 	fprintf(o, ",\"inflight\":{\"bytes\":%llu,\"peak\":%llu,\"limit\":%llu,\"waits\":%llu"
 		",\"eagain\":%llu}",
-		inflight, peak, (unsigned long long)x->p.max_inflight_bytes, LD(s->inflight_waits),
+		inflight, peak, (unsigned long long)XP(x, max_inflight_bytes), LD(s->inflight_waits),
 		LD(s->eagain));
 	fputs(",\"latency\":{", o);
 	put_hist(o, "write", &s->lat_w);

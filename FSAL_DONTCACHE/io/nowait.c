@@ -21,10 +21,10 @@ int dcio_read_nowait(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	if (!f || !bytes || iovcnt < 0 || (iovcnt && !iov))
 		return EINVAL;
 	x = f->x;
-	if (iovcnt > NOWAIT_MAX_IOV || x->p.read_mode == DCIO_READ_DIRECT ||
-	    x->p.flush_mode == DCIO_FLUSH_INLINE)
+	if (iovcnt > NOWAIT_MAX_IOV || XP(x, read_mode) == DCIO_READ_DIRECT ||
+	    XP(x, flush_mode) == DCIO_FLUSH_INLINE)
 		return EAGAIN;
-	if (x->p.read_mode == DCIO_READ_DONTCACHE && !atomic_load(&x->rfallback))
+	if (XP(x, read_mode) == DCIO_READ_DONTCACHE && !atomic_load(&x->rfallback))
 		flags |= RWF_DONTCACHE;
 	t0 = now_ns();
 	len = 0;

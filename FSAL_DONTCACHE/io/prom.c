@@ -166,8 +166,8 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	       "Always 1: the export's configured modes and I/O backend as labels.");
 	snprintf(info, sizeof(info),
 		 "write_mode=\"%s\",read_mode=\"%s\",flush_mode=\"%s\",backend=\"%s\"",
-		 dcio_write_mode_name(x->p.write_mode), dcio_read_mode_name(x->p.read_mode),
-		 dcio_flush_mode_name(x->p.flush_mode), x->e->uring ? "io_uring" : "pool");
+		 dcio_write_mode_name(XP(x, write_mode)), dcio_read_mode_name(XP(x, read_mode)),
+		 dcio_flush_mode_name(XP(x, flush_mode)), x->e->uring ? "io_uring" : "pool");
 	sample(&w, "export_info", info, 1);
 	gauge(&w, "fallback",
 	      "1 when RWF_DONTCACHE was refused and the export runs as dropbehind (or buffered reads).",
@@ -237,7 +237,7 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	gauge(&w, "inflight_bytes", "WRITE bytes submitted and not completed.", inflight);
 	gauge(&w, "inflight_peak_bytes", "Highest inflight_bytes seen.", peak);
 	gauge(&w, "inflight_limit_bytes", "Max_Inflight_Bytes.",
-	      (unsigned long long)x->p.max_inflight_bytes);
+	      (unsigned long long)XP(x, max_inflight_bytes));
 
 	histogram(&w, "write_latency_seconds",
 		  "WRITE latency, submit to completion (stable ones include their flush).",
