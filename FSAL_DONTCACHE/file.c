@@ -549,7 +549,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 		/* refused at once (EAGAIN: in-flight bound full) */
 		put_gsh_export(io->gexp);
 		gsh_free(io);
-		done_cb(obj, dc_status(rc == EAGAIN ? EAGAIN : rc), a, caller_arg);
+		done_cb(obj, dc_status(rc), a, caller_arg);
 	}
 }
 

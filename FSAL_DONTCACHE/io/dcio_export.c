@@ -119,10 +119,7 @@ void dcio_export_destroy(struct dcio_export *x)
 {
 	if (!x)
 		return;
-	pthread_mutex_lock(&x->mu);
-	while (x->outstanding > 0)
-		pthread_cond_wait(&x->cv, &x->mu);
-	pthread_mutex_unlock(&x->mu);
+	count_wait_zero(&x->mu, &x->cv, &x->outstanding);
 	pthread_cond_destroy(&x->cv);
 	pthread_mutex_destroy(&x->mu);
 	free(x);

@@ -32,12 +32,8 @@ void file_get(struct dcio_file *f)
 {
 	struct dcio_export *x = f->x;
 
-	pthread_mutex_lock(&f->mu);
-	f->outstanding++;
-	pthread_mutex_unlock(&f->mu);
-	pthread_mutex_lock(&x->mu);
-	x->outstanding++;
-	pthread_mutex_unlock(&x->mu);
+	count_get(&f->mu, &f->outstanding);
+	count_get(&x->mu, &x->outstanding);
 	engine_get(f->e);
 }
 
@@ -48,14 +44,8 @@ void file_put(struct dcio_file *f)
 	struct dcio_export *x = f->x;
 	struct dcio_engine *e = f->e;
 
-	pthread_mutex_lock(&f->mu);
-	if (--f->outstanding == 0)
-		pthread_cond_broadcast(&f->cv);
-	pthread_mutex_unlock(&f->mu);
-	pthread_mutex_lock(&x->mu);
-	if (--x->outstanding == 0)
-		pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
+	count_put(&f->mu, &f->cv, &f->outstanding);
+	count_put(&x->mu, &x->cv, &x->outstanding);
 	engine_put(e);
 }
 
@@ -111,7 +101,7 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 	f->fd = fd;
 	f->dfd = -1;
 	pthread_mutex_init(&f->mu, NULL);
-	pthread_cond_init(&f->cv, NULL);
+	cond_init_mono(&f->cv);	/* falloc.c's timed wait */
 	gc_init(f);
 	if (XP(x, write_mode) == DCIO_WRITE_DIRECT || XP(x, read_mode) == DCIO_READ_DIRECT)
 		open_direct(f);
@@ -121,10 +111,7 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 
 static void wait_idle(struct dcio_file *f)
 {
-	pthread_mutex_lock(&f->mu);
-	while (f->outstanding > 0)
-		pthread_cond_wait(&f->cv, &f->mu);
-	pthread_mutex_unlock(&f->mu);
+	count_wait_zero(&f->mu, &f->cv, &f->outstanding);
 }
 
 /* Waits for the file's I/O, then flushes what is pending: 0 or its error.

@@ -59,6 +59,7 @@ void cond_init_mono(pthread_cond_t *cv)
 	pthread_condattr_destroy(&a);
 }
 
+/* For waits on a condition variable made by cond_init_mono. */
 void deadline_after(struct timespec *ts, uint32_t ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);
@@ -129,19 +130,39 @@ int dcio_engine_create(const struct dcio_engine_params *p, const struct dcio_sys
 	return 0;
 }
 
+/* Counts of outstanding work (engine, export, file): taken per request,
+ * the last put wakes whoever waits for zero. */
+void count_get(pthread_mutex_t *mu, long *n)
+{
+	pthread_mutex_lock(mu);
+	(*n)++;
+	pthread_mutex_unlock(mu);
+}
+
+void count_put(pthread_mutex_t *mu, pthread_cond_t *cv, long *n)
+{
+	pthread_mutex_lock(mu);
+	if (--*n == 0)
+		pthread_cond_broadcast(cv);
+	pthread_mutex_unlock(mu);
+}
+
+void count_wait_zero(pthread_mutex_t *mu, pthread_cond_t *cv, const long *n)
+{
+	pthread_mutex_lock(mu);
+	while (*n > 0)
+		pthread_cond_wait(cv, mu);
+	pthread_mutex_unlock(mu);
+}
+
 void engine_get(struct dcio_engine *e)
 {
-	pthread_mutex_lock(&e->mu);
-	e->outstanding++;
-	pthread_mutex_unlock(&e->mu);
+	count_get(&e->mu, &e->outstanding);
 }
 
 void engine_put(struct dcio_engine *e)
 {
-	pthread_mutex_lock(&e->mu);
-	if (--e->outstanding == 0)
-		pthread_cond_broadcast(&e->cv);
-	pthread_mutex_unlock(&e->mu);
+	count_put(&e->mu, &e->cv, &e->outstanding);
 }
 
 static void pool_io_run(struct dcio_job *j)
@@ -166,10 +187,7 @@ void dcio_engine_destroy(struct dcio_engine *e)
 {
 	if (!e)
 		return;
-	pthread_mutex_lock(&e->mu);
-	while (e->outstanding > 0)
-		pthread_cond_wait(&e->cv, &e->mu);
-	pthread_mutex_unlock(&e->mu);
+	count_wait_zero(&e->mu, &e->cv, &e->outstanding);
 	if (e->uring)
 		for (unsigned i = 0; i < e->nrings; i++)
 			ring_stop(&e->rings[i]);

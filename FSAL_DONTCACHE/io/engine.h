@@ -97,6 +97,9 @@ void engine_get(struct dcio_engine *e);
 void engine_put(struct dcio_engine *e);
 void cond_init_mono(pthread_cond_t *cv);
 void deadline_after(struct timespec *ts, uint32_t ms);
+void count_get(pthread_mutex_t *mu, long *n);
+void count_put(pthread_mutex_t *mu, pthread_cond_t *cv, long *n);
+void count_wait_zero(pthread_mutex_t *mu, pthread_cond_t *cv, const long *n);
 
 /* dcio_export.c */
 int inflight_admit(struct dcio_export *x, uint64_t len);

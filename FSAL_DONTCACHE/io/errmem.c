@@ -142,15 +142,6 @@ void em_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 }
 
 
-void em_flush_error(struct dcio_file *f, int err)
-{
-	pthread_mutex_lock(&f->gc.mu);
-	em_lose_pending(f, err);
-	em_note_error(f, err);
-	pthread_mutex_unlock(&f->gc.mu);
-}
-
-
 void em_sfr_begin(struct dcio_file *f)
 {
 	pthread_mutex_lock(&f->gc.mu);

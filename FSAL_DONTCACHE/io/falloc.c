@@ -67,20 +67,14 @@ static bool busy(const struct dcio_file *f, uint64_t seq, uint64_t lo, uint64_t 
 	return false;
 }
 
-/* f->cv runs on CLOCK_REALTIME (dcio_file_open). */
+/* f->cv runs on CLOCK_MONOTONIC (dcio_file_open). */
 static int wait_writes(struct dcio_file *f, uint64_t lo, uint64_t hi)
 {
 	uint32_t ms = XP(f->x, inflight_wait_ms) > 1000 ? XP(f->x, inflight_wait_ms) : 1000;
 	struct timespec ts;
 	int rc = 0;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	deadline_after(&ts, ms);
 	pthread_mutex_lock(&f->mu);
 	uint64_t seq = f->wr_seq;
 	f->fa_waiters++;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "engine.h"
+#include "queue.h"
 
 static void *pool_main(void *arg)
 {
@@ -56,13 +57,8 @@ int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice)
 
 void pool_post(struct dcio_pool *p, struct dcio_job *j)
 {
-	j->next = NULL;
 	pthread_mutex_lock(&p->mu);
-	if (p->tail)
-		p->tail->next = j;
-	else
-		p->head = j;
-	p->tail = j;
+	QUEUE_APPEND(p->head, p->tail, j);
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }

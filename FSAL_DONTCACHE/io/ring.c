@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "queue.h"
 
 #define TAG_WAKE 1ull
 
@@ -38,12 +39,7 @@ struct backlog {
 
 static void bl_push(struct backlog *b, struct dcio_req *q)
 {
-	q->next = NULL;
-	if (b->t)
-		b->t->next = q;
-	else
-		b->h = q;
-	b->t = q;
+	QUEUE_APPEND(b->h, b->t, q);
 }
 
 static void bl_take(struct dcio_ring *r, struct backlog *b)
@@ -180,13 +176,8 @@ static void wake(struct dcio_ring *r)
 
 void ring_post(struct dcio_ring *r, struct dcio_req *q)
 {
-	q->next = NULL;
 	pthread_mutex_lock(&r->mu);
-	if (r->qt)
-		r->qt->next = q;
-	else
-		r->qh = q;
-	r->qt = q;
+	QUEUE_APPEND(r->qh, r->qt, q);
 	pthread_mutex_unlock(&r->mu);
 	wake(r);
 }
