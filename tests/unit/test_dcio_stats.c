@@ -1,5 +1,6 @@
-/* Stats: log-linear histogram buckets within 1% of any value, quantiles right on known data, and the per-export JSON is valid, escaped, and carries every documented key with consistent values. */
+/* Stats: log-linear histogram buckets within 1% of any value, quantiles right on known data, and the per-export JSON is valid, escaped, and carries every documented key with consistent values; one workload asserts every counter it drives and the identities between them. */
 #include <CUnit/Basic.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -141,6 +142,161 @@ static void t_json_checker(void)
 	CU_ASSERT_EQUAL(tl_json_num("{\"a\":{\"b\":42}}", "a.b"), 42);
 }
 
+/* One workload on a pool engine whose syscall table refuses the first
+ * RWF_DONTCACHE write and read: every documented counter it drives is
+ * asserted (exactly where the engine is deterministic, > 0 for the flusher,
+ * which runs on its own clock), with the identities between them.
+ * lost_in_flight, settles, inflight waits/eagain and errors.* are asserted
+ * exactly in test_dcio_errors and test_dcio_inflight. */
+static atomic_int refused_w, refused_r;
+
+static ssize_t once_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	if ((flags & RWF_DONTCACHE) && !atomic_exchange(&refused_w, 1)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+static ssize_t once_preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	if ((flags & RWF_DONTCACHE) && !atomic_exchange(&refused_r, 1)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return preadv2(fd, iov, cnt, off, flags);
+}
+
+#define W 65536
+#define NW 8
+
+static double num(struct dcio_export *x, const char *path)
+{
+	char *js = tl_stats(x);
+	double v = tl_json_num(js, path);
+
+	CU_ASSERT_TRUE(tl_json_valid(js));
+	free(js);
+	return v;
+}
+
+static void t_counters(void)
+{
+	struct dcio_syscalls sys = { .pwritev2 = once_pwritev2, .preadv2 = once_preadv2 };
+	struct dcio_engine_params ep = { .threads = 2 };
+	struct dcio_engine *e;
+	struct dcio_export *x;
+	struct dcio_file *f;
+	struct tl_fs fs;
+	static char buf[W];
+	size_t got;
+
+	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &sys, &e), 0);
+	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
+						DCIO_FLUSH_COALESCED);
+	p.caller_write_max = 4096;
+	p.flush_file_bytes = W;
+	p.flush_interval_ms = 20;
+	p.max_inflight_bytes = 1 << 20;
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "counters", -1, &x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+
+	tl_fill(buf, W, 0, 9);
+	for (int i = 0; i < NW; i++)
+		CU_ASSERT_EQUAL(tl_write(f, buf, W, (uint64_t)i * W, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(tl_write(f, buf, 4096, 1 << 20, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(tl_read(f, buf, W, 0, &got), 0);
+	CU_ASSERT_EQUAL(got, W);
+	/* cached by a plain write: answered on this thread */
+	CU_ASSERT_EQUAL(pwrite(dcio_file_fd(f), buf, 4096, 2 << 20), 4096);
+	struct iovec iov = { buf, 4096 };
+	CU_ASSERT_EQUAL(dcio_read_nowait(f, &iov, 1, 2 << 20, &got), 0);
+	CU_ASSERT_EQUAL(got, 4096);
+	CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), 0);
+	CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), 0);
+	/* the flusher's passes take every write, start writeback, then drop:
+	 * wait (up to 5 s) until it has done all three */
+	for (int i = 0; i < 500; i++) {
+		if (num(x, "flusher.writes_coalesced") == NW + 1 &&
+		    num(x, "flusher.bytes") == (double)NW * W + 4096 &&
+		    num(x, "flusher.dontneed_calls") > 0)
+			break;
+		usleep(10000);
+	}
+
+	char *js = tl_stats(x);
+	uint64_t wbytes = (uint64_t)NW * W + 4096;
+
+	/* refused once: that write (accepted as dontcache) went out as
+	 * dropbehind, and every later one is accepted as dropbehind */
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.ops"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.bytes"), W);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.issued_bytes"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.ops"), NW);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.bytes"), wbytes - W);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.issued_bytes"), wbytes);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.buffered.ops"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.direct.ops"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "worker_writes.ops"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "worker_writes.bytes"), 4096);
+	CU_ASSERT_EQUAL(tl_json_num(js, "reads.ops"), 2);
+	CU_ASSERT_EQUAL(tl_json_num(js, "reads.bytes"), W + 4096);
+	CU_ASSERT_EQUAL(tl_json_num(js, "reads.nowait"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.dontcache_write"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.dontcache_read"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.direct"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "fallback"), -1);	/* a boolean */
+
+	double passes = tl_json_num(js, "flusher.passes");
+	double fw = tl_json_num(js, "flusher.writes_coalesced");
+	CU_ASSERT_TRUE(passes > 0);
+	CU_ASSERT_TRUE(tl_json_num(js, "flusher.files") > 0);
+	CU_ASSERT_TRUE(tl_json_num(js, "flusher.files") >= passes);
+	CU_ASSERT_EQUAL(fw, NW + 1);
+	CU_ASSERT_TRUE(fabs(tl_json_num(js, "flusher.writes_per_pass") - fw / passes) < 0.01);
+	CU_ASSERT_TRUE(tl_json_num(js, "flusher.max_writes_per_pass") > 0);
+	CU_ASSERT_TRUE(tl_json_num(js, "flusher.max_writes_per_pass") <= fw);
+	CU_ASSERT_TRUE(tl_json_num(js, "flusher.ranges") > 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "flusher.bytes"), wbytes);
+	/* one WRITE-start per range, one WAIT_BEFORE per dropped range */
+	CU_ASSERT_TRUE(tl_json_num(js, "flusher.sync_file_range_calls") >
+		       tl_json_num(js, "flusher.ranges"));
+	CU_ASSERT_TRUE(tl_json_num(js, "flusher.dontneed_calls") > 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "flusher.inline_kicks"), 0);
+
+	double b = tl_json_num(js, "group_commit.batches");
+	double rq = tl_json_num(js, "group_commit.requests");
+	double sc = tl_json_num(js, "group_commit.syscalls");
+	CU_ASSERT_EQUAL(b, 1);
+	CU_ASSERT_EQUAL(rq, 1);
+	CU_ASSERT_EQUAL(b, sc);
+	CU_ASSERT_EQUAL(rq - sc, tl_json_num(js, "group_commit.syscalls_saved"));
+	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.avg_batch"), rq / b);
+	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.max_batch"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.nothing_dirty"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.lost_range_reports"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.lost_in_flight"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.settles"), 0);
+
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.bytes"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.peak"), W);
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.limit"), 1 << 20);
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.waits"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.eagain"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(js, "verifier_gen"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "latency.write.count"), NW + 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "latency.read.count"), 2);
+	CU_ASSERT_EQUAL(tl_json_num(js, "latency.commit.count"), 2);
+	free(js);
+
+	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	dcio_export_destroy(x);
+	dcio_engine_destroy(e);
+	tl_fs_cleanup(&fs);
+}
+
 int main(void)
 {
 	CU_initialize_registry();
@@ -149,5 +305,6 @@ int main(void)
 	CU_add_test(s, "quantiles on known data", t_quantiles);
 	CU_add_test(s, "export JSON valid with every key", t_json);
 	CU_add_test(s, "JSON checker sanity", t_json_checker);
+	CU_add_test(s, "one workload: every counter and identity", t_counters);
 	return tl_run_tests();
 }
