@@ -187,7 +187,7 @@ void export_note_error(struct dcio_export *x, int err)
  * admitted alone. */
 int inflight_admit(struct dcio_export *x, uint64_t len)
 {
-	uint64_t max = x->p.max_inflight_bytes;
+	uint64_t max = 0;	/* set by the loop condition */
 	struct timespec ts;
 	bool waited = false;
 
