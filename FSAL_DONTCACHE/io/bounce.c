@@ -7,11 +7,11 @@
 
 #include "engine.h"
 
-static size_t mapped_len(size_t len)
+static size_t mapped_len(const struct dcio_engine *e, size_t len)
 {
 	if (len <= BOUNCE_SLAB)
 		return BOUNCE_SLAB;
-	return (len + 4095) & ~(size_t)4095;
+	return (len + e->page - 1) & ~(size_t)(e->page - 1);
 }
 
 void *bounce_get(struct dcio_engine *e, size_t len)
@@ -27,7 +27,7 @@ void *bounce_get(struct dcio_engine *e, size_t len)
 		if (p)
 			return p;
 	}
-	p = mmap(NULL, mapped_len(len), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, mapped_len(e, len), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -47,7 +47,7 @@ void bounce_put(struct dcio_engine *e, void *p, size_t len)
 		if (!p)
 			return;
 	}
-	munmap(p, mapped_len(len));
+	munmap(p, mapped_len(e, len));
 }
 
 void bounce_init(struct dcio_engine *e)

@@ -112,6 +112,8 @@ int dcio_engine_create(const struct dcio_engine_params *p, const struct dcio_sys
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
+	long page = sysconf(_SC_PAGESIZE);
+	e->page = page > 0 ? (uint32_t)page : 4096;
 	e->log = p->log ? p->log : dcio_log_stderr;
 
 	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */

@@ -47,6 +47,7 @@ struct dcio_engine {
 	pthread_cond_t cv;
 	long outstanding;
 	int nice;
+	uint32_t page;			/* sysconf(_SC_PAGESIZE) */
 	dcio_log_fn log;		/* never NULL */
 };
 
@@ -70,6 +71,11 @@ struct dcio_export {
  * store, under x->mu), so every read is an atomic load. A request reads the
  * modes once, when it is built, and keeps them. */
 #define XP(x, field) __atomic_load_n(&(x)->p.field, __ATOMIC_RELAXED)
+
+/* The unit a direct file's writes are split and range-locked at: the page
+ * (no page holds both cached and direct bytes of one write), or the file's
+ * DIO offset alignment where that is larger. */
+#define DIO_UNIT(f) ((f)->dio_off_align > (f)->e->page ? (f)->dio_off_align : (f)->e->page)
 
 struct dcio_file {
 	struct dcio_export *x;

@@ -48,7 +48,7 @@ static void append(struct dcio_req **head, struct dcio_req *q)
 void rl_start(struct dcio_req *q)
 {
 	struct dcio_file *f = q->f;
-	uint64_t a = f->dio_off_align > 4096 ? f->dio_off_align : 4096;
+	uint64_t a = DIO_UNIT(f);
 
 	q->rl_lo = q->off / a * a;
 	q->rl_hi = (q->off + q->len + a - 1) / a * a;
