@@ -71,7 +71,7 @@ static void open_direct(struct dcio_file *f)
 	memset(&sx, 0, sizeof(sx));
 	if (syscall(SYS_statx, f->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) < 0 ||
 	    !(sx.mask & STATX_DIOALIGN) || !sx.dio_offset_align ||
-	    sx.dio_mem_align > 4096) {	/* bounce buffers are page-aligned */
+	    sx.dio_mem_align > f->e->page) {	/* bounce buffers are page-aligned */
 		ST_ADD(f->x->st.fb_direct, 1);
 		return;
 	}
@@ -220,6 +220,23 @@ static enum dcio_write_mode write_mode(const struct dcio_file *f)
 	}
 }
 
+/* Where a write runs, chosen in one place: overlapping writes of a direct
+ * export are ordered by the range lock; small ones run on the caller's
+ * thread; the rest (and every write of an inline export, which issues on
+ * the caller through engine_submit) go to the engine. */
+enum write_path { PATH_ENGINE, PATH_CALLER, PATH_RANGELOCK };
+
+static enum write_path write_path(const struct dcio_file *f, const struct dcio_req *q)
+{
+	struct dcio_export *x = f->x;
+
+	if (f->dfd >= 0 && XP(x, write_mode) == DCIO_WRITE_DIRECT)
+		return PATH_RANGELOCK;
+	if (!q->inline_ && q->len <= XP(x, caller_write_max))
+		return PATH_CALLER;
+	return PATH_ENGINE;
+}
+
 static void set_leaf_mode(struct dcio_req *q, enum dcio_write_mode mode)
 {
 	q->mode = mode;
@@ -287,7 +304,7 @@ static struct dcio_req *child(struct dcio_req *p, const struct iovec *iov, int c
 static int submit_direct(struct dcio_req *p, const struct iovec *iov, int cnt)
 {
 	struct dcio_file *f = p->f;
-	uint64_t a = f->dio_off_align > 4096 ? f->dio_off_align : 4096;
+	uint64_t a = DIO_UNIT(f);
 	uint64_t end = p->off + p->len;
 	uint64_t lo = (p->off + a - 1) / a * a, hi = end / a * a;
 	struct dcio_req *c[3] = { 0 };
@@ -357,15 +374,27 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 	set_leaf_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_mode(x) : q->top_mode);
 	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 	q->iovcnt = iovcnt;
-	if (f->dfd >= 0 && XP(x, write_mode) == DCIO_WRITE_DIRECT)
+	switch (write_path(f, q)) {
+	case PATH_RANGELOCK:
 		rl_start(q);
-	else if (!q->inline_ && len <= XP(x, caller_write_max)) {
-		/* small: no hand-off; completion, flushing as if queued */
+		break;
+	case PATH_CALLER:
+		/* Small: issued here, no hand-off. RWF_DONTCACHE would make
+		 * the kernel start writeback of these few pages inside the
+		 * syscall, on the request path: it goes buffered instead, and
+		 * the flusher writes it back and drops it together with its
+		 * neighbours (dropbehind). Completion, group commit and the
+		 * error rule are those of a queued write. */
+		if (q->mode == DCIO_WRITE_DONTCACHE)
+			set_leaf_mode(q, DCIO_WRITE_DROPBEHIND);
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);
 		req_exec_sync(q);
-	} else
+		break;
+	case PATH_ENGINE:
 		engine_submit(f->e, q);
+		break;
+	}
 	return 0;
 }
 

@@ -98,7 +98,31 @@ static void t_small_on_caller(void)
 	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.ops"), 3);
 	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.bytes"), 65536 + 4096 + 4096);
 	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dontcache.ops"), 4);
+	/* the small ones went buffered, for the flusher to drop */
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dropbehind.issued_bytes"), 65536 + 4096 + 4096);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dontcache.issued_bytes"), 65537);
 	free(s);
+	teardown(&t);
+}
+
+/* Small writes issued buffered on the caller do not stay in the page cache:
+ * the flusher writes them back and drops them. */
+static void t_small_dropped(void)
+{
+	static char buf[1 << 20];
+	struct fixture t;
+	double res = 1;
+
+	setup(&t, 65536, 0);
+	tl_fill(buf, sizeof(buf), 0, 8);
+	for (int i = 0; i < 16; i++)
+		CU_ASSERT(write_here(&t, buf + i * 65536, 65536, (uint64_t)i * 65536,
+				     DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
+	/* the flusher's interval (1 s by default), bounded */
+	for (int i = 0; i < 100 && (res = tl_resident(tl_path(&fs, "f"))) > 0.05; i++)
+		usleep(50000);
+	CU_ASSERT(res <= 0.05);
 	teardown(&t);
 }
 
@@ -187,6 +211,7 @@ int main(void)
 	s = CU_add_suite("worker writes", NULL, NULL);
 	CU_add_test(s, "small writes issued on the caller", t_small_on_caller);
 	CU_add_test(s, "caller_write_max 0: every write to the engine", t_zero_means_none);
+	CU_add_test(s, "small writes on the caller are dropped behind", t_small_dropped);
 	CU_add_test(s, "engine threads run at the given nice", t_engine_nice);
 	rc = tl_run_tests();
 	tl_fs_cleanup(&fs);
