@@ -87,19 +87,8 @@ static int write_atomic(struct dc_export *x, const char *path,
 static void fill_json(struct dc_export *x, FILE *f)
 {
 	fprintf(f, "{\"export_id\":%u,\"path\":", x->export_id);
-	/* the path through the engine's JSON string rules */
-	fputc('"', f);
-	for (const char *p = x->path; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputs("\",\"engine\":", f);
+	dcio_json_string(f, x->path);
+	fputs(",\"engine\":", f);
 	dcio_export_stats_json(x->io, f);
 	fputs("}\n", f);
 }

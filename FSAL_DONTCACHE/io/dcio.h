@@ -165,6 +165,8 @@ void dcio_export_stats_reset(struct dcio_export *x);
 /* Escapes a label value (backslash, double quote, newline) into out (always
  * NUL-terminated; truncated to outlen). Returns out. */
 char *dcio_prom_escape(const char *in, char *out, size_t outlen);
+/* Writes s as a JSON string (quoted, escaped), as the stats JSON does. */
+void dcio_json_string(FILE *o, const char *s);
 /* The write path the export's Write_Mode really takes now ("dontcache",
  * "dropbehind", "buffered", "direct") and, when it is a fallback, why (in
  * why, "" otherwise). */

@@ -6,7 +6,7 @@
 
 #define LD(v) ((unsigned long long)__atomic_load_n(&(v), __ATOMIC_RELAXED))
 
-static void put_str(FILE *o, const char *s)
+void dcio_json_string(FILE *o, const char *s)
 {
 	fputc('"', o);
 	for (; *s; s++) {
@@ -43,7 +43,7 @@ static void put_errors(FILE *o, struct dcio_stats *s)
 		const char *name = i ? strerrorname_np(i) : NULL;
 		fprintf(o, "%s", first ? "" : ",");
 		if (name)
-			put_str(o, name);
+			dcio_json_string(o, name);
 		else
 			fprintf(o, "\"errno_%d\"", i);
 		fprintf(o, ":%llu", n);
@@ -61,7 +61,7 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 	pthread_mutex_unlock(&x->mu);
 
 	fputs("{\"export\":", o);
-	put_str(o, x->name);
+	dcio_json_string(o, x->name);
 	fprintf(o, ",\"write_mode\":\"%s\",\"read_mode\":\"%s\",\"flush_mode\":\"%s\"",
 		dcio_write_mode_name(XP(x, write_mode)), dcio_read_mode_name(XP(x, read_mode)),
 		dcio_flush_mode_name(XP(x, flush_mode)));
