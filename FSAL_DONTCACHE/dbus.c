@@ -141,8 +141,8 @@ static void leaf(struct flat *f, enum leaf_kind kind, const void *v, int type)
 	DBusMessageIter e;
 	const char *k = f->key;
 
-	if (kind != f->kind || !open_c(f->o, f->dict, DBUS_TYPE_DICT_ENTRY,
-				      NULL, &e))
+	if (kind != f->kind ||
+	    !open_c(f->o, f->dict, DBUS_TYPE_DICT_ENTRY, NULL, &e))
 		return;
 	put(f->o, &e, DBUS_TYPE_STRING, &k);
 	if (type == DBUS_TYPE_STRING)
@@ -170,7 +170,8 @@ static bool parse_object(struct flat *f)
 		if (!parse_string(f, name, sizeof(name)))
 			return false;
 		if ((size_t)snprintf(f->key + len, sizeof(f->key) - len, "%s%s",
-				     len ? "." : "", name) >= sizeof(f->key) - len)
+				     len ? "." : "",
+				     name) >= sizeof(f->key) - len)
 			return false;
 		skip_ws(f);
 		if (*f->p != ':')
@@ -298,9 +299,10 @@ static void dc_extract_stats(struct fsal_module *const fsal_hdl, void *iter)
 	put(&o, it, DBUS_TYPE_STRING, &name);
 	if (open_c(&o, it, DBUS_TYPE_ARRAY, "(qsa{ss}a{st}a{sd})", &arr)) {
 		PTHREAD_MUTEX_lock(&DC.lock);
-		glist_for_each(n, &DC.exports) {
-			struct dc_export *x = glist_entry(n, struct dc_export,
-							  node);
+		glist_for_each(n, &DC.exports)
+		{
+			struct dc_export *x =
+				glist_entry(n, struct dc_export, node);
 
 			if (x->io != NULL)
 				parsed &= put_export(&o, &arr, x);
@@ -313,9 +315,11 @@ static void dc_extract_stats(struct fsal_module *const fsal_hdl, void *iter)
 	put(&o, it, DBUS_TYPE_STRING, &msg);
 	if ((!o.ok || !parsed) && dcio_ratelimit(&rl, 60, &supp))
 		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE: GetFSALStats reply incomplete: %s (%" PRIu64 " similar messages suppressed)",
-			o.ok ? "an export's figures could not be read" :
-			"out of memory", supp);
+			"DONTCACHE: GetFSALStats reply incomplete: %s (%" PRIu64
+			" similar messages suppressed)",
+			o.ok ? "an export's figures could not be read"
+			     : "out of memory",
+			supp);
 }
 
 static void dc_reset_stats(struct fsal_module *const fsal_hdl)
@@ -323,7 +327,8 @@ static void dc_reset_stats(struct fsal_module *const fsal_hdl)
 	struct glist_head *n;
 
 	PTHREAD_MUTEX_lock(&DC.lock);
-	glist_for_each(n, &DC.exports) {
+	glist_for_each(n, &DC.exports)
+	{
 		struct dc_export *x = glist_entry(n, struct dc_export, node);
 
 		if (x->io != NULL)

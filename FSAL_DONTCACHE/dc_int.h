@@ -35,11 +35,11 @@ struct dc_module {
 	bool malloc_tuned;
 
 	struct dcio_engine *engine;
-	pthread_mutex_t lock;		/* exports list, stats thread */
+	pthread_mutex_t lock; /* exports list, stats thread */
 	struct glist_head exports;
 	pthread_t stats_thread;
 	pthread_cond_t stats_cond;
-	bool stats_running;		/* stats.c starts it with the first export
+	bool stats_running; /* stats.c starts it with the first export
 					 * that has a stats or Prometheus file */
 	bool stats_stop;
 };
@@ -60,8 +60,8 @@ struct dc_export_cfg {
 	uint32_t flush_interval_ms;
 	uint32_t worker_write_max;
 	char *key_file;
-	char *stats_file;		/* NULL: no JSON file */
-	char *prom_file;		/* NULL: no Prometheus file */
+	char *stats_file; /* NULL: no JSON file */
+	char *prom_file; /* NULL: no Prometheus file */
 };
 
 /* The engine files of an export's regular files, one per file, shared by
@@ -74,9 +74,9 @@ struct dc_export_cfg {
 struct dc_efile;
 
 struct dc_efiles {
-	pthread_mutex_t mu;		/* table, refs, kept list */
-	struct dc_efile **bucket;	/* DC_EFILE_BUCKETS chains */
-	struct glist_head kept;		/* unreferenced kept entries, oldest first */
+	pthread_mutex_t mu; /* table, refs, kept list */
+	struct dc_efile **bucket; /* DC_EFILE_BUCKETS chains */
+	struct glist_head kept; /* unreferenced kept entries, oldest first */
 	unsigned int nkept;
 };
 
@@ -84,33 +84,34 @@ struct dc_export {
 	struct fsal_export export;
 	struct dc_export_cfg cfg;
 	char *path;
-	int root_fd;			/* export root (not O_PATH: open_by_handle_at refuses those as mount fd) */
+	int root_fd; /* export root (not O_PATH: open_by_handle_at refuses those as mount fd) */
 	dev_t dev;
 	fsal_fsid_t fsid;
 	uint8_t key[DC_KEY_LEN];
 	struct dcio_export *io;
-	struct glist_head node;		/* DC.exports */
+	struct glist_head node; /* DC.exports */
 	uint16_t export_id;
 	struct dc_efiles efiles;
 };
 
 struct dc_file_state {
 	struct fsal_share share;
-	struct fsal_fd gfd;		/* ganesha's view of the global open (flags only) */
-	struct dc_efile *ef;		/* the file's engine state, shared by its handles */
+	struct fsal_fd gfd; /* ganesha's view of the global open (flags only) */
+	struct dc_efile
+		*ef; /* the file's engine state, shared by its handles */
 };
 
 struct dc_handle {
 	struct fsal_obj_handle obj_handle;
 	struct dc_fh fh;
 	struct dc_export *exp;
-	struct dc_file_state file;	/* REGULAR_FILE only */
+	struct dc_file_state file; /* REGULAR_FILE only */
 };
 
 /* NFSv4 open/lock state: ganesha finds the fd right after the state_t */
 struct dc_state {
 	struct state_t state;
-	struct fsal_fd fd;		/* flags only, like dc_file_state.gfd */
+	struct fsal_fd fd; /* flags only, like dc_file_state.gfd */
 };
 
 /* a kernel file handle (name_to_handle_at/open_by_handle_at) */
@@ -148,11 +149,12 @@ struct dc_param_range {
 /* main.c: at a reload, logs changes to the DONTCACHE block (not reloadable) */
 void dc_module_reload_check(config_file_t root);
 #if FSAL_MAJOR_VERSION < 13
-config_file_t dc_parse_root(void *node);	/* 4.3: get_parse_root */
+config_file_t dc_parse_root(void *node); /* 4.3: get_parse_root */
 #endif
 
 /* export.c */
-int dc_check_ranges(const char *where, const struct dc_param_range *r, const void *base);
+int dc_check_ranges(const char *where, const struct dc_param_range *r,
+		    const void *base);
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops);
@@ -165,8 +167,10 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 /* stats.c: the stats and Prometheus files, the stats thread, the engine's
  * log sink and the export's start line */
 void dc_write_stats(struct dc_export *x);
-void dc_stats_export_added(struct dc_export *x);	/* after it joined DC.exports */
-void dc_stats_export_final(struct dc_export *x);	/* at release: files + log line */
+void dc_stats_export_added(
+	struct dc_export *x); /* after it joined DC.exports */
+void dc_stats_export_final(
+	struct dc_export *x); /* at release: files + log line */
 /* dbus.c: the module's fsal_extract_stats / fsal_reset_stats (DBus stats) */
 void dc_dbus_init(struct fsal_module *fsal_hdl);
 void dc_stats_shutdown(void);
@@ -175,15 +179,18 @@ void dc_engine_log(int level, const char *fmt, ...)
 void dc_log_export_start(struct dc_export *x);
 void dc_check_stats_paths(struct dc_export *x);
 /* a reload changed Stats_File/Prometheus_File: takes both strings */
-void dc_stats_files_update(struct dc_export *x, char *stats_file, char *prom_file);
+void dc_stats_files_update(struct dc_export *x, char *stats_file,
+			   char *prom_file);
 
 /* handle.c */
-int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len, struct dc_fh *fh);
+int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len,
+		    struct dc_fh *fh);
 fsal_status_t dc_check_name(const char *name);
 void dc_handle_ops_init(struct fsal_obj_ops *ops);
 int dc_open_fh(struct dc_export *x, const struct dc_fh *fh, int flags);
 fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,
-			     struct dc_handle **out, struct fsal_attrlist *attrs);
+			     struct dc_handle **out,
+			     struct fsal_attrlist *attrs);
 fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
 			     struct fsal_obj_handle **handle,
 			     struct fsal_attrlist *attrs_out);
@@ -193,31 +200,37 @@ fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 			       struct fsal_attrlist *attrs_out);
 fsal_status_t dc_stat_attrs(struct dc_export *x, const struct stat *st,
 			    struct fsal_attrlist *attrs);
-void dc_unlink_created(struct dc_export *x, int dfd, const char *name, ino_t ino,
-		       bool is_dir);
+void dc_unlink_created(struct dc_export *x, int dfd, const char *name,
+		       ino_t ino, bool is_dir);
 
 /* file.c */
 fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
-		       fsal_openflags_t openflags, enum fsal_create_mode createmode,
-		       const char *name, struct fsal_attrlist *attrs_in,
-		       fsal_verifier_t verifier, struct fsal_obj_handle **new_obj,
-		       struct fsal_attrlist *attrs_out, bool *caller_perm_check
-		       DC_PARENT_ATTRS);
+		       fsal_openflags_t openflags,
+		       enum fsal_create_mode createmode, const char *name,
+		       struct fsal_attrlist *attrs_in, fsal_verifier_t verifier,
+		       struct fsal_obj_handle **new_obj,
+		       struct fsal_attrlist *attrs_out,
+		       bool *caller_perm_check DC_PARENT_ATTRS);
 fsal_status_t dc_reopen2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 			 fsal_openflags_t openflags);
-fsal_openflags_t dc_status2(struct fsal_obj_handle *obj_hdl, struct state_t *state);
-void dc_read2(struct fsal_obj_handle *obj_hdl, bool bypass, fsal_async_cb done_cb,
-	      struct fsal_io_arg *read_arg, void *caller_arg);
-void dc_write2(struct fsal_obj_handle *obj_hdl, bool bypass, fsal_async_cb done_cb,
-	       struct fsal_io_arg *write_arg, void *caller_arg);
-fsal_status_t dc_commit2(struct fsal_obj_handle *obj_hdl, off_t offset, size_t len);
-fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
-			  void *owner, fsal_lock_op_t lock_op,
+fsal_openflags_t dc_status2(struct fsal_obj_handle *obj_hdl,
+			    struct state_t *state);
+void dc_read2(struct fsal_obj_handle *obj_hdl, bool bypass,
+	      fsal_async_cb done_cb, struct fsal_io_arg *read_arg,
+	      void *caller_arg);
+void dc_write2(struct fsal_obj_handle *obj_hdl, bool bypass,
+	       fsal_async_cb done_cb, struct fsal_io_arg *write_arg,
+	       void *caller_arg);
+fsal_status_t dc_commit2(struct fsal_obj_handle *obj_hdl, off_t offset,
+			 size_t len);
+fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj_hdl,
+			  struct state_t *state, void *owner,
+			  fsal_lock_op_t lock_op,
 			  fsal_lock_param_t *request_lock,
 			  fsal_lock_param_t *conflicting_lock);
 fsal_status_t dc_close2(struct fsal_obj_handle *obj_hdl, struct state_t *state);
-fsal_status_t dc_truncate(struct dc_handle *h, bool bypass, struct state_t *state,
-			  uint64_t size);
+fsal_status_t dc_truncate(struct dc_handle *h, bool bypass,
+			  struct state_t *state, uint64_t size);
 void dc_file_release(struct dc_handle *h);
 void dc_release_engine_file(struct dc_handle *h);
 
@@ -263,9 +276,10 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 
 /* file.c, for v42.c: a WRITE's checks and engine file (its lock read-held
  * until dc_put_engine_file) */
-fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *state,
-			  fsal_openflags_t need);
-int dc_get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io);
+fsal_status_t dc_check_io(struct dc_handle *h, bool bypass,
+			  struct state_t *state, fsal_openflags_t need);
+int dc_get_engine_file(struct dc_handle *h, bool need_write,
+		       struct dcio_file **io);
 void dc_put_engine_file(struct dc_handle *h);
 
 /* v42.c: NFSv4.2 ALLOCATE/DEALLOCATE, SEEK, user extended attributes */

@@ -29,21 +29,21 @@
 #define DC_EFILE_OPEN_TRIES 8
 
 struct dc_efile {
-	struct dc_efile *next;		/* hash chain (table mutex) */
-	struct glist_head kept;		/* on dc_efiles.kept while refs == 0 */
+	struct dc_efile *next; /* hash chain (table mutex) */
+	struct glist_head kept; /* on dc_efiles.kept while refs == 0 */
 	struct dc_export *x;
 	struct dc_fh fh;
-	uint64_t fileid;		/* for the log */
-	unsigned int refs;		/* handles of the file (table mutex) */
-	pthread_rwlock_t io_lock;	/* protects io against close/reopen */
-	struct dcio_file *io;		/* engine file with its own fd */
+	uint64_t fileid; /* for the log */
+	unsigned int refs; /* handles of the file (table mutex) */
+	pthread_rwlock_t io_lock; /* protects io against close/reopen */
+	struct dcio_file *io; /* engine file with its own fd */
 	bool io_rdonly;
-	int pending_err;		/* error from an engine close, for the next COMMIT */
+	int pending_err; /* error from an engine close, for the next COMMIT */
 };
 
 static uint32_t fh_hash(const struct dc_fh *fh)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
+	uint32_t h = 2166136261u; /* FNV-1a */
 
 	for (unsigned int i = 0; i < fh->len; i++)
 		h = (h ^ fh->host[i]) * 16777619u;
@@ -84,9 +84,12 @@ static void close_kept(struct dc_efile *e, const char *why)
 	int rc = e->io != NULL ? dcio_file_close(e->io) : 0;
 
 	LogWarn(COMPONENT_FSAL,
-		"DONTCACHE export %u: file %" PRIu64 ": %s: the memory of a lost write-back (%s) is dropped",
+		"DONTCACHE export %u: file %" PRIu64
+		": %s: the memory of a lost write-back (%s) is dropped",
 		e->x->export_id, e->fileid, why,
-		strerror(e->pending_err ? e->pending_err : rc ? rc : EIO));
+		strerror(e->pending_err ? e->pending_err
+			 : rc		? rc
+					: EIO));
 	efile_free(e);
 }
 
@@ -120,7 +123,8 @@ struct dc_efile *dc_efile_get(struct dc_export *x, const struct dc_fh *fh,
 	PTHREAD_MUTEX_unlock(&t->mu);
 	if (adopted)
 		LogEvent(COMPONENT_FSAL,
-			 "DONTCACHE export %u: file %" PRIu64 " adopts its kept engine file",
+			 "DONTCACHE export %u: file %" PRIu64
+			 " adopts its kept engine file",
 			 x->export_id, e->fileid);
 	return e;
 }
@@ -129,7 +133,8 @@ static bool unlinked(struct dcio_file *io)
 {
 	struct stat st;
 
-	return io != NULL && fstat(dcio_file_fd(io), &st) == 0 && st.st_nlink == 0;
+	return io != NULL && fstat(dcio_file_fd(io), &st) == 0 &&
+	       st.st_nlink == 0;
 }
 
 void dc_efile_put(struct dc_efile *e)
@@ -152,8 +157,8 @@ void dc_efile_put(struct dc_efile *e)
 			efile_free(e);
 			return;
 		}
-		if (i > 0 && (!tried_closed || e->io == NULL ||
-			      i == DC_EFILE_PUT_TRIES))
+		if (i > 0 &&
+		    (!tried_closed || e->io == NULL || i == DC_EFILE_PUT_TRIES))
 			break;
 		PTHREAD_MUTEX_unlock(&t->mu);
 		tried_closed = dc_efile_close_if_clean(e);
@@ -171,7 +176,8 @@ void dc_efile_put(struct dc_efile *e)
 	} else {
 		glist_add_tail(&t->kept, &e->kept);
 		if (++t->nkept > DC_KEPT_MAX) {
-			old = glist_first_entry(&t->kept, struct dc_efile, kept);
+			old = glist_first_entry(&t->kept, struct dc_efile,
+						kept);
 			glist_del(&old->kept);
 			t->nkept--;
 			unhash(t, old);
@@ -184,11 +190,14 @@ void dc_efile_put(struct dc_efile *e)
 		efile_free(e);
 		return;
 	}
-	LogEvent(COMPONENT_FSAL,
-		 "DONTCACHE export %u: file %" PRIu64 ": handle evicted with lost write-back data: engine file kept (%u kept)",
-		 x->export_id, e->fileid, n);
+	LogEvent(
+		COMPONENT_FSAL,
+		"DONTCACHE export %u: file %" PRIu64
+		": handle evicted with lost write-back data: engine file kept (%u kept)",
+		x->export_id, e->fileid, n);
 	if (old != NULL)
-		close_kept(old, "too many evicted files with lost write-back data");
+		close_kept(old,
+			   "too many evicted files with lost write-back data");
 }
 
 void dc_efiles_drain(struct dc_export *x)
@@ -236,7 +245,8 @@ static int open_engine_file(struct dc_efile *e, bool need_write)
 	if (e->io != NULL && !(need_write && e->io_rdonly))
 		return 0;
 	fd = dc_open_fh(e->x, &e->fh, O_RDWR);
-	if (fd < 0 && !need_write && (errno == EROFS || errno == EACCES || errno == EPERM))
+	if (fd < 0 && !need_write &&
+	    (errno == EROFS || errno == EACCES || errno == EPERM))
 		fd = dc_open_fh(e->x, &e->fh, O_RDONLY);
 	if (fd < 0)
 		return (errno == ENOENT) ? ESTALE : errno;

@@ -21,43 +21,54 @@
 /* Ranges are checked here rather than by ganesha so that the error names the
  * parameter (ganesha's own message for a bad number or token does not). */
 static const struct dc_param_range export_ranges[] = {
-	{ "Max_Inflight_Bytes", offsetof(struct dc_export_cfg, max_inflight_bytes), 8,
-	  1 * MiB, 64ULL * 1024 * MiB },
-	{ "Inflight_Wait_Ms", offsetof(struct dc_export_cfg, inflight_wait_ms), 4, 0, 600000 },
-	{ "Flush_File_Bytes", offsetof(struct dc_export_cfg, flush_file_bytes), 8,
-	  64 * 1024, 64ULL * 1024 * MiB },
-	{ "Flush_Export_Bytes", offsetof(struct dc_export_cfg, flush_export_bytes), 8,
-	  64 * 1024, 1024ULL * 1024 * MiB },
-	{ "Flush_Interval_Ms", offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
-	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max), 4, 0, 16 * MiB },
+	{ "Max_Inflight_Bytes",
+	  offsetof(struct dc_export_cfg, max_inflight_bytes), 8, 1 * MiB,
+	  64ULL * 1024 * MiB },
+	{ "Inflight_Wait_Ms", offsetof(struct dc_export_cfg, inflight_wait_ms),
+	  4, 0, 600000 },
+	{ "Flush_File_Bytes", offsetof(struct dc_export_cfg, flush_file_bytes),
+	  8, 64 * 1024, 64ULL * 1024 * MiB },
+	{ "Flush_Export_Bytes",
+	  offsetof(struct dc_export_cfg, flush_export_bytes), 8, 64 * 1024,
+	  1024ULL * 1024 * MiB },
+	{ "Flush_Interval_Ms",
+	  offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
+	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max),
+	  4, 0, 16 * MiB },
 	{ NULL, 0, 0, 0, 0 }
 };
 
 static struct config_item dc_export_items[] = {
 	CONF_ITEM_NOOP("name"),
-	CONF_ITEM_STR("Write_Mode", 1, 32, "dontcache", dc_export_cfg, write_mode_s),
-	CONF_ITEM_STR("Read_Mode", 1, 32, "buffered", dc_export_cfg, read_mode_s),
-	CONF_ITEM_STR("Flush_Mode", 1, 32, "coalesced", dc_export_cfg, flush_mode_s),
+	CONF_ITEM_STR("Write_Mode", 1, 32, "dontcache", dc_export_cfg,
+		      write_mode_s),
+	CONF_ITEM_STR("Read_Mode", 1, 32, "buffered", dc_export_cfg,
+		      read_mode_s),
+	CONF_ITEM_STR("Flush_Mode", 1, 32, "coalesced", dc_export_cfg,
+		      flush_mode_s),
 	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, 256 * MiB,
 		       dc_export_cfg, max_inflight_bytes),
-	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX, 5000,
-		       dc_export_cfg, inflight_wait_ms),
+	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX, 5000, dc_export_cfg,
+		       inflight_wait_ms),
 	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX, 8 * MiB,
 		       dc_export_cfg, flush_file_bytes),
 	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX, 64 * MiB,
 		       dc_export_cfg, flush_export_bytes),
-	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, 1000,
-		       dc_export_cfg, flush_interval_ms),
+	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, 1000, dc_export_cfg,
+		       flush_interval_ms),
 	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX, 64 * 1024,
 		       dc_export_cfg, worker_write_max),
-	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg, key_file),
+	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
+		       key_file),
 	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
-	CONF_ITEM_PATH("Prometheus_File", 1, 4096, NULL, dc_export_cfg, prom_file),
+	CONF_ITEM_PATH("Prometheus_File", 1, 4096, NULL, dc_export_cfg,
+		       prom_file),
 	CONFIG_EOL
 };
 
 static struct config_block dc_export_block = {
-	.dbus_interface_name = "org.ganesha.nfsd.config.fsal.dontcache-export%d",
+	.dbus_interface_name =
+		"org.ganesha.nfsd.config.fsal.dontcache-export%d",
 	.blk_desc.name = "FSAL",
 	.blk_desc.type = CONFIG_BLOCK,
 	.blk_desc.u.blk.init = noop_conf_init,
@@ -143,9 +154,10 @@ static fsal_status_t dc_host_to_key(struct fsal_export *exp_hdl,
 {
 	struct dc_fh fh;
 
-	if (dc_fh_from_desc(dc_exp(exp_hdl), fh_desc->addr, fh_desc->len, &fh) != 0)
+	if (dc_fh_from_desc(dc_exp(exp_hdl), fh_desc->addr, fh_desc->len,
+			    &fh) != 0)
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
-	fh_desc->len = fh.len;	/* the key is the host form */
+	fh_desc->len = fh.len; /* the key is the host form */
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -246,7 +258,8 @@ static int load_key(struct dc_export *x)
 	int rc, mnt_id;
 
 	if (x->cfg.key_file == NULL)
-		x->cfg.key_file = default_path(DC_STATE_DIR, x->export_id, "key");
+		x->cfg.key_file =
+			default_path(DC_STATE_DIR, x->export_id, "key");
 	rc = make_parent_dir(x->cfg.key_file);
 	if (rc == 0)
 		rc = dc_key_load(x->cfg.key_file, secret);
@@ -254,20 +267,25 @@ static int load_key(struct dc_export *x)
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE export %u: Handle_Key_File %s: %s%s",
 			x->export_id, x->cfg.key_file, strerror(rc),
-			rc == EINVAL ? " (must hold exactly 16 bytes)" :
-			rc == EPERM ? " (must be owned by root with no group or other permissions, e.g. 0600)" : "");
+			rc == EINVAL ? " (must hold exactly 16 bytes)"
+			: rc == EPERM
+				? " (must be owned by root with no group or other permissions, e.g. 0600)"
+				: "");
 		return rc;
 	}
 	/* bind the MAC to this export (id and root): exports sharing a key
 	 * file refuse each other's relabelled handles */
 	k.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(x->root_fd, "", &k.fh, &mnt_id, AT_EMPTY_PATH) != 0) {
+	if (name_to_handle_at(x->root_fd, "", &k.fh, &mnt_id, AT_EMPTY_PATH) !=
+	    0) {
 		rc = errno;
-		LogCrit(COMPONENT_FSAL, "DONTCACHE export %u: Path %s: no file handle: %s",
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: Path %s: no file handle: %s",
 			x->export_id, x->path, strerror(rc));
 		return rc;
 	}
-	dc_key_bind(secret, x->export_id, k.fh.f_handle, k.fh.handle_bytes, x->key);
+	dc_key_bind(secret, x->export_id, k.fh.f_handle, k.fh.handle_bytes,
+		    x->key);
 	memset(secret, 0, sizeof(secret));
 	return 0;
 }
@@ -306,7 +324,8 @@ static int start_io(struct dc_export *x)
 	return 0;
 }
 
-static int bad_mode(uint16_t id, const char *param, const char *val, const char *allowed)
+static int bad_mode(uint16_t id, const char *param, const char *val,
+		    const char *allowed)
 {
 	LogCrit(COMPONENT_FSAL,
 		"DONTCACHE export %u: config error: %s = \"%s\" is not one of %s",
@@ -329,8 +348,10 @@ static int load_export_cfg(struct dc_export *x, void *parse_node,
 	 * not fail the block for it): look at the flags for this block alone. */
 	err_type->bogus = false;
 	err_type->invalid = false;
-	if (load_config_from_node(parse_node, &dc_export_block, c, true, err_type) != 0 ||
-	    err_type->errors != before || err_type->bogus || err_type->invalid) {
+	if (load_config_from_node(parse_node, &dc_export_block, c, true,
+				  err_type) != 0 ||
+	    err_type->errors != before || err_type->bogus ||
+	    err_type->invalid) {
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE export %u: config error in the FSAL block (%u: see the CONFIG lines above; unknown parameters are named there)",
 			x->export_id, err_type->errors - before);
@@ -353,17 +374,20 @@ static int load_export_cfg(struct dc_export *x, void *parse_node,
 	return rc;
 }
 
-int dc_check_ranges(const char *where, const struct dc_param_range *r, const void *base)
+int dc_check_ranges(const char *where, const struct dc_param_range *r,
+		    const void *base)
 {
 	int rc = 0;
 
 	for (; r->name != NULL; r++) {
 		const char *p = (const char *)base + r->off;
-		uint64_t v = r->size == 8 ? *(const uint64_t *)p : *(const uint32_t *)p;
+		uint64_t v = r->size == 8 ? *(const uint64_t *)p
+					  : *(const uint32_t *)p;
 
 		if (v < r->min || v > r->max) {
 			LogCrit(COMPONENT_FSAL,
-				"%s: config error: %s = %" PRIu64 " is out of range %" PRIu64 "..%" PRIu64,
+				"%s: config error: %s = %" PRIu64
+				" is out of range %" PRIu64 "..%" PRIu64,
 				where, r->name, v, r->min, r->max);
 			rc = EINVAL;
 		}
@@ -441,7 +465,8 @@ static void note(struct dc_changes *ch, const char *fmt, ...)
 	if (ch->n >= sizeof(ch->buf) - 1)
 		return;
 	if (ch->n != 0)
-		ch->n += snprintf(ch->buf + ch->n, sizeof(ch->buf) - ch->n, ", ");
+		ch->n += snprintf(ch->buf + ch->n, sizeof(ch->buf) - ch->n,
+				  ", ");
 	if (ch->n >= sizeof(ch->buf) - 1)
 		return;
 	va_start(ap, fmt);
@@ -475,24 +500,24 @@ static void keep_mode(struct dc_export *x, struct dc_changes *refused,
 	*new_s = gsh_strdup(old_s);
 }
 
-#define DC_NUM_CHANGE(field, name, fmt)						\
-	do {									\
-		if (c->field != o->field) {					\
-			note(&applied, name " %" fmt " -> %" fmt, o->field,	\
-			     c->field);						\
-			o->field = c->field;					\
-		}								\
+#define DC_NUM_CHANGE(field, name, fmt)                                     \
+	do {                                                                \
+		if (c->field != o->field) {                                 \
+			note(&applied, name " %" fmt " -> %" fmt, o->field, \
+			     c->field);                                     \
+			o->field = c->field;                                \
+		}                                                           \
 	} while (0)
 
-#define DC_MODE_CHANGE(field, name, namefn)					\
-	do {									\
-		if (c->field != o->field)					\
-			note(&applied, name " %s -> %s", namefn(o->field),	\
-			     namefn(c->field));					\
-		o->field = c->field;						\
-		tmp = o->field##_s;						\
-		o->field##_s = c->field##_s;					\
-		c->field##_s = tmp;						\
+#define DC_MODE_CHANGE(field, name, namefn)                                \
+	do {                                                               \
+		if (c->field != o->field)                                  \
+			note(&applied, name " %s -> %s", namefn(o->field), \
+			     namefn(c->field));                            \
+		o->field = c->field;                                       \
+		tmp = o->field##_s;                                        \
+		o->field##_s = c->field##_s;                               \
+		c->field##_s = tmp;                                        \
 	} while (0)
 
 /* ganesha's reload (SIGHUP, DBus UpdateExport) hands the export's new FSAL
@@ -517,7 +542,8 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 	int rc;
 
 	/* ganesha's own check that the stacking did not change */
-	st = update_export(fsal_hdl, parse_node, err_type, original, updated_super);
+	st = update_export(fsal_hdl, parse_node, err_type, original,
+			   updated_super);
 	if (FSAL_IS_ERROR(st))
 		return st;
 #if FSAL_MAJOR_VERSION < 13
@@ -547,16 +573,20 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 			x->export_id, o->key_file, c->key_file, o->key_file);
 		note(&refused, "Handle_Key_File (kept %s)", o->key_file);
 	}
-	if ((c->write_mode == DCIO_WRITE_DIRECT) != (o->write_mode == DCIO_WRITE_DIRECT)) {
-		keep_mode(x, &refused, "Write_Mode", &c->write_mode_s, o->write_mode_s);
+	if ((c->write_mode == DCIO_WRITE_DIRECT) !=
+	    (o->write_mode == DCIO_WRITE_DIRECT)) {
+		keep_mode(x, &refused, "Write_Mode", &c->write_mode_s,
+			  o->write_mode_s);
 		c->write_mode = o->write_mode;
 	}
-	if ((c->read_mode == DCIO_READ_DIRECT) != (o->read_mode == DCIO_READ_DIRECT)) {
-		keep_mode(x, &refused, "Read_Mode", &c->read_mode_s, o->read_mode_s);
+	if ((c->read_mode == DCIO_READ_DIRECT) !=
+	    (o->read_mode == DCIO_READ_DIRECT)) {
+		keep_mode(x, &refused, "Read_Mode", &c->read_mode_s,
+			  o->read_mode_s);
 		c->read_mode = o->read_mode;
 	}
 
-	p = (struct dcio_export_params) {
+	p = (struct dcio_export_params){
 		.write_mode = c->write_mode,
 		.read_mode = c->read_mode,
 		.flush_mode = c->flush_mode,
@@ -587,8 +617,8 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 	if (str_differ(c->stats_file, o->stats_file) ||
 	    str_differ(c->prom_file, o->prom_file)) {
 		if (str_differ(c->stats_file, o->stats_file))
-			note(&applied, "Stats_File %s -> %s", or_none(o->stats_file),
-			     or_none(c->stats_file));
+			note(&applied, "Stats_File %s -> %s",
+			     or_none(o->stats_file), or_none(c->stats_file));
 		if (str_differ(c->prom_file, o->prom_file))
 			note(&applied, "Prometheus_File %s -> %s",
 			     or_none(o->prom_file), or_none(c->prom_file));
@@ -598,11 +628,12 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 	}
 
 	wpath = dcio_export_write_path(x->io, why, sizeof(why));
-	LogEvent(COMPONENT_FSAL,
-		 "DONTCACHE export %u: reload: applied: %s; refused: %s; write path %s%s%s%s",
-		 x->export_id, applied.n ? applied.buf : "(no change)",
-		 refused.n ? refused.buf : "(none)", wpath, why[0] ? " (" : "",
-		 why, why[0] ? ")" : "");
+	LogEvent(
+		COMPONENT_FSAL,
+		"DONTCACHE export %u: reload: applied: %s; refused: %s; write path %s%s%s%s",
+		x->export_id, applied.n ? applied.buf : "(no change)",
+		refused.n ? refused.buf : "(none)", wpath, why[0] ? " (" : "",
+		why, why[0] ? ")" : "");
 out:
 	dc_free_cfg(c);
 	gsh_free(n);

@@ -69,13 +69,14 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 			     struct state_t *state, fsal_openflags_t need,
 			     bool for_locks)
 {
-	struct fsal_fd temp_fd = { .openflags = FSAL_O_CLOSED }, *out_fd = &temp_fd;
+	struct fsal_fd temp_fd = { .openflags = FSAL_O_CLOSED },
+		       *out_fd = &temp_fd;
 	bool has_lock = false, closefd = false, reusing = false;
 	fsal_status_t st;
 
 	st = fsal_find_fd(&out_fd, &h->obj_handle, &h->file.gfd, &h->file.share,
-			  bypass, state, need, open_func, close_func,
-			  &has_lock, &closefd, for_locks, &reusing);
+			  bypass, state, need, open_func, close_func, &has_lock,
+			  &closefd, for_locks, &reusing);
 	if (closefd)
 		close_func(&h->obj_handle, out_fd);
 	if (has_lock)

@@ -45,8 +45,7 @@ static fsal_status_t dc_close_func(struct fsal_obj_handle *obj,
 }
 
 /* The fd LRU's reaper only has the fd: it is a handle's global fd. */
-static void dc_get_fsal_obj_hdl(struct fsal_export *exp_hdl,
-				struct fsal_fd *fd,
+static void dc_get_fsal_obj_hdl(struct fsal_export *exp_hdl, struct fsal_fd *fd,
 				struct fsal_obj_handle **handle)
 {
 	*handle = &container_of(fd, struct dc_handle, file.gfd)->obj_handle;
@@ -85,7 +84,8 @@ void dc_fd_handle_fini(struct dc_handle *h)
 
 	if (FSAL_IS_ERROR(st))
 		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE export %u: file %" PRIu64 ": closing its global fd failed: %s",
+			"DONTCACHE export %u: file %" PRIu64
+			": closing its global fd failed: %s",
 			h->exp->export_id, h->obj_handle.fileid,
 			fsal_err_txt(st));
 	destroy_fsal_fd(&h->file.gfd);

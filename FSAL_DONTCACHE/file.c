@@ -21,7 +21,8 @@ static struct fsal_fd *state_fd(struct state_t *state)
 /* The file's engine file (efile.c, shared by every handle of the file).
  * Returns with its lock read-held and *io set, or an errno with no lock
  * held. */
-static int get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io)
+static int get_engine_file(struct dc_handle *h, bool need_write,
+			   struct dcio_file **io)
 {
 	return dc_efile_io(h->file.ef, need_write, io);
 }
@@ -38,7 +39,8 @@ static void release_if_clean(struct dc_handle *h)
 {
 	if (!dc_efile_close_if_clean(h->file.ef))
 		LogInfo(COMPONENT_FSAL,
-			"DONTCACHE export %u: file %" PRIu64 " has lost write-back data: its engine file stays open",
+			"DONTCACHE export %u: file %" PRIu64
+			" has lost write-back data: its engine file stays open",
 			h->exp->export_id, h->obj_handle.fileid);
 }
 
@@ -58,7 +60,8 @@ void dc_file_release(struct dc_handle *h)
  * open by name, an NFSv4 open upgrade). A read-only open of a file the caller
  * may only execute is allowed, as there. */
 static fsal_status_t open_permission(struct fsal_obj_handle *obj,
-				     fsal_openflags_t openflags, bool owner_skip)
+				     fsal_openflags_t openflags,
+				     bool owner_skip)
 {
 	fsal_accessflags_t mask = 0;
 	fsal_status_t st;
@@ -91,11 +94,11 @@ static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 /* Opens an existing file. Unless this call created it (created), the
  * caller's permission is checked first: nothing (share state, size) changes
  * when it is refused. */
-static fsal_status_t open_by_handle(struct fsal_obj_handle *obj, struct state_t *state,
-				    fsal_openflags_t openflags,
-				    enum fsal_create_mode createmode,
-				    fsal_verifier_t verifier,
-				    struct fsal_attrlist *attrs_out, bool created)
+static fsal_status_t
+open_by_handle(struct fsal_obj_handle *obj, struct state_t *state,
+	       fsal_openflags_t openflags, enum fsal_create_mode createmode,
+	       fsal_verifier_t verifier, struct fsal_attrlist *attrs_out,
+	       bool created)
 {
 	struct dc_handle *h = dc_hdl(obj);
 	struct fsal_fd *fd = state ? state_fd(state) : &h->file.gfd;
@@ -103,7 +106,9 @@ static fsal_status_t open_by_handle(struct fsal_obj_handle *obj, struct state_t 
 	struct fsal_attrlist attrs;
 
 	if (obj->type != REGULAR_FILE)
-		return fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR : ERR_FSAL_INVAL, 0);
+		return fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR
+						       : ERR_FSAL_INVAL,
+				0);
 
 	fsal_prepare_attrs(&attrs, ATTRS_POSIX);
 	st = obj->obj_ops->getattrs(obj, &attrs);
@@ -116,7 +121,7 @@ static fsal_status_t open_by_handle(struct fsal_obj_handle *obj, struct state_t 
 	if (!FSAL_IS_ERROR(st) && !created)
 		st = open_permission(obj, openflags,
 				     createmode >= FSAL_EXCLUSIVE ||
-				     (openflags & FSAL_O_RECLAIM));
+					     (openflags & FSAL_O_RECLAIM));
 	if (FSAL_IS_ERROR(st)) {
 		fsal_release_attrs(&attrs);
 		return st;
@@ -170,7 +175,8 @@ static int open_or_create(int dfd, const char *name, mode_t mode,
 		return openat(dfd, name, O_PATH | O_NOFOLLOW);
 	fsal_set_credentials(&op_ctx->creds);
 	for (int i = 0; i < 4; i++) {
-		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CREAT | O_EXCL, mode);
+		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CREAT | O_EXCL,
+			    mode);
 		if (fd >= 0) {
 			*created = true;
 			break;
@@ -188,11 +194,12 @@ static int open_or_create(int dfd, const char *name, mode_t mode,
 }
 
 fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
-		       fsal_openflags_t openflags, enum fsal_create_mode createmode,
-		       const char *name, struct fsal_attrlist *attrs_in,
-		       fsal_verifier_t verifier, struct fsal_obj_handle **new_obj,
-		       struct fsal_attrlist *attrs_out, bool *caller_perm_check
-		       DC_PARENT_ATTRS)
+		       fsal_openflags_t openflags,
+		       enum fsal_create_mode createmode, const char *name,
+		       struct fsal_attrlist *attrs_in, fsal_verifier_t verifier,
+		       struct fsal_obj_handle **new_obj,
+		       struct fsal_attrlist *attrs_out,
+		       bool *caller_perm_check DC_PARENT_ATTRS)
 {
 	struct dc_handle *dir = dc_hdl(obj_hdl), *h = NULL;
 	int dfd, fd, err;
@@ -215,7 +222,8 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 
 	if (createmode != FSAL_NO_CREATE) {
 		mode = fsal2unix_mode(attrs_in->mode) &
-		       ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
+		       ~op_ctx->fsal_export->exp_ops.fs_umask(
+			       op_ctx->fsal_export);
 		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_MODE);
 	}
 	dfd = dc_open_fh(dir->exp, &dir->fh, O_PATH | O_DIRECTORY);
@@ -238,15 +246,18 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	if (FSAL_IS_ERROR(st))
 		goto fail;
 	if (h->obj_handle.type != REGULAR_FILE) {
-		st = fsalstat(h->obj_handle.type == DIRECTORY ? ERR_FSAL_ISDIR
-							       : ERR_FSAL_SYMLINK, 0);
+		st = fsalstat(h->obj_handle.type == DIRECTORY
+				      ? ERR_FSAL_ISDIR
+				      : ERR_FSAL_SYMLINK,
+			      0);
 		goto fail;
 	}
 	*new_obj = &h->obj_handle;
 
 	/* attributes are set only on a file this call created */
 	if (created && attrs_in->valid_mask != 0) {
-		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false, state, attrs_in);
+		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false,
+						     state, attrs_in);
 		if (FSAL_IS_ERROR(st))
 			goto fail;
 	}
@@ -325,7 +336,8 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 	if (state->state_type == STATE_TYPE_SHARE ||
 	    state->state_type == STATE_TYPE_NLM_SHARE ||
 	    state->state_type == STATE_TYPE_9P_FID)
-		update_share_counters(&h->file.share, fd->openflags, FSAL_O_CLOSED);
+		update_share_counters(&h->file.share, fd->openflags,
+				      FSAL_O_CLOSED);
 	dc_fd_close(h, fd);
 	last = h->file.share.share_access_read == 0 &&
 	       h->file.share.share_access_write == 0 &&
@@ -340,8 +352,9 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 
 /* Checks the caller's right to do I/O (share reservations, NFSv4 state):
  * ganesha's fd helpers of the version (fd_v11.c, fd_v13.c). */
-static fsal_status_t check_io(struct dc_handle *h, bool bypass, struct state_t *state,
-			      fsal_openflags_t need, bool for_locks)
+static fsal_status_t check_io(struct dc_handle *h, bool bypass,
+			      struct state_t *state, fsal_openflags_t need,
+			      bool for_locks)
 {
 	return dc_fd_check_io(h, bypass, state, need, for_locks);
 }
@@ -349,8 +362,8 @@ static fsal_status_t check_io(struct dc_handle *h, bool bypass, struct state_t *
 /* SETATTR size: the owner or a caller with write permission (ganesha's rule,
  * checked here too, before the change); a size past 2^63-1 would be past any
  * filesystem's maximum (the kernel answers EFBIG past its own). */
-fsal_status_t dc_truncate(struct dc_handle *h, bool bypass, struct state_t *state,
-			  uint64_t size)
+fsal_status_t dc_truncate(struct dc_handle *h, bool bypass,
+			  struct state_t *state, uint64_t size)
 {
 	fsal_status_t st;
 
@@ -406,7 +419,8 @@ static void put_export_off_engine(struct gsh_export *gexp)
 
 	while (r > 1)
 		if (__atomic_compare_exchange_n(&gexp->refcnt, &r, r - 1, false,
-						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
 			return;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -451,7 +465,8 @@ static void io_done(void *arg, int err, size_t bytes)
  * -1 would be "the current position" to pwritev2 and io_uring) is INVAL; a
  * WRITE ending past 2^63-1 is FBIG; a READ running past it is shortened
  * (nothing is stored there: it reads to end of file). */
-static fsal_status_t check_range(struct fsal_io_arg *a, bool is_read, size_t len)
+static fsal_status_t check_range(struct fsal_io_arg *a, bool is_read,
+				 size_t len)
 {
 	uint64_t room;
 
@@ -470,8 +485,9 @@ static fsal_status_t check_range(struct fsal_io_arg *a, bool is_read, size_t len
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
-		   struct fsal_io_arg *a, void *caller_arg, bool is_read)
+static void submit(struct fsal_obj_handle *obj, bool bypass,
+		   fsal_async_cb done_cb, struct fsal_io_arg *a,
+		   void *caller_arg, bool is_read)
 {
 	struct dc_handle *h = dc_hdl(obj);
 	struct dcio_file *file;
@@ -481,16 +497,19 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 	int rc;
 
 	if (obj->type != REGULAR_FILE) {
-		done_cb(obj, fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR
-							     : ERR_FSAL_INVAL, 0),
+		done_cb(obj,
+			fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR
+							: ERR_FSAL_INVAL,
+				 0),
 			a, caller_arg);
 		return;
 	}
-	if (is_read && a->info != NULL) {	/* READ_PLUS */
+	if (is_read && a->info != NULL) { /* READ_PLUS */
 		done_cb(obj, fsalstat(ERR_FSAL_NOTSUPP, 0), a, caller_arg);
 		return;
 	}
-	st = check_io(h, bypass, a->state, is_read ? FSAL_O_READ : FSAL_O_WRITE, false);
+	st = check_io(h, bypass, a->state, is_read ? FSAL_O_READ : FSAL_O_WRITE,
+		      false);
 	if (FSAL_IS_ERROR(st)) {
 		done_cb(obj, st, a, caller_arg);
 		return;
@@ -511,7 +530,8 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 	 * offsets a write may reach. The kernel would write the part below
 	 * and fail the rest: refuse it whole. */
 	if (!is_read && want > 0 && a->offset + want > DC_SURE_FILE_SIZE &&
-	    lseek(dcio_file_fd(file), (off_t)(a->offset + want), SEEK_SET) < 0) {
+	    lseek(dcio_file_fd(file), (off_t)(a->offset + want), SEEK_SET) <
+		    0) {
 		put_engine_file(h);
 		done_cb(obj, fsalstat(ERR_FSAL_FBIG, EFBIG), a, caller_arg);
 		return;
@@ -521,7 +541,8 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 		 * engine thread; what would block goes to the engine */
 		size_t n = 0;
 
-		rc = dcio_read_nowait(file, a->iov, a->iov_count, a->offset, &n);
+		rc = dcio_read_nowait(file, a->iov, a->iov_count, a->offset,
+				      &n);
 		if (rc != EAGAIN) {
 			put_engine_file(h);
 			a->io_amount = n;
@@ -531,13 +552,18 @@ static void submit(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_
 		}
 	}
 	io = gsh_calloc(1, sizeof(*io));
-	*io = (struct dc_io){ .obj = obj, .done_cb = done_cb, .io_arg = a,
-			      .caller_arg = caller_arg, .gexp = op_ctx->ctx_export,
-			      .fexp = op_ctx->fsal_export, .want = want,
+	*io = (struct dc_io){ .obj = obj,
+			      .done_cb = done_cb,
+			      .io_arg = a,
+			      .caller_arg = caller_arg,
+			      .gexp = op_ctx->ctx_export,
+			      .fexp = op_ctx->fsal_export,
+			      .want = want,
 			      .is_read = is_read };
 	get_gsh_export_ref(io->gexp);
 	if (is_read)
-		rc = dcio_read(file, a->iov, a->iov_count, a->offset, io_done, io);
+		rc = dcio_read(file, a->iov, a->iov_count, a->offset, io_done,
+			       io);
 	else
 		rc = dcio_write(file, a->iov, a->iov_count, a->offset,
 				/* FILE_SYNC and DATA_SYNC both arrive as
@@ -615,7 +641,7 @@ fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
 		break;
 	case FSAL_OP_LOCK:
 		need = request_lock->lock_type == FSAL_LOCK_R ? FSAL_O_READ
-							       : FSAL_O_WRITE;
+							      : FSAL_O_WRITE;
 		break;
 	case FSAL_OP_UNLOCK:
 		need = FSAL_O_ANY;
@@ -631,13 +657,14 @@ fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
 /* For v42.c: the checks a WRITE gets, and the engine file it would use
  * (returned with its lock read-held, as get_engine_file does, until
  * dc_put_engine_file). */
-fsal_status_t dc_check_io(struct dc_handle *h, bool bypass, struct state_t *state,
-			  fsal_openflags_t need)
+fsal_status_t dc_check_io(struct dc_handle *h, bool bypass,
+			  struct state_t *state, fsal_openflags_t need)
 {
 	return check_io(h, bypass, state, need, false);
 }
 
-int dc_get_engine_file(struct dc_handle *h, bool need_write, struct dcio_file **io)
+int dc_get_engine_file(struct dc_handle *h, bool need_write,
+		       struct dcio_file **io)
 {
 	return get_engine_file(h, need_write, io);
 }

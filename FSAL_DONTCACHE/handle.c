@@ -36,14 +36,15 @@ fsal_status_t dc_stat_attrs(struct dc_export *x, const struct stat *st,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-static struct dc_handle *alloc_handle(struct dc_export *x, const struct dc_fh *fh,
-				      const struct stat *st)
+static struct dc_handle *
+alloc_handle(struct dc_export *x, const struct dc_fh *fh, const struct stat *st)
 {
 	struct dc_handle *h = gsh_calloc(1, sizeof(*h));
 
 	h->fh = *fh;
 	h->exp = x;
-	dc_obj_handle_init(&h->obj_handle, &x->export, posix2fsal_type(st->st_mode));
+	dc_obj_handle_init(&h->obj_handle, &x->export,
+			   posix2fsal_type(st->st_mode));
 	h->obj_handle.obj_ops = &DC.handle_ops;
 	h->obj_handle.fsid = x->fsid;
 	h->obj_handle.fileid = st->st_ino;
@@ -65,7 +66,8 @@ static bool skip_name(const char *n)
  * another filesystem than the export's are refused: their kernel handles
  * would not resolve against the export's mount. */
 fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,
-			     struct dc_handle **out, struct fsal_attrlist *attrs)
+			     struct dc_handle **out,
+			     struct fsal_attrlist *attrs)
 {
 	union dc_kfh k;
 	struct dc_fh fh;
@@ -159,7 +161,8 @@ fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
 
 	*handle = NULL;
 	/* Only the export root and paths below it. */
-	if (strncmp(path, x->path, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+	if (strncmp(path, x->path, n) != 0 ||
+	    (path[n] != '\0' && path[n] != '/'))
 		return fsalstat(ERR_FSAL_NOENT, ENOENT);
 	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -174,7 +177,8 @@ fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
 /* create_handle gets the host form (after wire_to_host) or, from MDCACHE's
  * cached parent handles, the wire form our handle_to_wire made: the latter
  * is accepted only with a valid MAC. */
-int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len, struct dc_fh *fh)
+int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len,
+		    struct dc_fh *fh)
 {
 	int n;
 
@@ -285,11 +289,13 @@ static fsal_status_t dc_readdir(struct fsal_obj_handle *dir_hdl,
 			if (skip_name(d->d_name))
 				continue;
 			fsal_prepare_attrs(&attrs, attrmask);
-			hs = dc_make_handle(dir->exp, fd, d->d_name, &h, &attrs);
+			hs = dc_make_handle(dir->exp, fd, d->d_name, &h,
+					    &attrs);
 			if (FSAL_IS_ERROR(hs)) {
 				fsal_release_attrs(&attrs);
 				/* raced with unlink, or a submount: not listed */
-				if (hs.major == ERR_FSAL_NOENT || hs.major == ERR_FSAL_XDEV)
+				if (hs.major == ERR_FSAL_NOENT ||
+				    hs.major == ERR_FSAL_XDEV)
 					continue;
 				st = hs;
 				stop = true;
@@ -308,17 +314,24 @@ out:
 
 /* Runs a create-type syscall as the client, so ownership and setgid
  * inheritance come out as the kernel would make them for a local user. */
-#define AS_CALLER(expr) ({ int _r; fsal_set_credentials(&op_ctx->creds); \
-	_r = (expr); int _e = errno; fsal_restore_ganesha_credentials(); \
-	errno = _e; _r; })
+#define AS_CALLER(expr)                               \
+	({                                            \
+		int _r;                               \
+		fsal_set_credentials(&op_ctx->creds); \
+		_r = (expr);                          \
+		int _e = errno;                       \
+		fsal_restore_ganesha_credentials();   \
+		errno = _e;                           \
+		_r;                                   \
+	})
 
 /* Undoes a create that failed half-way. The name may meanwhile have been
  * renamed over by another client: only the object this call created is
  * removed (same inode), and as the caller, never as root. If the handle
  * could not even be made, the name is left alone: nothing proves it is
  * still ours. */
-void dc_unlink_created(struct dc_export *x, int dfd, const char *name, ino_t ino,
-		       bool is_dir)
+void dc_unlink_created(struct dc_export *x, int dfd, const char *name,
+		       ino_t ino, bool is_dir)
 {
 	struct stat st;
 
@@ -332,7 +345,8 @@ void dc_unlink_created(struct dc_export *x, int dfd, const char *name, ino_t ino
 	(void)AS_CALLER(unlinkat(dfd, name, is_dir ? AT_REMOVEDIR : 0));
 }
 
-static fsal_status_t finish_create(struct dc_handle *dir, int dfd, const char *name,
+static fsal_status_t finish_create(struct dc_handle *dir, int dfd,
+				   const char *name,
 				   struct fsal_attrlist *attrs_in,
 				   struct fsal_obj_handle **new_obj,
 				   struct fsal_attrlist *attrs_out)
@@ -344,9 +358,11 @@ static fsal_status_t finish_create(struct dc_handle *dir, int dfd, const char *n
 		return st;
 	*new_obj = &h->obj_handle;
 	if (attrs_in != NULL && attrs_in->valid_mask != 0) {
-		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false, NULL, attrs_in);
+		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false,
+						     NULL, attrs_in);
 		if (FSAL_IS_ERROR(st)) {
-			dc_unlink_created(dir->exp, dfd, name, h->obj_handle.fileid,
+			dc_unlink_created(dir->exp, dfd, name,
+					  h->obj_handle.fileid,
 					  h->obj_handle.type == DIRECTORY);
 			h->obj_handle.obj_ops->release(&h->obj_handle);
 			*new_obj = NULL;
@@ -393,8 +409,8 @@ static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
 	return st;
 }
 
-static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl, const char *name,
-			       object_file_type_t nodetype,
+static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl,
+			       const char *name, object_file_type_t nodetype,
 			       struct fsal_attrlist *attrs_in,
 			       struct fsal_obj_handle **new_obj,
 			       struct fsal_attrlist *attrs_out DC_PARENT_ATTRS)
@@ -439,8 +455,9 @@ static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl, const char *name
 	return st;
 }
 
-static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl, const char *name,
-				const char *link_path, struct fsal_attrlist *attrs_in,
+static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl,
+				const char *name, const char *link_path,
+				struct fsal_attrlist *attrs_in,
 				struct fsal_obj_handle **new_obj,
 				struct fsal_attrlist *attrs_out DC_PARENT_ATTRS)
 {
@@ -491,8 +508,8 @@ static fsal_status_t dc_readlink(struct fsal_obj_handle *obj,
  * FSAL does not); the link is made as root, like FSAL_VFS does, since
  * linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH. */
 static fsal_status_t dc_link(struct fsal_obj_handle *obj,
-			     struct fsal_obj_handle *destdir, const char *name
-			     DC_PARENT_ATTRS)
+			     struct fsal_obj_handle *destdir,
+			     const char *name DC_PARENT_ATTRS)
 {
 	fsal_status_t st = check_name(name, false);
 	int fd, dfd, err = 0;
@@ -515,9 +532,10 @@ static fsal_status_t dc_link(struct fsal_obj_handle *obj,
 /* Removals and renames run as the caller: ganesha leaves their permission
  * checks (write+search on the directories, the sticky bit) to the FSAL. */
 static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
-			       struct fsal_obj_handle *olddir, const char *old_name,
-			       struct fsal_obj_handle *newdir, const char *new_name
-			       DC_RENAME_ATTRS)
+			       struct fsal_obj_handle *olddir,
+			       const char *old_name,
+			       struct fsal_obj_handle *newdir,
+			       const char *new_name DC_RENAME_ATTRS)
 {
 	fsal_status_t st = check_name(old_name, false);
 	int ofd, nfd, err = 0;
@@ -540,8 +558,8 @@ static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 }
 
 static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
-			       struct fsal_obj_handle *obj, const char *name
-			       DC_PARENT_ATTRS)
+			       struct fsal_obj_handle *obj,
+			       const char *name DC_PARENT_ATTRS)
 {
 	fsal_status_t st = check_name(name, false);
 	int fd, err = 0;
@@ -551,7 +569,8 @@ static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
 	fd = dir_fd(dc_hdl(dir_hdl));
 	if (fd < 0)
 		return dc_status(errno);
-	if (AS_CALLER(unlinkat(fd, name, obj->type == DIRECTORY ? AT_REMOVEDIR : 0)) != 0)
+	if (AS_CALLER(unlinkat(fd, name,
+			       obj->type == DIRECTORY ? AT_REMOVEDIR : 0)) != 0)
 		err = errno;
 	close(fd);
 	return dc_status(err);
@@ -648,8 +667,10 @@ static fsal_status_t setattr_perm(struct fsal_obj_handle *obj,
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	if (FSAL_TEST_MASK(a->valid_mask, ATTR_MODE) || explicit_times(a))
 		return fsalstat(ERR_FSAL_PERM, EPERM);
-	if (FSAL_TEST_MASK(a->valid_mask, ATTR_ATIME_SERVER | ATTR_MTIME_SERVER))
-		return obj->obj_ops->test_access(obj, FSAL_W_OK, NULL, NULL, false);
+	if (FSAL_TEST_MASK(a->valid_mask,
+			   ATTR_ATIME_SERVER | ATTR_MTIME_SERVER))
+		return obj->obj_ops->test_access(obj, FSAL_W_OK, NULL, NULL,
+						 false);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -665,8 +686,10 @@ static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
 	int fd, err = 0;
 
 	if (FSAL_TEST_MASK(a->valid_mask, ATTR_MODE))
-		a->mode &= ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
-	if (FSAL_TEST_MASK(a->valid_mask, ATTR_SIZE) && obj->type != REGULAR_FILE)
+		a->mode &= ~op_ctx->fsal_export->exp_ops.fs_umask(
+			op_ctx->fsal_export);
+	if (FSAL_TEST_MASK(a->valid_mask, ATTR_SIZE) &&
+	    obj->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
 	st = setattr_perm(obj, a);
 	if (FSAL_IS_ERROR(st))
@@ -679,8 +702,10 @@ static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
 	fd = hdl_open(h, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
 		return dc_status(errno);
-	if (AS_CALLER(set_mode(h, fd, a)) != 0 || AS_CALLER(set_owner(fd, a)) != 0 ||
-	    (explicit_times(a) ? AS_CALLER(set_times(fd, a)) : set_times(fd, a)) != 0)
+	if (AS_CALLER(set_mode(h, fd, a)) != 0 ||
+	    AS_CALLER(set_owner(fd, a)) != 0 ||
+	    (explicit_times(a) ? AS_CALLER(set_times(fd, a))
+			       : set_times(fd, a)) != 0)
 		err = errno;
 	close(fd);
 	return dc_status(err);
@@ -696,7 +721,8 @@ static fsal_status_t dc_handle_to_wire(const struct fsal_obj_handle *obj,
 	switch (output_type) {
 	case FSAL_DIGEST_NFSV3:
 	case FSAL_DIGEST_NFSV4:
-		n = dc_fh_to_wire(&h->fh, h->exp->key, fh_desc->addr, fh_desc->len);
+		n = dc_fh_to_wire(&h->fh, h->exp->key, fh_desc->addr,
+				  fh_desc->len);
 		if (n < 0)
 			return fsalstat(ERR_FSAL_TOOSMALL, 0);
 		fh_desc->len = (size_t)n;

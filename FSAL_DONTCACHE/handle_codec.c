@@ -28,10 +28,20 @@ static void put_le64(uint8_t *p, uint64_t v)
 
 static void sipround(uint64_t v[4])
 {
-	v[0] += v[1]; v[1] = ROTL(v[1], 13); v[1] ^= v[0]; v[0] = ROTL(v[0], 32);
-	v[2] += v[3]; v[3] = ROTL(v[3], 16); v[3] ^= v[2];
-	v[0] += v[3]; v[3] = ROTL(v[3], 21); v[3] ^= v[0];
-	v[2] += v[1]; v[1] = ROTL(v[1], 17); v[1] ^= v[2]; v[2] = ROTL(v[2], 32);
+	v[0] += v[1];
+	v[1] = ROTL(v[1], 13);
+	v[1] ^= v[0];
+	v[0] = ROTL(v[0], 32);
+	v[2] += v[3];
+	v[3] = ROTL(v[3], 16);
+	v[3] ^= v[2];
+	v[0] += v[3];
+	v[3] = ROTL(v[3], 21);
+	v[3] ^= v[0];
+	v[2] += v[1];
+	v[1] = ROTL(v[1], 17);
+	v[1] ^= v[2];
+	v[2] = ROTL(v[2], 32);
 }
 
 static void absorb(uint64_t v[4], uint64_t m)
@@ -47,8 +57,10 @@ void dc_siphash128(const uint8_t key[DC_KEY_LEN], const void *msg, size_t len,
 {
 	const uint8_t *p = msg;
 	uint64_t k0 = le64(key), k1 = le64(key + 8);
-	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
-			  k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL };
+	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ULL,
+			  k1 ^ 0x646f72616e646f6dULL,
+			  k0 ^ 0x6c7967656e657261ULL,
+			  k1 ^ 0x7465646279746573ULL };
 	size_t full = len & ~(size_t)7;
 	uint64_t last = (uint64_t)len << 56;
 
@@ -72,7 +84,8 @@ void dc_siphash128(const uint8_t key[DC_KEY_LEN], const void *msg, size_t len,
 int dc_fh_from_kernel(struct dc_fh *fh, int fh_type, const void *f_handle,
 		      unsigned int fh_len)
 {
-	if (fh_type < 0 || fh_type > 255 || fh_len == 0 || fh_len > DC_FH_MAX_FHANDLE)
+	if (fh_type < 0 || fh_type > 255 || fh_len == 0 ||
+	    fh_len > DC_FH_MAX_FHANDLE)
 		return -1;
 	fh->host[0] = DC_FH_VERSION;
 	fh->host[1] = (uint8_t)fh_type;
@@ -100,7 +113,8 @@ int dc_fh_parse_host(const void *host, size_t len, struct dc_fh *out)
 
 	if (len < DC_FH_HDR + 1 || len > DC_FH_HOST_MAX)
 		return -1;
-	if (h[0] != DC_FH_VERSION || h[2] == 0 || (size_t)h[2] + DC_FH_HDR != len)
+	if (h[0] != DC_FH_VERSION || h[2] == 0 ||
+	    (size_t)h[2] + DC_FH_HDR != len)
 		return -1;
 	memcpy(out->host, h, len);
 	out->len = (uint8_t)len;
@@ -117,7 +131,8 @@ static int tag_equal(const uint8_t *a, const uint8_t *b)
 	return d == 0;
 }
 
-int dc_fh_verify_wire(const void *wire, size_t len, const uint8_t key[DC_KEY_LEN])
+int dc_fh_verify_wire(const void *wire, size_t len,
+		      const uint8_t key[DC_KEY_LEN])
 {
 	struct dc_fh fh;
 	uint8_t tag[DC_FH_TAG];
@@ -199,7 +214,8 @@ static int create_key(const char *path, uint8_t key[DC_KEY_LEN])
 
 	if (getrandom(key, DC_KEY_LEN, 0) != DC_KEY_LEN)
 		return errno ? errno : EIO;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path,
+			     (int)getpid()) >= sizeof(tmp))
 		return ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)

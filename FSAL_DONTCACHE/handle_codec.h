@@ -26,7 +26,7 @@
 #define DC_KEY_LEN 16
 
 struct dc_fh {
-	uint8_t len;			/* bytes used in host[] */
+	uint8_t len; /* bytes used in host[] */
 	uint8_t host[DC_FH_HOST_MAX];
 };
 
@@ -46,7 +46,8 @@ int dc_fh_to_wire(const struct dc_fh *fh, const uint8_t key[DC_KEY_LEN],
 		  void *buf, size_t buflen);
 /* Verifies a wire handle. Returns the host length (wire minus tag) or -1 for a
  * truncated, oversized, malformed or forged handle. */
-int dc_fh_verify_wire(const void *wire, size_t len, const uint8_t key[DC_KEY_LEN]);
+int dc_fh_verify_wire(const void *wire, size_t len,
+		      const uint8_t key[DC_KEY_LEN]);
 /* Parses a host-form handle (already verified); -1 if malformed. */
 int dc_fh_parse_host(const void *host, size_t len, struct dc_fh *out);
 int dc_fh_type(const struct dc_fh *fh);

@@ -42,19 +42,26 @@ struct dc_module DC = {
 };
 
 static struct config_item dc_module_items[] = {
-	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, 2, dc_module, engine_threads),
-	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, 256, dc_module, ring_entries),
+	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, 2, dc_module,
+		       engine_threads),
+	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, 256, dc_module,
+		       ring_entries),
 	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module, use_io_uring),
-	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module, stats_interval_ms),
+	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module,
+		       stats_interval_ms),
 	CONF_ITEM_BOOL("Malloc_Tuning", false, dc_module, malloc_tuning),
-	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, 10, dc_module, engine_nice),
+	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, 10, dc_module,
+		       engine_nice),
 	CONFIG_EOL
 };
 
 static const struct dc_param_range module_ranges[] = {
-	{ "Engine_Threads", offsetof(struct dc_module, engine_threads), 4, 1, 64 },
-	{ "Ring_Entries", offsetof(struct dc_module, ring_entries), 4, 8, 4096 },
-	{ "Stats_Interval_Ms", offsetof(struct dc_module, stats_interval_ms), 4, 0, 3600000 },
+	{ "Engine_Threads", offsetof(struct dc_module, engine_threads), 4, 1,
+	  64 },
+	{ "Ring_Entries", offsetof(struct dc_module, ring_entries), 4, 8,
+	  4096 },
+	{ "Stats_Interval_Ms", offsetof(struct dc_module, stats_interval_ms), 4,
+	  0, 3600000 },
 	{ "Engine_Nice", offsetof(struct dc_module, engine_nice), 4, 0, 19 },
 	{ NULL, 0, 0, 0, 0 }
 };
@@ -80,14 +87,16 @@ static int start_engine(void)
 	int rc = dcio_engine_create(&p, NULL, &DC.engine);
 
 	if (rc != 0) {
-		LogCrit(COMPONENT_FSAL, "DONTCACHE: cannot start the I/O engine: %s",
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE: cannot start the I/O engine: %s",
 			strerror(rc));
 		return rc;
 	}
 	if (DC.use_io_uring && !dcio_engine_uses_uring(DC.engine))
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE: io_uring unavailable, using a pwritev2 thread pool");
-	LogEvent(COMPONENT_FSAL, "DONTCACHE: engine started: %u threads, %s, nice %u",
+	LogEvent(COMPONENT_FSAL,
+		 "DONTCACHE: engine started: %u threads, %s, nice %u",
 		 DC.engine_threads,
 		 dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
 		 DC.engine_nice);
@@ -106,13 +115,15 @@ static void tune_malloc(void)
 		return;
 	if (mallopt(M_MMAP_THRESHOLD, DC_MMAP_THRESHOLD) != 1 ||
 	    mallopt(M_TRIM_THRESHOLD, DC_TRIM_THRESHOLD) != 1) {
-		LogWarn(COMPONENT_FSAL, "DONTCACHE: mallopt refused the WRITE-buffer thresholds");
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE: mallopt refused the WRITE-buffer thresholds");
 		return;
 	}
 	DC.malloc_tuned = true;
-	LogEvent(COMPONENT_FSAL,
-		 "DONTCACHE: malloc tuned for WRITE buffers: M_MMAP_THRESHOLD=%d MiB, M_TRIM_THRESHOLD=%d MiB (Malloc_Tuning = true; costs resident memory)",
-		 DC_MMAP_THRESHOLD >> 20, DC_TRIM_THRESHOLD >> 20);
+	LogEvent(
+		COMPONENT_FSAL,
+		"DONTCACHE: malloc tuned for WRITE buffers: M_MMAP_THRESHOLD=%d MiB, M_TRIM_THRESHOLD=%d MiB (Malloc_Tuning = true; costs resident memory)",
+		DC_MMAP_THRESHOLD >> 20, DC_TRIM_THRESHOLD >> 20);
 }
 
 static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
@@ -173,8 +184,10 @@ config_file_t dc_parse_root(void *node)
  * calls update_config for each export, 4.3 gets here from update_export). */
 void dc_module_reload_check(config_file_t root)
 {
-	static struct { uint32_t threads, ring, interval, nice; bool uring, mtune; }
-		seen;
+	static struct {
+		uint32_t threads, ring, interval, nice;
+		bool uring, mtune;
+	} seen;
 	static bool seen_init;
 	struct config_error_type err;
 	struct dc_module *m;
@@ -194,20 +207,25 @@ void dc_module_reload_check(config_file_t root)
 	if (root == NULL)
 		return;
 	m = gsh_calloc(1, sizeof(*m));
-	if (load_config_from_parse(root, &dc_module_block, m, true, &err) >= 0 &&
+	if (load_config_from_parse(root, &dc_module_block, m, true, &err) >=
+		    0 &&
 	    err.errors == 0) {
-#define DC_MODULE_CHANGE(field, sfield, name, fmt)				\
-		do {								\
-			if (m->field != seen.sfield)				\
-				LogWarn(COMPONENT_FSAL,				\
-					"DONTCACHE: reload: " name " %" fmt " -> %" fmt " not applied (the DONTCACHE block is read at start only: restart ganesha); running with %" fmt, \
-					seen.sfield, m->field, DC.field);	\
-			seen.sfield = m->field;					\
-		} while (0)
-		DC_MODULE_CHANGE(engine_threads, threads, "Engine_Threads", PRIu32);
+#define DC_MODULE_CHANGE(field, sfield, name, fmt)                                                                               \
+	do {                                                                                                                     \
+		if (m->field != seen.sfield)                                                                                     \
+			LogWarn(COMPONENT_FSAL,                                                                                  \
+				"DONTCACHE: reload: " name " %" fmt                                                              \
+				" -> %" fmt                                                                                      \
+				" not applied (the DONTCACHE block is read at start only: restart ganesha); running with %" fmt, \
+				seen.sfield, m->field, DC.field);                                                                \
+		seen.sfield = m->field;                                                                                          \
+	} while (0)
+		DC_MODULE_CHANGE(engine_threads, threads, "Engine_Threads",
+				 PRIu32);
 		DC_MODULE_CHANGE(ring_entries, ring, "Ring_Entries", PRIu32);
 		DC_MODULE_CHANGE(engine_nice, nice, "Engine_Nice", PRIu32);
-		DC_MODULE_CHANGE(stats_interval_ms, interval, "Stats_Interval_Ms", PRIu32);
+		DC_MODULE_CHANGE(stats_interval_ms, interval,
+				 "Stats_Interval_Ms", PRIu32);
 		DC_MODULE_CHANGE(use_io_uring, uring, "Use_Io_Uring", "d");
 		DC_MODULE_CHANGE(malloc_tuning, mtune, "Malloc_Tuning", "d");
 #undef DC_MODULE_CHANGE
@@ -253,5 +271,6 @@ MODULE_FINI void dc_fini(void)
 		DC.engine = NULL;
 	}
 	if (unregister_fsal(&DC.fsal) != 0)
-		LogCrit(COMPONENT_FSAL, "DONTCACHE module could not unregister");
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE module could not unregister");
 }

@@ -15,18 +15,19 @@
  * is logged at most once per this many seconds from each site. */
 #define DC_LOG_EVERY_S 60
 
-#define DC_LOG_LIMITED(level_macro, fmt, ...)					\
-	do {									\
-		static struct dcio_ratelimit rl_;				\
-		uint64_t supp_;							\
-		if (!dcio_ratelimit(&rl_, DC_LOG_EVERY_S, &supp_))		\
-			break;							\
-		if (supp_ != 0)							\
-			level_macro(COMPONENT_FSAL,				\
-				    fmt " (%" PRIu64 " similar messages suppressed)", \
-				    ##__VA_ARGS__, supp_);			\
-		else								\
-			level_macro(COMPONENT_FSAL, fmt, ##__VA_ARGS__);	\
+#define DC_LOG_LIMITED(level_macro, fmt, ...)                            \
+	do {                                                             \
+		static struct dcio_ratelimit rl_;                        \
+		uint64_t supp_;                                          \
+		if (!dcio_ratelimit(&rl_, DC_LOG_EVERY_S, &supp_))       \
+			break;                                           \
+		if (supp_ != 0)                                          \
+			level_macro(COMPONENT_FSAL,                      \
+				    fmt " (%" PRIu64                     \
+					" similar messages suppressed)", \
+				    ##__VA_ARGS__, supp_);               \
+		else                                                     \
+			level_macro(COMPONENT_FSAL, fmt, ##__VA_ARGS__); \
 	} while (0)
 
 void dc_engine_log(int level, const char *fmt, ...)
@@ -112,16 +113,18 @@ void dc_write_stats(struct dc_export *x)
 	if (x->cfg.stats_file != NULL) {
 		rc = write_atomic(x, x->cfg.stats_file, fill_json);
 		if (rc != 0)
-			DC_LOG_LIMITED(LogWarn,
-				       "DONTCACHE export %u: cannot write Stats_File %s: %s",
-				       x->export_id, x->cfg.stats_file, strerror(rc));
+			DC_LOG_LIMITED(
+				LogWarn,
+				"DONTCACHE export %u: cannot write Stats_File %s: %s",
+				x->export_id, x->cfg.stats_file, strerror(rc));
 	}
 	if (x->cfg.prom_file != NULL) {
 		rc = write_atomic(x, x->cfg.prom_file, fill_prom);
 		if (rc != 0)
-			DC_LOG_LIMITED(LogWarn,
-				       "DONTCACHE export %u: cannot write Prometheus_File %s: %s",
-				       x->export_id, x->cfg.prom_file, strerror(rc));
+			DC_LOG_LIMITED(
+				LogWarn,
+				"DONTCACHE export %u: cannot write Prometheus_File %s: %s",
+				x->export_id, x->cfg.prom_file, strerror(rc));
 	}
 }
 
@@ -188,7 +191,8 @@ void dc_stats_export_added(struct dc_export *x)
 /* A reload named other files (either may be NULL: none): they replace the
  * export's under DC.lock, which the stats thread holds while it writes, and
  * are written at once. The old strings are freed here. */
-void dc_stats_files_update(struct dc_export *x, char *stats_file, char *prom_file)
+void dc_stats_files_update(struct dc_export *x, char *stats_file,
+			   char *prom_file)
 {
 	char *old_stats, *old_prom;
 
@@ -289,32 +293,36 @@ void dc_log_export_start(struct dc_export *x)
 		    c->write_mode == DCIO_WRITE_DIRECT);
 	bool rfb = rwhy[0] != '\0';
 
-	snprintf(cfg, sizeof(cfg),
-		 "Write_Mode=%s Read_Mode=%s Flush_Mode=%s Max_Inflight_Bytes=%" PRIu64
-		 " Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64 " Flush_Export_Bytes=%" PRIu64
-		 " Flush_Interval_Ms=%u Worker_Write_Max=%u Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
-		 " (engine: %s, Stats_Interval_Ms=%u)",
-		 dcio_write_mode_name(c->write_mode), dcio_read_mode_name(c->read_mode),
-		 dcio_flush_mode_name(c->flush_mode), c->max_inflight_bytes,
-		 c->inflight_wait_ms, c->flush_file_bytes, c->flush_export_bytes,
-		 c->flush_interval_ms, c->worker_write_max,
-		 c->key_file ? c->key_file : "(none)",
-		 c->stats_file ? c->stats_file : "(none)",
-		 c->prom_file ? c->prom_file : "(none)",
-		 dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
-		 DC.stats_interval_ms);
+	snprintf(
+		cfg, sizeof(cfg),
+		"Write_Mode=%s Read_Mode=%s Flush_Mode=%s Max_Inflight_Bytes=%" PRIu64
+		" Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64
+		" Flush_Export_Bytes=%" PRIu64
+		" Flush_Interval_Ms=%u Worker_Write_Max=%u Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
+		" (engine: %s, Stats_Interval_Ms=%u)",
+		dcio_write_mode_name(c->write_mode),
+		dcio_read_mode_name(c->read_mode),
+		dcio_flush_mode_name(c->flush_mode), c->max_inflight_bytes,
+		c->inflight_wait_ms, c->flush_file_bytes, c->flush_export_bytes,
+		c->flush_interval_ms, c->worker_write_max,
+		c->key_file ? c->key_file : "(none)",
+		c->stats_file ? c->stats_file : "(none)",
+		c->prom_file ? c->prom_file : "(none)",
+		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
+		DC.stats_interval_ms);
 	if (wfb || rfb)
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE export %u: %s does not support RWF_DONTCACHE: %s; write path %s%s%s%s, read path %s%s%s%s; %s",
 			x->export_id, x->path,
-			wfb ? "falling back to buffered writes with coalesced drop-behind" :
-			"falling back to buffered reads",
-			wpath, wwhy[0] ? " (" : "", wwhy,
-			wwhy[0] ? ")" : "", rpath, rwhy[0] ? " (" : "", rwhy,
-			rwhy[0] ? ")" : "", cfg);
+			wfb ? "falling back to buffered writes with coalesced drop-behind"
+			    : "falling back to buffered reads",
+			wpath, wwhy[0] ? " (" : "", wwhy, wwhy[0] ? ")" : "",
+			rpath, rwhy[0] ? " (" : "", rwhy, rwhy[0] ? ")" : "",
+			cfg);
 	else
-		LogEvent(COMPONENT_FSAL,
-			 "DONTCACHE export %u: %s: write path %s%s%s%s, read path %s; %s",
-			 x->export_id, x->path, wpath, wwhy[0] ? " (" : "", wwhy,
-			 wwhy[0] ? ")" : "", rpath, cfg);
+		LogEvent(
+			COMPONENT_FSAL,
+			"DONTCACHE export %u: %s: write path %s%s%s%s, read path %s; %s",
+			x->export_id, x->path, wpath, wwhy[0] ? " (" : "", wwhy,
+			wwhy[0] ? ")" : "", rpath, cfg);
 }

@@ -14,7 +14,7 @@
 
 #define DC_XATTR_PREFIX "user."
 #define DC_XATTR_PREFIX_LEN (sizeof(DC_XATTR_PREFIX) - 1)
-#define DC_XATTR_NAME_MAX 255	/* the kernel's XATTR_NAME_MAX */
+#define DC_XATTR_NAME_MAX 255 /* the kernel's XATTR_NAME_MAX */
 #define DC_XATTR_LIST_TRIES 5
 
 /* ALLOCATE / DEALLOCATE ----------------------------------------------- */
@@ -29,7 +29,8 @@ fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 
 	if (obj->type != REGULAR_FILE)
 		return fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR
-						       : ERR_FSAL_INVAL, 0);
+						       : ERR_FSAL_INVAL,
+				0);
 	/* the state first, then the range, as the kernel server does */
 	st = dc_check_io(h, false, state, FSAL_O_WRITE);
 	if (FSAL_IS_ERROR(st))
@@ -65,7 +66,8 @@ fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 
 	if (obj->type != REGULAR_FILE)
 		return fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR
-						       : ERR_FSAL_INVAL, 0);
+						       : ERR_FSAL_INVAL,
+				0);
 	switch (info->io_content.what) {
 	case NFS4_CONTENT_DATA:
 		whence = SEEK_DATA;
@@ -128,8 +130,8 @@ static fsal_status_t xattr_status(int err)
 	switch (err) {
 	case ENODATA:
 		return fsalstat(ERR_FSAL_NOXATTR, err);
-	case ERANGE:	/* the value does not fit the buffer given */
-	case E2BIG:	/* a value larger than the kernel takes */
+	case ERANGE: /* the value does not fit the buffer given */
+	case E2BIG: /* a value larger than the kernel takes */
 		return fsalstat(ERR_FSAL_XATTR2BIG, err);
 	case ENOTSUP:
 		return fsalstat(ERR_FSAL_NOTSUPP, err);
@@ -173,7 +175,8 @@ fsal_status_t dc_getxattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name,
 	/* read permission as the kernel checks it for the caller; a zero-length
 	 * buffer asks for the size (ganesha's retry after XATTR2BIG) */
 	fsal_set_credentials(&op_ctx->creds);
-	n = getxattr(o.path, name, xa_value->utf8string_len ? xa_value->utf8string_val : NULL,
+	n = getxattr(o.path, name,
+		     xa_value->utf8string_len ? xa_value->utf8string_val : NULL,
 		     xa_value->utf8string_len);
 	err = errno;
 	fsal_restore_ganesha_credentials();
@@ -196,10 +199,10 @@ fsal_status_t dc_setxattrs(struct fsal_obj_handle *obj, setxattr_option4 option,
 	case SETXATTR4_EITHER:
 		flags = 0;
 		break;
-	case SETXATTR4_CREATE:	/* EEXIST -> NFS4ERR_EXIST */
+	case SETXATTR4_CREATE: /* EEXIST -> NFS4ERR_EXIST */
 		flags = XATTR_CREATE;
 		break;
-	case SETXATTR4_REPLACE:	/* ENODATA -> NFS4ERR_NOXATTR */
+	case SETXATTR4_REPLACE: /* ENODATA -> NFS4ERR_NOXATTR */
 		flags = XATTR_REPLACE;
 		break;
 	default:
@@ -259,7 +262,8 @@ fsal_status_t dc_listxattrs(struct fsal_obj_handle *obj, count4 la_maxcount,
 		return dc_status(err);
 	fsal_set_credentials(&op_ctx->creds);
 	/* the list may grow between the size query and the read */
-	for (i = 0, err = ERANGE; i < DC_XATTR_LIST_TRIES && err == ERANGE; i++) {
+	for (i = 0, err = ERANGE; i < DC_XATTR_LIST_TRIES && err == ERANGE;
+	     i++) {
 		err = 0;
 		n = listxattr(o.path, NULL, 0);
 		if (n < 0) {
@@ -275,10 +279,11 @@ fsal_status_t dc_listxattrs(struct fsal_obj_handle *obj, count4 la_maxcount,
 	fsal_restore_ganesha_credentials();
 	close(o.fd);
 	if (err != 0)
-		st = err == ERANGE ? fsalstat(ERR_FSAL_DELAY, err) : xattr_status(err);
+		st = err == ERANGE ? fsalstat(ERR_FSAL_DELAY, err)
+				   : xattr_status(err);
 	else
-		st = fsal_listxattr_helper(buf, (size_t)n, la_maxcount, la_cookie,
-					   lr_eof, lr_names);
+		st = fsal_listxattr_helper(buf, (size_t)n, la_maxcount,
+					   la_cookie, lr_eof, lr_names);
 	gsh_free(buf);
 	return st;
 }

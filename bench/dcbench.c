@@ -30,10 +30,21 @@
 #include "report.h"
 
 /* libnfs 4.0 keeps struct nfs_fh private; its layout (libnfs-private.h) is: */
-struct dcb_libnfs_fh { int len; char *val; };
+struct dcb_libnfs_fh {
+	int len;
+	char *val;
+};
 
-struct span { uint64_t off; uint32_t len; uint8_t resend; };
-struct pending { uint64_t off; uint32_t len; char verf[NFS3_WRITEVERFSIZE]; };
+struct span {
+	uint64_t off;
+	uint32_t len;
+	uint8_t resend;
+};
+struct pending {
+	uint64_t off;
+	uint32_t len;
+	char verf[NFS3_WRITEVERFSIZE];
+};
 
 struct conn;
 struct req {
@@ -42,9 +53,13 @@ struct req {
 	uint64_t off;
 	uint32_t len;
 	uint8_t resend;
-	size_t commit_snap;     /* COMMIT: pending entries it covers */
+	size_t commit_snap; /* COMMIT: pending entries it covers */
 	uint64_t t0;
-	union { WRITE3args w; COMMIT3args c; READ3args r; } a;
+	union {
+		WRITE3args w;
+		COMMIT3args c;
+		READ3args r;
+	} a;
 };
 
 struct conn {
@@ -52,8 +67,8 @@ struct conn {
 	struct nfs_context *nfs;
 	struct rpc_context *rpc;
 	char fname[128];
-	nfs_fh3 fh;                 /* writer file */
-	nfs_fh3 *hot;               /* reader: hot-set handles */
+	nfs_fh3 fh; /* writer file */
+	nfs_fh3 *hot; /* reader: hot-set handles */
 	int inflight;
 	int failed;
 	int finished;
@@ -84,9 +99,13 @@ static int NC;
 static char *wbuf;
 static uint64_t T0;
 static volatile sig_atomic_t interrupted;
-static int shutting_down; /* contexts being destroyed: cancelled requests are not errors */
+static int
+	shutting_down; /* contexts being destroyed: cancelled requests are not errors */
 
-static uint64_t rel_now(void) { return dcb_now_ns() - T0; }
+static uint64_t rel_now(void)
+{
+	return dcb_now_ns() - T0;
+}
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -121,10 +140,11 @@ static void push_span(struct conn *c, uint64_t off, uint32_t len, int resend)
 		if (!c->rq)
 			die("%s%s", "out of memory", "");
 	}
-	c->rq[c->nrq++] = (struct span){off, len, (uint8_t)resend};
+	c->rq[c->nrq++] = (struct span){ off, len, (uint8_t)resend };
 }
 
-static void push_pending(struct conn *c, uint64_t off, uint32_t len, const char *verf)
+static void push_pending(struct conn *c, uint64_t off, uint32_t len,
+			 const char *verf)
 {
 	if (c->npw == c->cappw) {
 		c->cappw = c->cappw ? c->cappw * 2 : 256;
@@ -153,8 +173,8 @@ static void pump(struct conn *c);
 /* Common start of every RPC callback: returns the connection, or NULL when the
  * reply is not to be looked at (shutting down, or the RPC itself failed: the
  * connection is marked failed). Either way the request is freed on NULL. */
-static struct conn *reply_begin(struct req *q, int status, void *data, const char *op,
-				bool commit)
+static struct conn *reply_begin(struct req *q, int status, void *data,
+				const char *op, bool commit)
 {
 	char what[32];
 	struct conn *c;
@@ -177,7 +197,8 @@ static struct conn *reply_begin(struct req *q, int status, void *data, const cha
 	return NULL;
 }
 
-static void write_cb(struct rpc_context *rpc, int status, void *data, void *priv)
+static void write_cb(struct rpc_context *rpc, int status, void *data,
+		     void *priv)
 {
 	(void)rpc;
 	struct req *q = priv;
@@ -227,7 +248,8 @@ static void write_cb(struct rpc_context *rpc, int status, void *data, void *priv
 	pump(c);
 }
 
-static void commit_cb(struct rpc_context *rpc, int status, void *data, void *priv)
+static void commit_cb(struct rpc_context *rpc, int status, void *data,
+		      void *priv)
 {
 	(void)rpc;
 	struct req *q = priv;
@@ -245,7 +267,8 @@ static void commit_cb(struct rpc_context *rpc, int status, void *data, void *pri
 			R.jukebox_retries++;
 			c->pause_until = now + 10000000ULL;
 			if (q->len == 0 && c->final_commit_sent)
-				c->final_commit_sent = 0; /* retry the final one */
+				c->final_commit_sent =
+					0; /* retry the final one */
 			free(q);
 			pump(c);
 			return;
@@ -267,7 +290,8 @@ static void commit_cb(struct rpc_context *rpc, int status, void *data, void *pri
 	memmove(c->pw, c->pw + snap, (c->npw - snap) * sizeof(*c->pw));
 	c->npw -= snap;
 	if (c->final_commit_sent && (c->nrq || c->npw))
-		c->final_commit_sent = 0; /* resends pending: another final COMMIT follows them */
+		c->final_commit_sent =
+			0; /* resends pending: another final COMMIT follows them */
 	if (c->final_commit_sent && !c->nrq && !c->npw && !c->inflight) {
 		c->finished = 1;
 		if (now > R.durable_ns)
@@ -293,7 +317,8 @@ static void read_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 		else
 			conn_fail(c, dcb_nfs_status_name(res->status));
 	} else {
-		dcb_account(&R, c->id, OP_READ, res->READ3res_u.resok.count, now, now - q->t0);
+		dcb_account(&R, c->id, OP_READ, res->READ3res_u.resok.count,
+			    now, now - q->t0);
 	}
 	free(q);
 	pump(c);
@@ -368,7 +393,8 @@ static void next_block(struct conn *c, uint64_t *off, uint32_t *len)
 		*len = (uint32_t)l;
 	} else {
 		/* a full-period permutation of the blocks: every block once per pass */
-		uint64_t b = (c->perm_a * (c->blk_i % c->nblocks) + c->perm_b) % c->nblocks;
+		uint64_t b = (c->perm_a * (c->blk_i % c->nblocks) + c->perm_b) %
+			     c->nblocks;
 		c->blk_i++;
 		*off = b * O.bs;
 		*len = (uint32_t)O.bs;
@@ -403,12 +429,13 @@ static void pump_writer(struct conn *c, uint64_t now)
 		if (O.time_s)
 			R.bytes_asked += len;
 	}
-	if (O.commit_every && !c->commit_inflight && c->acked_since_commit >= O.commit_every &&
-	    !c->done_issuing) {
+	if (O.commit_every && !c->commit_inflight &&
+	    c->acked_since_commit >= O.commit_every && !c->done_issuing) {
 		if (send_commit(c, 0))
 			return;
 	}
-	if (c->done_issuing && !c->nrq && c->inflight == 0 && !c->final_commit_sent) {
+	if (c->done_issuing && !c->nrq && c->inflight == 0 &&
+	    !c->final_commit_sent) {
 		if (O.final_commit && (c->npw || O.stable == 0)) {
 			send_commit(c, 1);
 		} else if (!c->npw) {
@@ -433,7 +460,8 @@ static void pump_reader(struct conn *c, uint64_t now)
 				break;
 			double step = 1e9 / O.read_iops;
 			c->next_issue_ns += step;
-			if (c->next_issue_ns < (double)now - 1e9) /* do not burst to catch up */
+			if (c->next_issue_ns <
+			    (double)now - 1e9) /* do not burst to catch up */
 				c->next_issue_ns = (double)now;
 		}
 		int f;
@@ -482,7 +510,8 @@ static void copy_fh(nfs_fh3 *dst, struct nfsfh *fh)
 	memcpy(dst->data.data_val, f->val, f->len);
 }
 
-static struct nfs_context *connect_url(const char *url, uint64_t *wmax, uint64_t *rmax)
+static struct nfs_context *connect_url(const char *url, uint64_t *wmax,
+				       uint64_t *rmax)
 {
 	struct nfs_context *nfs = nfs_init_context();
 	if (!nfs)
@@ -508,7 +537,8 @@ static void prepare_hot(struct nfs_context *nfs)
 	for (int i = 0; i < O.hot_files; i++) {
 		struct nfs_stat_64 st;
 		snprintf(path, sizeof(path), "/%s.%d", O.hot_prefix, i);
-		if (nfs_stat64(nfs, path, &st) == 0 && st.nfs_size >= O.hot_size)
+		if (nfs_stat64(nfs, path, &st) == 0 &&
+		    st.nfs_size >= O.hot_size)
 			continue;
 		struct nfsfh *fh;
 		if (nfs_creat(nfs, path, 0644, &fh))
@@ -517,7 +547,8 @@ static void prepare_hot(struct nfs_context *nfs)
 		if (wm && chunk > wm)
 			chunk = wm;
 		for (uint64_t off = 0; off < O.hot_size; off += chunk) {
-			uint64_t l = O.hot_size - off < chunk ? O.hot_size - off : chunk;
+			uint64_t l = O.hot_size - off < chunk ? O.hot_size - off
+							      : chunk;
 			if (nfs_pwrite(nfs, fh, off, l, wbuf) != (int)l)
 				die("write %s: %s", path, nfs_get_error(nfs));
 		}
@@ -569,27 +600,33 @@ static void print_tick(int sec, struct dcb_sampler *sp)
 	struct dcb_sample s;
 	int have = dcb_sampler_latest(sp, &s);
 	double iv = R.tl_ns / 1e9;
-	fprintf(stderr, "%gs: %.1f MB/s write (%" PRIu64 " ops, max %.1f ms)", sec * iv,
-		t ? t->bytes[OP_WRITE] / 1e6 / iv : 0.0, t ? t->ops[OP_WRITE] : 0,
+	fprintf(stderr, "%gs: %.1f MB/s write (%" PRIu64 " ops, max %.1f ms)",
+		sec * iv, t ? t->bytes[OP_WRITE] / 1e6 / iv : 0.0,
+		t ? t->ops[OP_WRITE] : 0,
 		t ? t->lat_max_ns[OP_WRITE] / 1e6 : 0.0);
 	if (O.readers)
-		fprintf(stderr, ", %.1f MB/s read (%" PRIu64 " ops)", t ? t->bytes[OP_READ] / 1e6 / iv : 0.0,
+		fprintf(stderr, ", %.1f MB/s read (%" PRIu64 " ops)",
+			t ? t->bytes[OP_READ] / 1e6 / iv : 0.0,
 			t ? t->ops[OP_READ] : 0);
 	if (t && t->ops[OP_COMMIT])
-		fprintf(stderr, ", %" PRIu64 " commits (max %.1f ms)", t->ops[OP_COMMIT],
-			t->lat_max_ns[OP_COMMIT] / 1e6);
+		fprintf(stderr, ", %" PRIu64 " commits (max %.1f ms)",
+			t->ops[OP_COMMIT], t->lat_max_ns[OP_COMMIT] / 1e6);
 	if (have) {
-		fprintf(stderr, " | Cached %.0f Dirty %.0f WB %.0f MiB", s.cached_kib / 1024.0,
-			s.dirty_kib / 1024.0, s.writeback_kib / 1024.0);
+		fprintf(stderr, " | Cached %.0f Dirty %.0f WB %.0f MiB",
+			s.cached_kib / 1024.0, s.dirty_kib / 1024.0,
+			s.writeback_kib / 1024.0);
 		if (s.cg_cache_kib >= 0)
-			fprintf(stderr, ", cg cache %.0f MiB", s.cg_cache_kib / 1024.0);
-		fprintf(stderr, ", files %.0f MiB", s.files_resident_kib / 1024.0);
+			fprintf(stderr, ", cg cache %.0f MiB",
+				s.cg_cache_kib / 1024.0);
+		fprintf(stderr, ", files %.0f MiB",
+			s.files_resident_kib / 1024.0);
 		if (s.hot_resident_pct >= 0)
 			fprintf(stderr, ", hot %.0f%%", s.hot_resident_pct);
 		if (s.server_cpu_pct >= 0)
 			fprintf(stderr, ", srv %.0f%%", s.server_cpu_pct);
 		if (s.server_rss_kib >= 0)
-			fprintf(stderr, " rss %.0f MiB", s.server_rss_kib / 1024.0);
+			fprintf(stderr, " rss %.0f MiB",
+				s.server_rss_kib / 1024.0);
 		if (s.kswapd_cpu_pct >= 0)
 			fprintf(stderr, ", kswapd %.0f%%", s.kswapd_cpu_pct);
 	}
@@ -598,24 +635,37 @@ static void print_tick(int sec, struct dcb_sampler *sp)
 
 static void print_summary(uint64_t end, uint64_t dend)
 {
-	const struct hist *w = &R.lat[OP_WRITE], *cm = &R.lat[OP_COMMIT], *rd = &R.lat[OP_READ];
-	fprintf(stderr, "write: %.1f MB/s (%.1f MB/s to durable), %.0f IOPS, %" PRIu64 "/%" PRIu64
-			" bytes written, lat us p50 %.0f p99 %.0f p99.9 %.0f max %.0f\n",
-		dcb_rate_mbps(&R, OP_WRITE, end), dcb_rate_mbps(&R, OP_WRITE, dend),
-		dcb_rate_iops(&R, OP_WRITE, end), R.bytes_written, R.bytes_asked,
-		hist_percentile(w, 50) / 1e3, hist_percentile(w, 99) / 1e3, hist_percentile(w, 99.9) / 1e3,
+	const struct hist *w = &R.lat[OP_WRITE], *cm = &R.lat[OP_COMMIT],
+			  *rd = &R.lat[OP_READ];
+	fprintf(stderr,
+		"write: %.1f MB/s (%.1f MB/s to durable), %.0f IOPS, %" PRIu64
+		"/%" PRIu64
+		" bytes written, lat us p50 %.0f p99 %.0f p99.9 %.0f max %.0f\n",
+		dcb_rate_mbps(&R, OP_WRITE, end),
+		dcb_rate_mbps(&R, OP_WRITE, dend),
+		dcb_rate_iops(&R, OP_WRITE, end), R.bytes_written,
+		R.bytes_asked, hist_percentile(w, 50) / 1e3,
+		hist_percentile(w, 99) / 1e3, hist_percentile(w, 99.9) / 1e3,
 		w->max / 1e3);
 	if (cm->count)
-		fprintf(stderr, "commit: %" PRIu64 " ops, lat us p50 %.0f p99 %.0f max %.0f\n", cm->count,
-			hist_percentile(cm, 50) / 1e3, hist_percentile(cm, 99) / 1e3, cm->max / 1e3);
+		fprintf(stderr,
+			"commit: %" PRIu64
+			" ops, lat us p50 %.0f p99 %.0f max %.0f\n",
+			cm->count, hist_percentile(cm, 50) / 1e3,
+			hist_percentile(cm, 99) / 1e3, cm->max / 1e3);
 	if (rd->count)
-		fprintf(stderr, "read: %.1f MB/s, %.0f IOPS, lat us p50 %.0f p99 %.0f p99.9 %.0f max %.0f\n",
-			dcb_rate_mbps(&R, OP_READ, end), dcb_rate_iops(&R, OP_READ, end),
-			hist_percentile(rd, 50) / 1e3, hist_percentile(rd, 99) / 1e3,
+		fprintf(stderr,
+			"read: %.1f MB/s, %.0f IOPS, lat us p50 %.0f p99 %.0f p99.9 %.0f max %.0f\n",
+			dcb_rate_mbps(&R, OP_READ, end),
+			dcb_rate_iops(&R, OP_READ, end),
+			hist_percentile(rd, 50) / 1e3,
+			hist_percentile(rd, 99) / 1e3,
 			hist_percentile(rd, 99.9) / 1e3, rd->max / 1e3);
-	fprintf(stderr, "verifier changes %" PRIu64 ", writes resent %" PRIu64 ", rpc errors %" PRIu64
-			", nfs errors %" PRIu64 "\n",
-		R.verf_changes, R.writes_resent, R.rpc_errors, dcb_nfs_errors_total(&R));
+	fprintf(stderr,
+		"verifier changes %" PRIu64 ", writes resent %" PRIu64
+		", rpc errors %" PRIu64 ", nfs errors %" PRIu64 "\n",
+		R.verf_changes, R.writes_resent, R.rpc_errors,
+		dcb_nfs_errors_total(&R));
 }
 
 int main(int argc, char **argv)
@@ -662,25 +712,32 @@ int main(int argc, char **argv)
 		c->id = i;
 		c->role = i < O.conns ? ROLE_WRITER : ROLE_READER;
 		c->url = c->role == ROLE_WRITER ? i % O.nurls : 0;
-		c->rng = O.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i * 7919 + 1;
+		c->rng =
+			O.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)i * 7919 + 1;
 		c->nfs = connect_url(O.urls[c->url], &wmax, &rmax);
 		if (c->role == ROLE_WRITER) {
 			struct nfsfh *fh;
-			snprintf(c->fname, sizeof(c->fname), "%s.%d", O.prefix, i);
+			snprintf(c->fname, sizeof(c->fname), "%s.%d", O.prefix,
+				 i);
 			char path[160];
 			snprintf(path, sizeof(path), "/%s", c->fname);
 			if (nfs_creat(c->nfs, path, 0644, &fh))
-				die("create %s: %s", path, nfs_get_error(c->nfs));
+				die("create %s: %s", path,
+				    nfs_get_error(c->nfs));
 			if (nfs_ftruncate(c->nfs, fh, 0))
-				die("truncate %s: %s", path, nfs_get_error(c->nfs));
+				die("truncate %s: %s", path,
+				    nfs_get_error(c->nfs));
 			copy_fh(&c->fh, fh);
-			nfs_close(c->nfs, fh); /* NFSv3: the handle copy is all the raw calls need */
+			nfs_close(
+				c->nfs,
+				fh); /* NFSv3: the handle copy is all the raw calls need */
 			if (O.bs > wmax && wmax)
-				die("--bs is larger than the server's maximum write size (%s)%s", "see FSINFO wtmax",
-				    "");
+				die("--bs is larger than the server's maximum write size (%s)%s",
+				    "see FSINFO wtmax", "");
 			if (O.pattern == PAT_RAND) {
 				c->nblocks = O.size / O.bs;
-				c->perm_a = (xorshift(&c->rng) % c->nblocks) | 1;
+				c->perm_a =
+					(xorshift(&c->rng) % c->nblocks) | 1;
 				while (gcd(c->perm_a, c->nblocks) != 1)
 					c->perm_a++;
 				c->perm_b = xorshift(&c->rng) % c->nblocks;
@@ -690,14 +747,17 @@ int main(int argc, char **argv)
 			for (int f = 0; f < O.hot_files; f++) {
 				struct nfsfh *fh;
 				char path[160];
-				snprintf(path, sizeof(path), "/%s.%d", O.hot_prefix, f);
+				snprintf(path, sizeof(path), "/%s.%d",
+					 O.hot_prefix, f);
 				if (nfs_open(c->nfs, path, O_RDONLY, &fh))
-					die("open %s: %s", path, nfs_get_error(c->nfs));
+					die("open %s: %s", path,
+					    nfs_get_error(c->nfs));
 				copy_fh(&c->hot[f], fh);
 				nfs_close(c->nfs, fh);
 			}
 			if (O.read_bs > rmax && rmax)
-				die("--read-bs is larger than the server's maximum read size%s%s", "", "");
+				die("--read-bs is larger than the server's maximum read size%s%s",
+				    "", "");
 		}
 		c->rpc = nfs_get_rpc_context(c->nfs);
 		ci[i].role = c->role;
@@ -718,20 +778,24 @@ int main(int argc, char **argv)
 	if (O.nserver_paths) {
 		char p[1024];
 		for (int i = 0; i < O.conns; i++) {
-			snprintf(p, sizeof(p), "%s/%s", O.server_paths[C[i].url], C[i].fname);
+			snprintf(p, sizeof(p), "%s/%s",
+				 O.server_paths[C[i].url], C[i].fname);
 			dcb_sampler_add_file(&sp, p, 0);
 		}
 		if (O.readers)
 			for (int f = 0; f < O.hot_files; f++) {
-				snprintf(p, sizeof(p), "%s/%s.%d", O.server_paths[0], O.hot_prefix, f);
+				snprintf(p, sizeof(p), "%s/%s.%d",
+					 O.server_paths[0], O.hot_prefix, f);
 				dcb_sampler_add_file(&sp, p, 1);
 			}
 	}
 	dcb_sampler_start(&sp);
 
 	struct pollfd *pfd = calloc(NC, sizeof(*pfd));
-	uint64_t deadline = O.time_s ? (uint64_t)(O.time_s * 1e9) : (uint64_t)(O.max_time_s * 1e9);
-	uint64_t hard_stop = deadline + (uint64_t)(O.drain_s * 1e9); /* drain limit */
+	uint64_t deadline = O.time_s ? (uint64_t)(O.time_s * 1e9)
+				     : (uint64_t)(O.max_time_s * 1e9);
+	uint64_t hard_stop =
+		deadline + (uint64_t)(O.drain_s * 1e9); /* drain limit */
 	const char *stop_reason = O.time_s ? "time" : "size";
 	int stopping = 0, next_tick = 1;
 	uint64_t last_service = 0;
@@ -752,7 +816,8 @@ int main(int argc, char **argv)
 		}
 		int writers_left = 0, all_done = 1;
 		for (int i = 0; i < NC; i++) {
-			if (C[i].role == ROLE_WRITER && !C[i].finished && !C[i].failed)
+			if (C[i].role == ROLE_WRITER && !C[i].finished &&
+			    !C[i].failed)
 				writers_left++;
 		}
 		if (!writers_left && O.conns && !stopping) {
@@ -792,7 +857,8 @@ int main(int argc, char **argv)
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR)
 			break;
 		now = rel_now();
-		int full = now - last_service >= 100000000ULL; /* timeouts need a periodic call */
+		int full = now - last_service >=
+			   100000000ULL; /* timeouts need a periodic call */
 		if (full)
 			last_service = now;
 		n = 0;
@@ -818,7 +884,8 @@ int main(int argc, char **argv)
 		R.durable_ns = end_all;
 	dcb_sampler_stop(&sp);
 
-	int finished = !interrupted && strcmp(stop_reason, "drain-timeout") && strcmp(stop_reason, "max-time");
+	int finished = !interrupted && strcmp(stop_reason, "drain-timeout") &&
+		       strcmp(stop_reason, "max-time");
 	for (int i = 0; i < O.conns; i++) {
 		ci[i].failed = C[i].failed;
 		ci[i].verf_changes = C[i].verf_changes;
@@ -838,17 +905,22 @@ int main(int argc, char **argv)
 		.readmax = rmax,
 		.use_cachestat = sp.use_cachestat,
 	};
-	uint64_t end = R.end_ns > R.measure_start_ns ? R.end_ns : R.measure_start_ns;
+	uint64_t end =
+		R.end_ns > R.measure_start_ns ? R.end_ns : R.measure_start_ns;
 	uint64_t dend = R.durable_ns > end ? R.durable_ns : end;
 	print_summary(end, dend);
 	if (O.server_pid) {
 		double cpu_s = dcb_sampler_server_cpu_s(&sp);
-		double gb = (double)(R.bytes[OP_WRITE] + R.bytes[OP_READ]) / 1e9;
+		double gb =
+			(double)(R.bytes[OP_WRITE] + R.bytes[OP_READ]) / 1e9;
 		if (cpu_s >= 0)
-			fprintf(stderr, "server: %.2f CPU-s in %.1f s, %.3f CPU-s per GB moved", cpu_s,
-				sp.n ? sp.s[sp.n - 1].t : 0.0, gb > 0 ? cpu_s / gb : 0.0);
+			fprintf(stderr,
+				"server: %.2f CPU-s in %.1f s, %.3f CPU-s per GB moved",
+				cpu_s, sp.n ? sp.s[sp.n - 1].t : 0.0,
+				gb > 0 ? cpu_s / gb : 0.0);
 		if (sp.server_hwm_kib >= 0)
-			fprintf(stderr, "%speak RSS %.0f MiB", cpu_s >= 0 ? ", " : "server: ",
+			fprintf(stderr, "%speak RSS %.0f MiB",
+				cpu_s >= 0 ? ", " : "server: ",
 				sp.server_hwm_kib / 1024.0);
 		if (cpu_s >= 0 || sp.server_hwm_kib >= 0)
 			fputc('\n', stderr);
@@ -878,10 +950,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (O.cdf_prefix) {
-		static const char *nm[OP_NUM] = {"write", "commit", "read"};
+		static const char *nm[OP_NUM] = { "write", "commit", "read" };
 		for (int k = 0; k < OP_NUM; k++) {
 			char p[1100];
-			snprintf(p, sizeof(p), "%s.%s.cdf", O.cdf_prefix, nm[k]);
+			snprintf(p, sizeof(p), "%s.%s.cdf", O.cdf_prefix,
+				 nm[k]);
 			FILE *f = fopen(p, "w");
 			if (f) {
 				hist_write_cdf(&R.lat[k], f, 1000.0);

@@ -12,8 +12,8 @@ unsigned hist_index(uint64_t v)
 {
 	if (v < HIST_SUB)
 		return (unsigned)v;
-	unsigned msb = 63 - __builtin_clzll(v);          /* >= HIST_SUB_BITS */
-	unsigned shift = msb - HIST_SUB_BITS;            /* 0.. */
+	unsigned msb = 63 - __builtin_clzll(v); /* >= HIST_SUB_BITS */
+	unsigned shift = msb - HIST_SUB_BITS; /* 0.. */
 	unsigned sub = (unsigned)(v >> shift) - HIST_SUB; /* 0..HIST_SUB-1 */
 	return (shift + 1) * HIST_SUB + sub;
 }
@@ -48,7 +48,10 @@ void hist_add_n(struct hist *h, uint64_t v, uint64_t n)
 		h->max = v;
 }
 
-void hist_add(struct hist *h, uint64_t v) { hist_add_n(h, v, 1); }
+void hist_add(struct hist *h, uint64_t v)
+{
+	hist_add_n(h, v, 1);
+}
 
 void hist_merge(struct hist *dst, const struct hist *src)
 {
@@ -94,7 +97,8 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
 		cum += h->b[i];
 		if (cum >= rank) {
-			uint64_t lo = hist_bucket_low(i), hi = hist_bucket_high(i);
+			uint64_t lo = hist_bucket_low(i),
+				 hi = hist_bucket_high(i);
 			return clampv(h, lo + (hi - lo) / 2);
 		}
 	}
@@ -111,7 +115,8 @@ void hist_write_cdf(const struct hist *h, FILE *f, double div)
 			continue;
 		cum += h->b[i];
 		uint64_t lo = hist_bucket_low(i), hi = hist_bucket_high(i);
-		fprintf(f, "%.3f %.6f\n", (double)clampv(h, lo + (hi - lo) / 2) / div,
+		fprintf(f, "%.3f %.6f\n",
+			(double)clampv(h, lo + (hi - lo) / 2) / div,
 			(double)cum / (double)h->count);
 	}
 }

@@ -14,8 +14,13 @@
 #ifndef __NR_cachestat
 #define __NR_cachestat 451
 #endif
-struct dcb_cachestat_range { uint64_t off, len; };
-struct dcb_cachestat { uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted; };
+struct dcb_cachestat_range {
+	uint64_t off, len;
+};
+struct dcb_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+		nr_recently_evicted;
+};
 
 uint64_t dcb_now_ns(void)
 {
@@ -24,10 +29,13 @@ uint64_t dcb_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static long page_kib(void) { return sysconf(_SC_PAGESIZE) / 1024; }
+static long page_kib(void)
+{
+	return sysconf(_SC_PAGESIZE) / 1024;
+}
 
-int dcb_file_residency(const char *path, int use_cachestat, uint64_t *res_kib, uint64_t *dirty_kib,
-		       uint64_t *size_kib)
+int dcb_file_residency(const char *path, int use_cachestat, uint64_t *res_kib,
+		       uint64_t *dirty_kib, uint64_t *size_kib)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
 	if (fd < 0)
@@ -42,7 +50,7 @@ int dcb_file_residency(const char *path, int use_cachestat, uint64_t *res_kib, u
 	*size_kib = (uint64_t)st.st_size / 1024;
 	*res_kib = *dirty_kib = 0;
 	if (use_cachestat) {
-		struct dcb_cachestat_range rg = {0, 0};
+		struct dcb_cachestat_range rg = { 0, 0 };
 		struct dcb_cachestat cs;
 		if (syscall(__NR_cachestat, fd, &rg, &cs, 0) == 0) {
 			*res_kib = cs.nr_cache * page_kib();
@@ -74,7 +82,7 @@ int dcb_file_residency(const char *path, int use_cachestat, uint64_t *res_kib, u
 
 static int probe_cachestat(void)
 {
-	struct dcb_cachestat_range rg = {0, 0};
+	struct dcb_cachestat_range rg = { 0, 0 };
 	struct dcb_cachestat cs;
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -99,7 +107,9 @@ uint64_t dcb_proc_ticks(int pid)
 		return 0;
 	unsigned long long ut = 0, st = 0;
 	/* after ") ": state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15) */
-	if (sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+	if (sscanf(q + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+		   &st) != 2)
 		return 0;
 	return ut + st;
 }
@@ -145,7 +155,8 @@ static void find_kswapd(struct dcb_sampler *sp)
 	closedir(d);
 }
 
-void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid, const char *cgroup_dir)
+void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid,
+		      const char *cgroup_dir)
 {
 	memset(sp, 0, sizeof(*sp));
 	pthread_mutex_init(&sp->mu, NULL);
@@ -193,7 +204,8 @@ static void read_cgroup(const char *dir, struct dcb_sample *s)
 {
 	char p[512], line[256], key[128];
 	unsigned long long v;
-	s->cg_cache_kib = s->cg_dirty_kib = s->cg_writeback_kib = s->cg_usage_kib = -1;
+	s->cg_cache_kib = s->cg_dirty_kib = s->cg_writeback_kib =
+		s->cg_usage_kib = -1;
 	if (!dir)
 		return;
 	snprintf(p, sizeof(p), "%s/memory.stat", dir);
@@ -207,7 +219,8 @@ static void read_cgroup(const char *dir, struct dcb_sample *s)
 			s->cg_cache_kib = v / 1024;
 		else if (!strcmp(key, "dirty") || !strcmp(key, "file_dirty"))
 			s->cg_dirty_kib = v / 1024;
-		else if (!strcmp(key, "writeback") || !strcmp(key, "file_writeback"))
+		else if (!strcmp(key, "writeback") ||
+			 !strcmp(key, "file_writeback"))
 			s->cg_writeback_kib = v / 1024;
 	}
 	fclose(f);
@@ -231,7 +244,8 @@ void dcb_sampler_take(struct dcb_sampler *sp, double t, struct dcb_sample *s)
 	read_meminfo(s);
 	read_cgroup(sp->cgroup_dir, s);
 	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t sv = sp->server_pid ? dcb_proc_ticks(sp->server_pid) : 0, kw = 0;
+	uint64_t sv = sp->server_pid ? dcb_proc_ticks(sp->server_pid) : 0,
+		 kw = 0;
 	for (int i = 0; i < sp->nkswapd; i++)
 		kw += dcb_proc_ticks(sp->kswapd_pids[i]);
 	s->server_cpu_pct = s->kswapd_cpu_pct = -1;
@@ -243,10 +257,15 @@ void dcb_sampler_take(struct dcb_sampler *sp, double t, struct dcb_sample *s)
 	if (sp->have_prev && t > sp->prev_t) {
 		double dt = t - sp->prev_t;
 		/* a process that went away (or a failed read) gives no number, not an underflow */
-		if (sp->server_pid && sv && sv >= sp->prev_server_ticks && sp->prev_server_ticks)
-			s->server_cpu_pct = 100.0 * (double)(sv - sp->prev_server_ticks) / hz / dt;
+		if (sp->server_pid && sv && sv >= sp->prev_server_ticks &&
+		    sp->prev_server_ticks)
+			s->server_cpu_pct =
+				100.0 * (double)(sv - sp->prev_server_ticks) /
+				hz / dt;
 		if (sp->nkswapd && kw >= sp->prev_kswapd_ticks)
-			s->kswapd_cpu_pct = 100.0 * (double)(kw - sp->prev_kswapd_ticks) / hz / dt;
+			s->kswapd_cpu_pct =
+				100.0 * (double)(kw - sp->prev_kswapd_ticks) /
+				hz / dt;
 	}
 	sp->prev_server_ticks = sv;
 	sp->prev_kswapd_ticks = kw;
@@ -254,7 +273,8 @@ void dcb_sampler_take(struct dcb_sampler *sp, double t, struct dcb_sample *s)
 	sp->have_prev = 1;
 	uint64_t r, d, sz;
 	for (int i = 0; i < sp->nfiles; i++)
-		if (dcb_file_residency(sp->files[i], sp->use_cachestat, &r, &d, &sz) == 0) {
+		if (dcb_file_residency(sp->files[i], sp->use_cachestat, &r, &d,
+				       &sz) == 0) {
 			s->files_resident_kib += r;
 			s->files_dirty_kib += d;
 		}
@@ -262,7 +282,8 @@ void dcb_sampler_take(struct dcb_sampler *sp, double t, struct dcb_sample *s)
 	if (sp->nhot) {
 		uint64_t tr = 0, ts = 0;
 		for (int i = 0; i < sp->nhot; i++)
-			if (dcb_file_residency(sp->hot[i], sp->use_cachestat, &r, &d, &sz) == 0) {
+			if (dcb_file_residency(sp->hot[i], sp->use_cachestat,
+					       &r, &d, &sz) == 0) {
 				tr += r < sz ? r : sz;
 				ts += sz;
 			}
@@ -301,11 +322,12 @@ static void *sampler_main(void *arg)
 			uint64_t w = due - now;
 			if (w > 50000000ULL)
 				w = 50000000ULL;
-			struct timespec ts = {0, (long)w};
+			struct timespec ts = { 0, (long)w };
 			nanosleep(&ts, NULL);
 		}
 		struct dcb_sample s;
-		dcb_sampler_take(sp, (double)(dcb_now_ns() - sp->start_ns) / 1e9, &s);
+		dcb_sampler_take(
+			sp, (double)(dcb_now_ns() - sp->start_ns) / 1e9, &s);
 		push(sp, &s);
 	}
 }
@@ -313,7 +335,9 @@ static void *sampler_main(void *arg)
 int dcb_sampler_start(struct dcb_sampler *sp)
 {
 	struct dcb_sample s;
-	dcb_sampler_take(sp, 0, &s); /* baseline for CPU deltas, and the starting residency */
+	dcb_sampler_take(
+		sp, 0,
+		&s); /* baseline for CPU deltas, and the starting residency */
 	sp->hot_start_pct = s.hot_resident_pct;
 	sp->server_ticks_start = sp->prev_server_ticks;
 	push(sp, &s);
@@ -342,10 +366,12 @@ void dcb_sampler_stop(struct dcb_sampler *sp)
 
 double dcb_sampler_server_cpu_s(const struct dcb_sampler *sp)
 {
-	if (!sp->server_pid || !sp->server_ticks_start || !sp->server_ticks_stop ||
+	if (!sp->server_pid || !sp->server_ticks_start ||
+	    !sp->server_ticks_stop ||
 	    sp->server_ticks_stop < sp->server_ticks_start)
 		return -1;
-	return (double)(sp->server_ticks_stop - sp->server_ticks_start) / sysconf(_SC_CLK_TCK);
+	return (double)(sp->server_ticks_stop - sp->server_ticks_start) /
+	       sysconf(_SC_CLK_TCK);
 }
 
 int dcb_sampler_latest(struct dcb_sampler *sp, struct dcb_sample *out)

@@ -25,7 +25,9 @@ static void test_hist_buckets(void)
 	 * midpoint is within 1% of the value */
 	uint64_t s = 88172645463325252ULL;
 	for (int i = 0; i < 200000; i++) {
-		s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
 		uint64_t v = s >> (s % 60);
 		unsigned idx = hist_index(v);
 		CU_ASSERT_FATAL(idx < HIST_BUCKETS);
@@ -33,7 +35,8 @@ static void test_hist_buckets(void)
 		CU_ASSERT_FATAL(lo <= v && v <= hi);
 		double mid = (double)lo + (double)(hi - lo) / 2;
 		if (v)
-			CU_ASSERT_FATAL(fabs(mid - (double)v) / (double)v <= 0.01);
+			CU_ASSERT_FATAL(fabs(mid - (double)v) / (double)v <=
+					0.01);
 	}
 	CU_ASSERT(hist_index(UINT64_MAX) == HIST_BUCKETS - 1);
 	CU_ASSERT(hist_index(0) == 0);
@@ -41,7 +44,8 @@ static void test_hist_buckets(void)
 	CU_ASSERT(hist_bucket_low(hist_index(128)) == 128);
 	/* buckets are contiguous */
 	for (unsigned i = 1; i < 4000; i++)
-		CU_ASSERT_FATAL(hist_bucket_low(i) == hist_bucket_high(i - 1) + 1);
+		CU_ASSERT_FATAL(hist_bucket_low(i) ==
+				hist_bucket_high(i - 1) + 1);
 }
 
 static void test_hist_uniform(void)
@@ -51,9 +55,10 @@ static void test_hist_uniform(void)
 		hist_add(&H, v);
 	CU_ASSERT(H.count == 1000000);
 	CU_ASSERT(H.min == 1 && H.max == 1000000);
-	double ps[] = {50, 90, 99, 99.9, 99.99};
+	double ps[] = { 50, 90, 99, 99.9, 99.99 };
 	for (unsigned i = 0; i < 5; i++)
-		CU_ASSERT(rel_ok((double)hist_percentile(&H, ps[i]), ps[i] * 10000.0, 0.01));
+		CU_ASSERT(rel_ok((double)hist_percentile(&H, ps[i]),
+				 ps[i] * 10000.0, 0.01));
 	CU_ASSERT(hist_percentile(&H, 100) == 1000000);
 	CU_ASSERT(hist_percentile(&H, 0) == 1);
 	CU_ASSERT(rel_ok(hist_mean(&H), 500000.5, 1e-9));
@@ -69,10 +74,11 @@ static void test_hist_exponential(void)
 		double u = (i + 0.5) / n;
 		hist_add(&H, (uint64_t)(-log(1 - u) * mean));
 	}
-	double ps[] = {50, 90, 99, 99.9, 99.99};
+	double ps[] = { 50, 90, 99, 99.9, 99.99 };
 	for (unsigned i = 0; i < 5; i++) {
 		double want = -log(1 - ps[i] / 100) * mean;
-		CU_ASSERT(rel_ok((double)hist_percentile(&H, ps[i]), want, 0.01));
+		CU_ASSERT(
+			rel_ok((double)hist_percentile(&H, ps[i]), want, 0.01));
 	}
 }
 
@@ -103,7 +109,9 @@ static void test_hist_bimodal_small_exact(void)
 static void test_hist_merge(void)
 {
 	static struct hist a, b, all;
-	hist_init(&a); hist_init(&b); hist_init(&all);
+	hist_init(&a);
+	hist_init(&b);
+	hist_init(&all);
 	for (uint64_t v = 1; v < 50000; v++) {
 		hist_add(v % 2 ? &a : &b, v * 37);
 		hist_add(&all, v * 37);
@@ -135,14 +143,25 @@ static void test_opts_good(void)
 {
 	struct dcb_opts o;
 	char err[512] = "";
-	CU_ASSERT_FATAL(parse(&o, URL "--conns 16 --qd 4 --bs 64k --size 1G --pattern rand "
-				  "--stable filesync --json /tmp/x.json --warmup 1 --time 10", err) == 0);
-	CU_ASSERT(o.conns == 16 && o.qd == 4 && o.bs == 65536 && o.size == (1ULL << 30));
-	CU_ASSERT(o.pattern == PAT_RAND && o.stable == 2 && o.time_s == 10 && o.warmup_s == 1);
+	CU_ASSERT_FATAL(
+		parse(&o,
+		      URL
+		      "--conns 16 --qd 4 --bs 64k --size 1G --pattern rand "
+		      "--stable filesync --json /tmp/x.json --warmup 1 --time 10",
+		      err) == 0);
+	CU_ASSERT(o.conns == 16 && o.qd == 4 && o.bs == 65536 &&
+		  o.size == (1ULL << 30));
+	CU_ASSERT(o.pattern == PAT_RAND && o.stable == 2 && o.time_s == 10 &&
+		  o.warmup_s == 1);
 	CU_ASSERT(o.nurls == 1 && !strcmp(o.json_path, "/tmp/x.json"));
-	CU_ASSERT(parse(&o, URL URL "--server-path /a --server-path /b --commit-every 8M --readers 3 "
-			    "--read-bs 4k --hot-files 2 --hot-size 16M --read-iops 500", err) == 0);
-	CU_ASSERT(o.nurls == 2 && o.commit_every == (8ULL << 20) && o.readers == 3 && o.read_iops == 500);
+	CU_ASSERT(
+		parse(&o,
+		      URL URL
+		      "--server-path /a --server-path /b --commit-every 8M --readers 3 "
+		      "--read-bs 4k --hot-files 2 --hot-size 16M --read-iops 500",
+		      err) == 0);
+	CU_ASSERT(o.nurls == 2 && o.commit_every == (8ULL << 20) &&
+		  o.readers == 3 && o.read_iops == 500);
 	CU_ASSERT(parse(&o, "--help", err) == 1);
 	uint64_t v;
 	CU_ASSERT(dcb_parse_size("4k", &v) == 0 && v == 4096);
@@ -155,17 +174,45 @@ static void test_opts_good(void)
 static void test_opts_bad(void)
 {
 	static const char *bad[] = {
-		"--conns 4",                                  /* no URL */
-		URL "--conns -1", URL "--conns abc", URL "--conns 5000", URL "--qd 0", URL "--qd 3x",
-		URL "--bs 100", URL "--bs 1X", URL "--bs 32M", URL "--bs 1.5M", URL "--size 0",
-		URL "--size -5", URL "--pattern zigzag", URL "--stable maybe", URL "--time -1",
-		URL "--time 0", URL "--time abc", URL "--warmup 5 --time 5", URL "--frobnicate 1",
-		"--url http://x/y", "--url nfs://h/x?version=4", URL "--bs 1M --size 4k",
-		URL "--pattern rand --bs 64k --size 100k", URL "--server-path /a --server-path /b",
-		URL "--server-path relative", URL "stray", URL "--conns 0", URL "--readers x",
-		URL "--read-bs 0", URL "--readers 2 --read-bs 1M --hot-size 4k", URL "--read-iops -3",
-		URL "--stable filesync --commit-every 1M", URL "--prefix a/b", URL "--conns 0 --readers 1",
-		URL "--json", URL "--seed x1", URL "--rpc-timeout 0", URL "--interval 0.01", URL "--drain-timeout -1",
+		"--conns 4", /* no URL */
+		URL "--conns -1",
+		URL "--conns abc",
+		URL "--conns 5000",
+		URL "--qd 0",
+		URL "--qd 3x",
+		URL "--bs 100",
+		URL "--bs 1X",
+		URL "--bs 32M",
+		URL "--bs 1.5M",
+		URL "--size 0",
+		URL "--size -5",
+		URL "--pattern zigzag",
+		URL "--stable maybe",
+		URL "--time -1",
+		URL "--time 0",
+		URL "--time abc",
+		URL "--warmup 5 --time 5",
+		URL "--frobnicate 1",
+		"--url http://x/y",
+		"--url nfs://h/x?version=4",
+		URL "--bs 1M --size 4k",
+		URL "--pattern rand --bs 64k --size 100k",
+		URL "--server-path /a --server-path /b",
+		URL "--server-path relative",
+		URL "stray",
+		URL "--conns 0",
+		URL "--readers x",
+		URL "--read-bs 0",
+		URL "--readers 2 --read-bs 1M --hot-size 4k",
+		URL "--read-iops -3",
+		URL "--stable filesync --commit-every 1M",
+		URL "--prefix a/b",
+		URL "--conns 0 --readers 1",
+		URL "--json",
+		URL "--seed x1",
+		URL "--rpc-timeout 0",
+		URL "--interval 0.01",
+		URL "--drain-timeout -1",
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct dcb_opts o;
@@ -188,12 +235,14 @@ static void test_opts_bad(void)
 static void test_accounting(void)
 {
 	static struct dcb_results r;
-	CU_ASSERT_FATAL(dcb_results_init(&r, 2, 1000000000ULL) == 0); /* 1 s warm-up */
+	CU_ASSERT_FATAL(dcb_results_init(&r, 2, 1000000000ULL) ==
+			0); /* 1 s warm-up */
 	/* warm-up: counted in totals, not in the measured window or latencies */
 	dcb_account(&r, 0, OP_WRITE, 1 << 20, 500000000ULL, 1000);
 	/* measured: 10 writes of 1 MiB on conn 0, 5 on conn 1, 2 commits, 3 reads */
 	for (int i = 0; i < 10; i++)
-		dcb_account(&r, 0, OP_WRITE, 1 << 20, 1000000000ULL + i * 100000000ULL, 2000);
+		dcb_account(&r, 0, OP_WRITE, 1 << 20,
+			    1000000000ULL + i * 100000000ULL, 2000);
 	for (int i = 0; i < 5; i++)
 		dcb_account(&r, 1, OP_WRITE, 1 << 20, 2500000000ULL, 4000);
 	dcb_account(&r, 0, OP_COMMIT, 0, 1500000000ULL, 50000);
@@ -203,25 +252,33 @@ static void test_accounting(void)
 	CU_ASSERT(r.bytes[OP_WRITE] == 16ULL << 20);
 	CU_ASSERT(r.m_bytes[OP_WRITE] == 15ULL << 20);
 	CU_ASSERT(r.ops[OP_WRITE] == 16 && r.m_ops[OP_WRITE] == 15);
-	CU_ASSERT(r.lat[OP_WRITE].count == 15 && r.lat[OP_WRITE].min == 2000 && r.lat[OP_WRITE].max == 4000);
-	CU_ASSERT(r.conn[0].bytes[OP_WRITE] == 11ULL << 20 && r.conn[0].m_bytes[OP_WRITE] == 10ULL << 20);
-	CU_ASSERT(r.conn[1].m_ops[OP_READ] == 3 && r.conn[1].ops[OP_COMMIT] == 1);
+	CU_ASSERT(r.lat[OP_WRITE].count == 15 && r.lat[OP_WRITE].min == 2000 &&
+		  r.lat[OP_WRITE].max == 4000);
+	CU_ASSERT(r.conn[0].bytes[OP_WRITE] == 11ULL << 20 &&
+		  r.conn[0].m_bytes[OP_WRITE] == 10ULL << 20);
+	CU_ASSERT(r.conn[1].m_ops[OP_READ] == 3 &&
+		  r.conn[1].ops[OP_COMMIT] == 1);
 	CU_ASSERT(r.lat[OP_COMMIT].count == 2 && r.lat[OP_COMMIT].max == 70000);
 	/* timeline: second 0 has the warm-up write, second 1 ten writes and a commit, second 2 ... */
 	CU_ASSERT(r.ntl == 3);
 	CU_ASSERT(r.tl[0].bytes[OP_WRITE] == 1 << 20);
 	CU_ASSERT(r.tl[1].ops[OP_WRITE] == 10 && r.tl[1].ops[OP_COMMIT] == 1);
-	CU_ASSERT(r.tl[2].ops[OP_WRITE] == 5 && r.tl[2].ops[OP_READ] == 3 && r.tl[2].lat_max_ns[OP_COMMIT] == 70000);
+	CU_ASSERT(r.tl[2].ops[OP_WRITE] == 5 && r.tl[2].ops[OP_READ] == 3 &&
+		  r.tl[2].lat_max_ns[OP_COMMIT] == 70000);
 	/* rates over the measured window [1 s, 3 s] */
-	CU_ASSERT(rel_ok(dcb_rate_mbps(&r, OP_WRITE, 3000000000ULL), (15.0 * 1048576) / 1e6 / 2, 1e-9));
-	CU_ASSERT(rel_ok(dcb_rate_iops(&r, OP_WRITE, 3000000000ULL), 7.5, 1e-9));
+	CU_ASSERT(rel_ok(dcb_rate_mbps(&r, OP_WRITE, 3000000000ULL),
+			 (15.0 * 1048576) / 1e6 / 2, 1e-9));
+	CU_ASSERT(
+		rel_ok(dcb_rate_iops(&r, OP_WRITE, 3000000000ULL), 7.5, 1e-9));
 	CU_ASSERT(dcb_rate_mbps(&r, OP_WRITE, 500) == 0);
 	/* errors by status */
 	dcb_account_nfs_error(&r, 0, 5);
 	dcb_account_nfs_error(&r, 0, 5);
 	dcb_account_nfs_error(&r, 1, 10008);
-	CU_ASSERT(dcb_nfs_error_count(&r, 5) == 2 && dcb_nfs_error_count(&r, 10008) == 1);
-	CU_ASSERT(dcb_nfs_error_count(&r, 28) == 0 && dcb_nfs_errors_total(&r) == 3);
+	CU_ASSERT(dcb_nfs_error_count(&r, 5) == 2 &&
+		  dcb_nfs_error_count(&r, 10008) == 1);
+	CU_ASSERT(dcb_nfs_error_count(&r, 28) == 0 &&
+		  dcb_nfs_errors_total(&r) == 3);
 	CU_ASSERT(r.conn[0].errors == 2 && r.conn[1].errors == 1);
 	CU_ASSERT_STRING_EQUAL(dcb_nfs_status_name(10008), "NFS3ERR_JUKEBOX");
 	CU_ASSERT_STRING_EQUAL(dcb_nfs_status_name(28), "NFS3ERR_NOSPC");
@@ -233,7 +290,8 @@ static void test_accounting(void)
 	/* the JSON report is complete and carries the accounting */
 	struct dcb_opts o;
 	char err[512];
-	CU_ASSERT_FATAL(parse(&o, URL "--conns 1 --readers 1 --label t", err) == 0);
+	CU_ASSERT_FATAL(parse(&o, URL "--conns 1 --readers 1 --label t", err) ==
+			0);
 	r.bytes_asked = 16ULL << 20;
 	r.bytes_written = 16ULL << 20;
 	r.end_ns = 3000000000ULL;
@@ -241,15 +299,21 @@ static void test_accounting(void)
 	dcb_sampler_init(&sp, dcb_now_ns(), 0, NULL);
 	struct dcb_sample smp;
 	dcb_sampler_take(&sp, 1.0, &smp);
-	struct dcb_conn_info ci[2] = {{ROLE_WRITER, 0, "dcb.0", 0, 0}, {ROLE_READER, 0, NULL, 0, 0}};
-	struct dcb_run_info ri = {.elapsed_s = 3, .finished = 1, .stop_reason = "size"};
+	struct dcb_conn_info ci[2] = { { ROLE_WRITER, 0, "dcb.0", 0, 0 },
+				       { ROLE_READER, 0, NULL, 0, 0 } };
+	struct dcb_run_info ri = { .elapsed_s = 3,
+				   .finished = 1,
+				   .stop_reason = "size" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	dcb_write_json(f, &o, &r, &sp, ci, 2, &ri);
 	fclose(f);
 	CU_ASSERT(strstr(buf, "\"complete\": true") != NULL);
-	CU_ASSERT(strstr(buf, "\"bytes_asked\": 16777216, \"bytes_written\": 16777216") != NULL);
+	CU_ASSERT(
+		strstr(buf,
+		       "\"bytes_asked\": 16777216, \"bytes_written\": 16777216") !=
+		NULL);
 	CU_ASSERT(strstr(buf, "\"NFS3ERR_IO\": 2") != NULL);
 	CU_ASSERT(strstr(buf, "\"p99.99\"") != NULL);
 	CU_ASSERT(strstr(buf, "\"finished\": true") != NULL);
@@ -312,8 +376,10 @@ static void test_server_cpu_rss(void)
 	struct dcb_opts o;
 	char err[512];
 	CU_ASSERT_FATAL(parse(&o, URL "--conns 1 --label t", err) == 0);
-	struct dcb_conn_info ci[1] = {{ROLE_WRITER, 0, "dcb.0", 0, 0}};
-	struct dcb_run_info ri = {.elapsed_s = 1, .finished = 1, .stop_reason = "size"};
+	struct dcb_conn_info ci[1] = { { ROLE_WRITER, 0, "dcb.0", 0, 0 } };
+	struct dcb_run_info ri = { .elapsed_s = 1,
+				   .finished = 1,
+				   .stop_reason = "size" };
 	char *buf = NULL, *p;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -365,7 +431,8 @@ static void test_residency(void)
 	CU_ASSERT(sz == 1024);
 	CU_ASSERT(r <= 1024);
 	uint64_t r2, d2, sz2;
-	CU_ASSERT(dcb_file_residency(path, 1, &r2, &d2, &sz2) == 0); /* cachestat or fallback */
+	CU_ASSERT(dcb_file_residency(path, 1, &r2, &d2, &sz2) ==
+		  0); /* cachestat or fallback */
 	CU_ASSERT(sz2 == 1024 && r2 <= 1024 + 4);
 	CU_ASSERT(dcb_file_residency("/nonexistent/dcb", 1, &r, &d, &sz) == -1);
 	unlink(path);
@@ -376,10 +443,13 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_pSuite s = CU_add_suite("bench", NULL, NULL);
-	CU_add_test(s, "histogram bucket bounds and relative error", test_hist_buckets);
+	CU_add_test(s, "histogram bucket bounds and relative error",
+		    test_hist_buckets);
 	CU_add_test(s, "histogram uniform percentiles", test_hist_uniform);
-	CU_add_test(s, "histogram exponential percentiles", test_hist_exponential);
-	CU_add_test(s, "histogram bimodal, empty, single, small exact", test_hist_bimodal_small_exact);
+	CU_add_test(s, "histogram exponential percentiles",
+		    test_hist_exponential);
+	CU_add_test(s, "histogram bimodal, empty, single, small exact",
+		    test_hist_bimodal_small_exact);
 	CU_add_test(s, "histogram merge", test_hist_merge);
 	CU_add_test(s, "options accepted", test_opts_good);
 	CU_add_test(s, "options rejected", test_opts_bad);

@@ -38,12 +38,14 @@
  * (NFSv4 change_info could use them); ganesha's helpers clear their
  * valid_mask before the call, and the module leaves them so, as FSAL_VFS
  * does. */
-#define DC_PARENT_ATTRS , struct fsal_attrlist *parent_pre_attrs_out, \
-	struct fsal_attrlist *parent_post_attrs_out
-#define DC_RENAME_ATTRS , struct fsal_attrlist *olddir_pre_attrs_out, \
-	struct fsal_attrlist *olddir_post_attrs_out, \
-	struct fsal_attrlist *newdir_pre_attrs_out, \
-	struct fsal_attrlist *newdir_post_attrs_out
+#define DC_PARENT_ATTRS                               \
+	, struct fsal_attrlist *parent_pre_attrs_out, \
+		struct fsal_attrlist *parent_post_attrs_out
+#define DC_RENAME_ATTRS                                      \
+	, struct fsal_attrlist *olddir_pre_attrs_out,        \
+		struct fsal_attrlist *olddir_post_attrs_out, \
+		struct fsal_attrlist *newdir_pre_attrs_out,  \
+		struct fsal_attrlist *newdir_post_attrs_out
 
 /* handles go on the module's handle list, as in FSAL API 11 */
 #define dc_obj_handle_init(obj, exp, type) \

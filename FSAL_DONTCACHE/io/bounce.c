@@ -27,7 +27,8 @@ void *bounce_get(struct dcio_engine *e, size_t len)
 		if (p)
 			return p;
 	}
-	p = mmap(NULL, mapped_len(e, len), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, mapped_len(e, len), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 

@@ -9,7 +9,7 @@
 #define BOUNCE_KEEP 32
 
 struct dcio_bounce {
-	pthread_mutex_t mu;		/* guards free, n */
+	pthread_mutex_t mu; /* guards free, n */
 	void *free[BOUNCE_KEEP];
 	unsigned n;
 };

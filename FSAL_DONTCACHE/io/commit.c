@@ -12,7 +12,6 @@
 
 #include "engine.h"
 
-
 static void post_job(struct dcio_file *f)
 {
 	if (f->gc.job_posted)
@@ -33,7 +32,6 @@ void gc_want_settle(struct dcio_file *f)
 		post_job(f);
 }
 
-
 bool gc_dirty(struct dcio_file *f)
 {
 	pthread_mutex_lock(&f->gc.mu);
@@ -42,14 +40,12 @@ bool gc_dirty(struct dcio_file *f)
 	return d;
 }
 
-
 static void enqueue(struct dcio_file *f, struct gc_waiter *w)
 {
 	w->next = NULL;
 	*f->gc.wt = w;
 	f->gc.wt = &w->next;
 }
-
 
 static bool has_sync_waiter(struct dcio_file *f)
 {
@@ -120,7 +116,8 @@ static void run_batch(struct dcio_file *f)
 		/* rewrites covered by this flush clear their lost ranges, except
 		 * what was lost again while it ran */
 		for (size_t i = 0; i < f->em.flush_clear.n; i++)
-			rs_sub(&f->em.lost, f->em.flush_clear.r[i].lo, f->em.flush_clear.r[i].hi);
+			rs_sub(&f->em.lost, f->em.flush_clear.r[i].lo,
+			       f->em.flush_clear.r[i].hi);
 		rs_add_set(&f->em.lost, &f->em.relost);
 		if (covered > f->gc.flushed_seq)
 			f->gc.flushed_seq = covered;
@@ -134,7 +131,7 @@ static void run_batch(struct dcio_file *f)
 		rs_merge_into(&f->em.pending, &snap, 0);
 		rs_free(&snap);
 		em_lose_pending(f, err);
-		if (!tainted)	/* else em_sfr_end noted it */
+		if (!tainted) /* else em_sfr_end noted it */
 			em_note_error(f, err);
 		if (late)
 			gc_want_settle(f);
@@ -154,7 +151,8 @@ static void run_batch(struct dcio_file *f)
 			/* its range may have been lost before this flush began */
 			if (!err) {
 				struct dcio_req *q = w->req;
-				w->err = rs_find(&f->em.lost, q->off, write_end(q->off, q->len));
+				w->err = rs_find(&f->em.lost, q->off,
+						 write_end(q->off, q->len));
 				if (w->err)
 					ST_ADD(x->st.gc_lost_reports, 1);
 			}
@@ -177,10 +175,11 @@ static void run_batch(struct dcio_file *f)
 	}
 }
 
-
 static void gc_job_run(struct dcio_job *j)
 {
-	struct dcio_file *f = (struct dcio_file *)((char *)j - offsetof(struct dcio_file, gc.job));
+	struct dcio_file *f =
+		(struct dcio_file *)((char *)j -
+				     offsetof(struct dcio_file, gc.job));
 
 	pthread_mutex_lock(&f->gc.mu);
 	f->gc.job_posted = false;
@@ -190,7 +189,6 @@ static void gc_job_run(struct dcio_job *j)
 	file_put(f);
 }
 
-
 void gc_init(struct dcio_file *f)
 {
 	pthread_mutex_init(&f->gc.mu, NULL);
@@ -198,7 +196,6 @@ void gc_init(struct dcio_file *f)
 	f->gc.wt = &f->gc.wh;
 	f->gc.job.run = gc_job_run;
 }
-
 
 void gc_fini(struct dcio_file *f)
 {
@@ -264,7 +261,6 @@ int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, unsigned flags)
 	hist_add(&x->st.lat_c, now_ns() - t0);
 	return err;
 }
-
 
 int dcio_commit(struct dcio_file *f, uint64_t offset, uint64_t len)
 {

@@ -13,7 +13,7 @@ struct dcio_req;
 
 struct gc_waiter {
 	struct gc_waiter *next;
-	struct dcio_req *req;		/* async stable write, or NULL */
+	struct dcio_req *req; /* async stable write, or NULL */
 	bool fsync, done;
 	int err;
 };
@@ -23,19 +23,19 @@ struct gc_waiter {
 struct gc_file {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint64_t write_seq, flushed_seq;	/* acknowledged / flushed writes */
-	struct gc_waiter *wh, **wt;		/* queued for the next flush */
-	struct gc_waiter *riders;	/* joined the running flush */
-	uint64_t flush_covered;		/* write_seq the running flush covers */
+	uint64_t write_seq, flushed_seq; /* acknowledged / flushed writes */
+	struct gc_waiter *wh, **wt; /* queued for the next flush */
+	struct gc_waiter *riders; /* joined the running flush */
+	uint64_t flush_covered; /* write_seq the running flush covers */
 	bool flushing, flush_fsync, job_posted;
-	bool settle;		/* a flush is due after a failed or lost write */
+	bool settle; /* a flush is due after a failed or lost write */
 	struct dcio_job job;
 };
 
 enum gc_flags {
-	GC_FSYNC = 1,		/* fsync instead of fdatasync */
-	GC_FORCE = 2,		/* flush even when nothing is pending */
-	GC_CHECK_LOST = 4,	/* also fail on lost ranges in [off, off+len) */
+	GC_FSYNC = 1, /* fsync instead of fdatasync */
+	GC_FORCE = 2, /* flush even when nothing is pending */
+	GC_CHECK_LOST = 4, /* also fail on lost ranges in [off, off+len) */
 };
 
 void gc_init(struct dcio_file *f);

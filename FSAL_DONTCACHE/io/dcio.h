@@ -25,27 +25,28 @@
 #include <sys/uio.h>
 
 enum dcio_write_mode {
-	DCIO_WRITE_DONTCACHE = 0,	/* pwritev2/io_uring with RWF_DONTCACHE */
-	DCIO_WRITE_BUFFERED,		/* plain buffered writes (page cache as usual) */
-	DCIO_WRITE_DIRECT,		/* O_DIRECT aligned middle, dontcache head/tail */
-	DCIO_WRITE_DROPBEHIND,		/* buffered + coalesced sync_file_range + FADV_DONTNEED */
+	DCIO_WRITE_DONTCACHE = 0, /* pwritev2/io_uring with RWF_DONTCACHE */
+	DCIO_WRITE_BUFFERED, /* plain buffered writes (page cache as usual) */
+	DCIO_WRITE_DIRECT, /* O_DIRECT aligned middle, dontcache head/tail */
+	DCIO_WRITE_DROPBEHIND, /* buffered + coalesced sync_file_range + FADV_DONTNEED */
 };
 
 enum dcio_read_mode {
 	DCIO_READ_BUFFERED = 0,
-	DCIO_READ_DONTCACHE,		/* RWF_DONTCACHE reads (buffered where unsupported) */
-	DCIO_READ_DIRECT,		/* O_DIRECT, widened to the file's DIO alignment */
+	DCIO_READ_DONTCACHE, /* RWF_DONTCACHE reads (buffered where unsupported) */
+	DCIO_READ_DIRECT, /* O_DIRECT, widened to the file's DIO alignment */
 };
 
 enum dcio_flush_mode {
-	DCIO_FLUSH_COALESCED = 0,	/* engine threads + one flusher wakeup for many writes */
-	DCIO_FLUSH_INLINE,		/* naive: write and kick writeback on the caller's thread */
+	DCIO_FLUSH_COALESCED =
+		0, /* engine threads + one flusher wakeup for many writes */
+	DCIO_FLUSH_INLINE, /* naive: write and kick writeback on the caller's thread */
 };
 
 enum dcio_stable {
 	DCIO_UNSTABLE = 0,
-	DCIO_DATA_SYNC,			/* durable before completion (fdatasync semantics) */
-	DCIO_FILE_SYNC,			/* durable incl. metadata (fsync semantics) */
+	DCIO_DATA_SYNC, /* durable before completion (fdatasync semantics) */
+	DCIO_FILE_SYNC, /* durable incl. metadata (fsync semantics) */
 };
 
 /* Levels of the engine's messages (the FSAL maps them to its log levels). */
@@ -60,26 +61,31 @@ typedef void (*dcio_log_fn)(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 struct dcio_engine_params {
-	unsigned int threads;		/* engine threads, each with its own ring; >= 1 */
-	unsigned int ring_entries;	/* SQ size per ring; power of two, >= 8 */
-	bool use_uring;			/* false forces the pwritev2 thread pool */
-	int nice;			/* nice value of every engine thread (0..19;
+	unsigned int threads; /* engine threads, each with its own ring; >= 1 */
+	unsigned int ring_entries; /* SQ size per ring; power of two, >= 8 */
+	bool use_uring; /* false forces the pwritev2 thread pool */
+	int nice; /* nice value of every engine thread (0..19;
 					 * 0 leaves it): when the CPU is short, the
 					 * request path (reads, small writes) runs
 					 * first and write-back work waits */
-	dcio_log_fn log;		/* where the engine's warnings go; NULL: stderr */
+	dcio_log_fn log; /* where the engine's warnings go; NULL: stderr */
 };
 
 struct dcio_export_params {
 	enum dcio_write_mode write_mode;
 	enum dcio_read_mode read_mode;
 	enum dcio_flush_mode flush_mode;
-	uint64_t max_inflight_bytes;	/* bound on submitted-but-not-completed write bytes */
-	uint32_t inflight_wait_ms;	/* how long a write waits for room before EAGAIN */
-	uint64_t flush_file_bytes;	/* dropbehind: flush a file once this much is dirty */
-	uint64_t flush_export_bytes;	/* dropbehind: flush the export once this much is dirty */
-	uint32_t flush_interval_ms;	/* dropbehind: flush anything dirty at least this often */
-	uint32_t caller_write_max;	/* writes up to this size are issued on the
+	uint64_t
+		max_inflight_bytes; /* bound on submitted-but-not-completed write bytes */
+	uint32_t
+		inflight_wait_ms; /* how long a write waits for room before EAGAIN */
+	uint64_t
+		flush_file_bytes; /* dropbehind: flush a file once this much is dirty */
+	uint64_t
+		flush_export_bytes; /* dropbehind: flush the export once this much is dirty */
+	uint32_t
+		flush_interval_ms; /* dropbehind: flush anything dirty at least this often */
+	uint32_t caller_write_max; /* writes up to this size are issued on the
 					 * caller's thread (no hand-off; completion
 					 * and flushing as usual); 0 = none */
 };
@@ -92,11 +98,14 @@ struct dcio_export_params {
  * errno). io_uring submissions bypass pwritev2/preadv2, so a table that
  * overrides either of those makes the engine use its thread pool instead. */
 struct dcio_syscalls {
-	ssize_t (*pwritev2)(int fd, const struct iovec *iov, int cnt, off_t off, int flags);
-	ssize_t (*preadv2)(int fd, const struct iovec *iov, int cnt, off_t off, int flags);
+	ssize_t (*pwritev2)(int fd, const struct iovec *iov, int cnt, off_t off,
+			    int flags);
+	ssize_t (*preadv2)(int fd, const struct iovec *iov, int cnt, off_t off,
+			   int flags);
 	int (*fdatasync)(int fd);
 	int (*fsync)(int fd);
-	int (*sync_file_range)(int fd, off_t off, off_t len, unsigned int flags);
+	int (*sync_file_range)(int fd, off_t off, off_t len,
+			       unsigned int flags);
 	int (*posix_fadvise)(int fd, off_t off, off_t len, int advice);
 	int (*ftruncate)(int fd, off_t len);
 };
@@ -117,7 +126,7 @@ typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
 /* Engine ----------------------------------------------------------------- */
 int dcio_engine_create(const struct dcio_engine_params *p,
 		       const struct dcio_syscalls *sys,
-		       struct dcio_engine **out);		/* 0 or errno */
+		       struct dcio_engine **out); /* 0 or errno */
 /* Waits for all outstanding I/O, stops threads, frees. Exports must be gone. */
 void dcio_engine_destroy(struct dcio_engine *e);
 /* true when I/O goes through io_uring; false when the engine fell back to the
@@ -129,8 +138,9 @@ bool dcio_engine_uses_uring(const struct dcio_engine *e);
  * an O_TMPFILE there to learn whether RWF_DONTCACHE writes and reads work. If
  * they answer EOPNOTSUPP/EINVAL, dontcache writes run as dropbehind and
  * dontcache reads as buffered (dcio_export_fallback() says so). */
-int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p,
-		       const char *name, int dirfd, struct dcio_export **out);
+int dcio_export_create(struct dcio_engine *e,
+		       const struct dcio_export_params *p, const char *name,
+		       int dirfd, struct dcio_export **out);
 /* (A probe that cannot create its file, e.g. on a read-only filesystem, is
  * skipped: support is assumed and a run-time EOPNOTSUPP still falls back.
  * dirfd < 0 skips the probe too.) */
@@ -143,7 +153,8 @@ void dcio_export_destroy(struct dcio_export *x);
  * DCIO_WRITE_DIRECT, or of read_mode to or from DCIO_READ_DIRECT, is refused
  * (EINVAL, nothing changed): files open their O_DIRECT fd when they open.
  * 0 or EINVAL. */
-int dcio_export_update(struct dcio_export *x, const struct dcio_export_params *p);
+int dcio_export_update(struct dcio_export *x,
+		       const struct dcio_export_params *p);
 bool dcio_export_fallback(const struct dcio_export *x);
 /* Changes whenever a write/writeback/flush error was seen on any file of the
  * export (NFSv4 write verifier generation). */
@@ -155,7 +166,8 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *out);
  * ending in _total, latencies as histograms in seconds. labels: the label
  * pairs each sample carries, e.g. export_id="1",path="/srv/x" (values
  * escaped with dcio_prom_escape), or NULL/"" for none. */
-void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *out);
+void dcio_export_stats_prom(struct dcio_export *x, const char *labels,
+			    FILE *out);
 /* Every counter and latency histogram of the export back to 0, the in-flight
  * peak to the bytes in flight now (ganesha's DBus ResetStats). Stores are
  * relaxed atomics, not a snapshot: I/O completing during the reset may keep
@@ -170,9 +182,11 @@ void dcio_json_string(FILE *o, const char *s);
 /* The write path the export's Write_Mode really takes now ("dontcache",
  * "dropbehind", "buffered", "direct") and, when it is a fallback, why (in
  * why, "" otherwise). */
-const char *dcio_export_write_path(const struct dcio_export *x, char *why, size_t whylen);
+const char *dcio_export_write_path(const struct dcio_export *x, char *why,
+				   size_t whylen);
 /* The same for reads ("buffered" when dontcache reads were refused). */
-const char *dcio_export_read_path(const struct dcio_export *x, char *why, size_t whylen);
+const char *dcio_export_read_path(const struct dcio_export *x, char *why,
+				  size_t whylen);
 
 /* Rate limit for repeated messages: one per message site (a static
  * struct dcio_ratelimit). dcio_ratelimit() is true when the message may be
@@ -182,7 +196,8 @@ struct dcio_ratelimit {
 	uint64_t next_ns;
 	uint64_t suppressed;
 };
-bool dcio_ratelimit(struct dcio_ratelimit *rl, unsigned int seconds, uint64_t *suppressed);
+bool dcio_ratelimit(struct dcio_ratelimit *rl, unsigned int seconds,
+		    uint64_t *suppressed);
 
 /* File ------------------------------------------------------------------- */
 /* Takes ownership of fd (opened O_RDWR or O_RDONLY, no O_DIRECT: the engine
@@ -215,8 +230,8 @@ int dcio_file_truncate(struct dcio_file *f, uint64_t size);
  * commit with other stable writes and COMMITs on the file), or with the error
  * that prevented it. */
 int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-	       uint64_t offset, enum dcio_stable stable,
-	       dcio_done_fn done, void *arg);
+	       uint64_t offset, enum dcio_stable stable, dcio_done_fn done,
+	       void *arg);
 
 /* Queue a read; same contract. A short count means end of file. */
 int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
@@ -249,8 +264,8 @@ const char *dcio_flush_mode_name(enum dcio_flush_mode m);
 
 /* ALLOCATE / DEALLOCATE (io/falloc.c) ------------------------------------ */
 enum dcio_falloc_op {
-	DCIO_ALLOCATE,		/* fallocate mode 0: blocks reserved, size may grow */
-	DCIO_PUNCH,		/* PUNCH_HOLE | KEEP_SIZE: the range reads as zeros */
+	DCIO_ALLOCATE, /* fallocate mode 0: blocks reserved, size may grow */
+	DCIO_PUNCH, /* PUNCH_HOLE | KEEP_SIZE: the range reads as zeros */
 };
 
 /* A client's [offset, offset+len) checked as the kernel's vfs_fallocate does:
@@ -269,7 +284,7 @@ int dcio_falloc_check(uint64_t offset, uint64_t len);
  * EINVAL, EFBIG, EOPNOTSUPP, EPERM) marks the pending data in the range lost.
  * Returns 0, dcio_falloc_check's error, EAGAIN, or fallocate's errno
  * (ENOSPC, EOPNOTSUPP, EFBIG past the filesystem's maximum file size...). */
-int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op,
-		   uint64_t offset, uint64_t len);
+int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset,
+		   uint64_t len);
 
 #endif /* DCIO_H */

@@ -11,13 +11,16 @@
 static int probe_file(int dirfd)
 {
 	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+	if (fd >= 0 ||
+	    (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
 	/* no O_TMPFILE here: a named file, unlinked at once */
 	char name[64];
 	for (int i = 0; i < 16; i++) {
-		snprintf(name, sizeof(name), ".dcio-probe-%d-%d-%d", (int)getpid(), rand(), i);
-		fd = openat(dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		snprintf(name, sizeof(name), ".dcio-probe-%d-%d-%d",
+			 (int)getpid(), rand(), i);
+		fd = openat(dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+			    0600);
 		if (fd >= 0) {
 			unlinkat(dirfd, name, 0);
 			return fd;
@@ -51,14 +54,17 @@ static int probe(struct dcio_export *x, int dirfd)
 
 static bool uses_dontcache_writes(const struct dcio_export_params *p)
 {
-	return p->write_mode == DCIO_WRITE_DONTCACHE || p->write_mode == DCIO_WRITE_DIRECT;
+	return p->write_mode == DCIO_WRITE_DONTCACHE ||
+	       p->write_mode == DCIO_WRITE_DIRECT;
 }
 
-int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p,
-		       const char *name, int dirfd, struct dcio_export **out)
+int dcio_export_create(struct dcio_engine *e,
+		       const struct dcio_export_params *p, const char *name,
+		       int dirfd, struct dcio_export **out)
 {
 	if (!e || !p || !out || (unsigned)p->write_mode >= DCIO_NR_WMODES ||
-	    (unsigned)p->read_mode > DCIO_READ_DIRECT || (unsigned)p->flush_mode > DCIO_FLUSH_INLINE)
+	    (unsigned)p->read_mode > DCIO_READ_DIRECT ||
+	    (unsigned)p->flush_mode > DCIO_FLUSH_INLINE)
 		return EINVAL;
 	struct dcio_export *x = calloc(1, sizeof(*x));
 	if (!x)
@@ -74,7 +80,8 @@ int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p
 	if (dirfd >= 0 && probe(x, dirfd) != 0)
 		x->probe_failed = true;
 	atomic_init(&x->wfallback, !x->probed_wok && uses_dontcache_writes(p));
-	atomic_init(&x->rfallback, !x->probed_rok && p->read_mode == DCIO_READ_DONTCACHE);
+	atomic_init(&x->rfallback,
+		    !x->probed_rok && p->read_mode == DCIO_READ_DONTCACHE);
 	atomic_init(&x->verifier_gen, 1);
 	pthread_mutex_init(&x->mu, NULL);
 	cond_init_mono(&x->cv);
@@ -82,14 +89,18 @@ int dcio_export_create(struct dcio_engine *e, const struct dcio_export_params *p
 	return 0;
 }
 
-int dcio_export_update(struct dcio_export *x, const struct dcio_export_params *p)
+int dcio_export_update(struct dcio_export *x,
+		       const struct dcio_export_params *p)
 {
 	if (!x || !p || (unsigned)p->write_mode >= DCIO_NR_WMODES ||
-	    (unsigned)p->read_mode > DCIO_READ_DIRECT || (unsigned)p->flush_mode > DCIO_FLUSH_INLINE)
+	    (unsigned)p->read_mode > DCIO_READ_DIRECT ||
+	    (unsigned)p->flush_mode > DCIO_FLUSH_INLINE)
 		return EINVAL;
 	/* files open their O_DIRECT fd at dcio_file_open only */
-	if ((p->write_mode == DCIO_WRITE_DIRECT) != (XP(x, write_mode) == DCIO_WRITE_DIRECT) ||
-	    (p->read_mode == DCIO_READ_DIRECT) != (XP(x, read_mode) == DCIO_READ_DIRECT))
+	if ((p->write_mode == DCIO_WRITE_DIRECT) !=
+		    (XP(x, write_mode) == DCIO_WRITE_DIRECT) ||
+	    (p->read_mode == DCIO_READ_DIRECT) !=
+		    (XP(x, read_mode) == DCIO_READ_DIRECT))
 		return EINVAL;
 	pthread_mutex_lock(&x->mu);
 	/* a filesystem that refused the probe's dontcache I/O: the new mode
@@ -102,13 +113,19 @@ int dcio_export_update(struct dcio_export *x, const struct dcio_export_params *p
 	__atomic_store_n(&x->p.read_mode, p->read_mode, __ATOMIC_RELAXED);
 	__atomic_store_n(&x->p.flush_mode, p->flush_mode, __ATOMIC_RELAXED);
 	__atomic_store_n(&x->p.max_inflight_bytes,
-			 p->max_inflight_bytes ? p->max_inflight_bytes : DCIO_DEF_INFLIGHT,
+			 p->max_inflight_bytes ? p->max_inflight_bytes
+					       : DCIO_DEF_INFLIGHT,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&x->p.inflight_wait_ms, p->inflight_wait_ms, __ATOMIC_RELAXED);
-	__atomic_store_n(&x->p.flush_file_bytes, p->flush_file_bytes, __ATOMIC_RELAXED);
-	__atomic_store_n(&x->p.flush_export_bytes, p->flush_export_bytes, __ATOMIC_RELAXED);
-	__atomic_store_n(&x->p.flush_interval_ms, p->flush_interval_ms, __ATOMIC_RELAXED);
-	__atomic_store_n(&x->p.caller_write_max, p->caller_write_max, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.inflight_wait_ms, p->inflight_wait_ms,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.flush_file_bytes, p->flush_file_bytes,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.flush_export_bytes, p->flush_export_bytes,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.flush_interval_ms, p->flush_interval_ms,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.caller_write_max, p->caller_write_max,
+			 __ATOMIC_RELAXED);
 	/* writers waiting for room see a raised bound at once */
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);
@@ -130,27 +147,33 @@ bool dcio_export_fallback(const struct dcio_export *x)
 	return atomic_load(&x->wfallback) || atomic_load(&x->rfallback);
 }
 
-const char *dcio_export_write_path(const struct dcio_export *x, char *why, size_t whylen)
+const char *dcio_export_write_path(const struct dcio_export *x, char *why,
+				   size_t whylen)
 {
 	bool fb = atomic_load(&x->wfallback);
-	const char *cause = !x->probed_wok ?
-		"the filesystem refused the probe's RWF_DONTCACHE write at start" :
-		"the filesystem refused a RWF_DONTCACHE write at run time";
+	const char *cause =
+		!x->probed_wok
+			? "the filesystem refused the probe's RWF_DONTCACHE write at start"
+			: "the filesystem refused a RWF_DONTCACHE write at run time";
 
 	if (whylen)
 		why[0] = '\0';
 	switch (XP(x, write_mode)) {
 	case DCIO_WRITE_DONTCACHE:
 		if (fb) {
-			snprintf(why, whylen, "fallback from dontcache: %s", cause);
+			snprintf(why, whylen, "fallback from dontcache: %s",
+				 cause);
 			return "dropbehind";
 		}
 		if (x->probe_failed)
-			snprintf(why, whylen, "probe skipped (no probe file could be created): RWF_DONTCACHE assumed");
+			snprintf(
+				why, whylen,
+				"probe skipped (no probe file could be created): RWF_DONTCACHE assumed");
 		return "dontcache";
 	case DCIO_WRITE_DIRECT:
 		if (fb)
-			snprintf(why, whylen, "unaligned parts as dropbehind: %s", cause);
+			snprintf(why, whylen,
+				 "unaligned parts as dropbehind: %s", cause);
 		return "direct";
 	case DCIO_WRITE_BUFFERED:
 		return "buffered";
@@ -159,14 +182,18 @@ const char *dcio_export_write_path(const struct dcio_export *x, char *why, size_
 	}
 }
 
-const char *dcio_export_read_path(const struct dcio_export *x, char *why, size_t whylen)
+const char *dcio_export_read_path(const struct dcio_export *x, char *why,
+				  size_t whylen)
 {
 	if (whylen)
 		why[0] = '\0';
-	if (XP(x, read_mode) == DCIO_READ_DONTCACHE && atomic_load(&x->rfallback)) {
-		snprintf(why, whylen, "fallback from dontcache: the filesystem refused %s",
-			 x->probed_rok ? "a RWF_DONTCACHE read at run time" :
-			 "the probe's RWF_DONTCACHE read at start");
+	if (XP(x, read_mode) == DCIO_READ_DONTCACHE &&
+	    atomic_load(&x->rfallback)) {
+		snprintf(why, whylen,
+			 "fallback from dontcache: the filesystem refused %s",
+			 x->probed_rok
+				 ? "a RWF_DONTCACHE read at run time"
+				 : "the probe's RWF_DONTCACHE read at start");
 		return "buffered";
 	}
 	return dcio_read_mode_name(XP(x, read_mode));
@@ -187,7 +214,7 @@ void export_note_error(struct dcio_export *x, int err)
  * admitted alone. */
 int inflight_admit(struct dcio_export *x, uint64_t len)
 {
-	uint64_t max = 0;	/* set by the loop condition */
+	uint64_t max = 0; /* set by the loop condition */
 	struct timespec ts;
 	bool waited = false;
 

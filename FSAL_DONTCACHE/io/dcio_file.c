@@ -20,7 +20,11 @@ struct dc_statx {
 	uint32_t nlink, uid, gid;
 	uint16_t mode, pad1;
 	uint64_t ino, size, blocks, attributes_mask;
-	struct { int64_t sec; uint32_t nsec; int32_t pad; } atime, btime, ctime, mtime;
+	struct {
+		int64_t sec;
+		uint32_t nsec;
+		int32_t pad;
+	} atime, btime, ctime, mtime;
 	uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
 	uint64_t mnt_id;
 	uint32_t dio_mem_align, dio_offset_align;
@@ -69,9 +73,11 @@ static void open_direct(struct dcio_file *f)
 {
 	struct dc_statx sx;
 	memset(&sx, 0, sizeof(sx));
-	if (syscall(SYS_statx, f->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) < 0 ||
+	if (syscall(SYS_statx, f->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) <
+		    0 ||
 	    !(sx.mask & STATX_DIOALIGN) || !sx.dio_offset_align ||
-	    sx.dio_mem_align > f->e->page) {	/* bounce buffers are page-aligned */
+	    sx.dio_mem_align >
+		    f->e->page) { /* bounce buffers are page-aligned */
 		ST_ADD(f->x->st.fb_direct, 1);
 		return;
 	}
@@ -101,9 +107,10 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 	f->fd = fd;
 	f->dfd = -1;
 	pthread_mutex_init(&f->mu, NULL);
-	cond_init_mono(&f->cv);	/* falloc.c's timed wait */
+	cond_init_mono(&f->cv); /* falloc.c's timed wait */
 	gc_init(f);
-	if (XP(x, write_mode) == DCIO_WRITE_DIRECT || XP(x, read_mode) == DCIO_READ_DIRECT)
+	if (XP(x, write_mode) == DCIO_WRITE_DIRECT ||
+	    XP(x, read_mode) == DCIO_READ_DIRECT)
 		open_direct(f);
 	*out = f;
 	return 0;
@@ -203,7 +210,8 @@ static uint64_t iov_total(const struct iovec *iov, int cnt)
 
 static enum dcio_write_mode cached_mode(const struct dcio_export *x)
 {
-	return atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND : DCIO_WRITE_DONTCACHE;
+	return atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND
+					  : DCIO_WRITE_DONTCACHE;
 }
 
 static enum dcio_write_mode write_mode(const struct dcio_file *f)
@@ -226,7 +234,8 @@ static enum dcio_write_mode write_mode(const struct dcio_file *f)
  * the caller through engine_submit) go to the engine. */
 enum write_path { PATH_ENGINE, PATH_CALLER, PATH_RANGELOCK };
 
-static enum write_path write_path(const struct dcio_file *f, const struct dcio_req *q)
+static enum write_path write_path(const struct dcio_file *f,
+				  const struct dcio_req *q)
 {
 	struct dcio_export *x = f->x;
 
@@ -251,7 +260,8 @@ static bool bounce_alloc(struct dcio_req *q, uint64_t len)
 	return q->bounce != NULL;
 }
 
-static void copy_in(void *dst, const struct iovec *iov, int cnt, uint64_t skip, uint64_t len)
+static void copy_in(void *dst, const struct iovec *iov, int cnt, uint64_t skip,
+		    uint64_t len)
 {
 	char *d = dst;
 	for (int i = 0; i < cnt && len; i++) {
@@ -268,8 +278,8 @@ static void copy_in(void *dst, const struct iovec *iov, int cnt, uint64_t skip, 
 	}
 }
 
-static struct dcio_req *child(struct dcio_req *p, const struct iovec *iov, int cnt,
-			      uint64_t off, uint64_t len, bool direct)
+static struct dcio_req *child(struct dcio_req *p, const struct iovec *iov,
+			      int cnt, uint64_t off, uint64_t len, bool direct)
 {
 	struct dcio_file *f = p->f;
 	struct dcio_req *c = req_new(f, REQ_WRITE, direct ? 1 : cnt);
@@ -312,7 +322,8 @@ static int submit_direct(struct dcio_req *p, const struct iovec *iov, int cnt)
 
 	if (hi <= lo)
 		return -1;
-	if (lo > p->off && !(c[n++] = child(p, iov, cnt, p->off, lo - p->off, false)))
+	if (lo > p->off &&
+	    !(c[n++] = child(p, iov, cnt, p->off, lo - p->off, false)))
 		goto nomem;
 	if (!(c[n++] = child(p, iov, cnt, lo, hi - lo, true)))
 		goto nomem;
@@ -331,10 +342,12 @@ nomem:
 	return ENOMEM;
 }
 
-int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_t offset,
-	       enum dcio_stable stable, dcio_done_fn done, void *arg)
+int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+	       uint64_t offset, enum dcio_stable stable, dcio_done_fn done,
+	       void *arg)
 {
-	if (!f || !done || iovcnt < 0 || (iovcnt && !iov) || (unsigned)stable > DCIO_FILE_SYNC)
+	if (!f || !done || iovcnt < 0 || (iovcnt && !iov) ||
+	    (unsigned)stable > DCIO_FILE_SYNC)
 		return EINVAL;
 	struct dcio_export *x = f->x;
 	uint64_t len = iov_total(iov, iovcnt);
@@ -371,7 +384,8 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 		}
 		/* no aligned middle: the whole write goes through the cache */
 	}
-	set_leaf_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_mode(x) : q->top_mode);
+	set_leaf_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_mode(x)
+							  : q->top_mode);
 	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 	q->iovcnt = iovcnt;
 	switch (write_path(f, q)) {
@@ -398,7 +412,8 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_
 	return 0;
 }
 
-static bool setup_direct_read(struct dcio_req *q, const struct iovec *iov, int cnt)
+static bool setup_direct_read(struct dcio_req *q, const struct iovec *iov,
+			      int cnt)
 {
 	struct dcio_file *f = q->f;
 	uint64_t a = f->dio_off_align;
@@ -417,8 +432,8 @@ static bool setup_direct_read(struct dcio_req *q, const struct iovec *iov, int c
 	return true;
 }
 
-int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_t offset,
-	      dcio_done_fn done, void *arg)
+int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+	      uint64_t offset, dcio_done_fn done, void *arg)
 {
 	if (!f || !done || iovcnt < 0 || (iovcnt && !iov))
 		return EINVAL;
@@ -437,7 +452,8 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt, uint64_t
 			return ENOMEM;
 		}
 	} else {
-		if (XP(x, read_mode) == DCIO_READ_DONTCACHE && !atomic_load(&x->rfallback))
+		if (XP(x, read_mode) == DCIO_READ_DONTCACHE &&
+		    !atomic_load(&x->rfallback))
 			q->rwflags = RWF_DONTCACHE;
 		memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 		q->iovcnt = iovcnt;

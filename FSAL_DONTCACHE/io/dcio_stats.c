@@ -17,7 +17,8 @@ void stat_max(uint64_t *p, uint64_t v)
 {
 	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
 	while (v > cur &&
-	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
 		;
 }
 

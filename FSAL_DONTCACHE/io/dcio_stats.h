@@ -18,7 +18,7 @@
 struct dcio_hist {
 	uint64_t b[H_BUCKETS];
 	uint64_t max;
-	uint64_t sum;			/* ns, for Prometheus' _sum */
+	uint64_t sum; /* ns, for Prometheus' _sum */
 };
 
 void hist_add(struct dcio_hist *h, uint64_t ns);
@@ -30,13 +30,16 @@ uint64_t hist_quantile(const struct dcio_hist *h, double q, uint64_t *count);
 struct dcio_stats {
 	uint64_t w_ops[DCIO_NR_WMODES], w_bytes[DCIO_NR_WMODES];
 	uint64_t leaf_bytes[DCIO_NR_WMODES];
-	uint64_t w_worker_ops, w_worker_bytes;	/* issued on the caller's thread */
+	uint64_t w_worker_ops,
+		w_worker_bytes; /* issued on the caller's thread */
 	uint64_t r_ops, r_bytes;
-	uint64_t r_nowait;		/* reads answered on the caller's thread */
+	uint64_t r_nowait; /* reads answered on the caller's thread */
 	uint64_t fb_write, fb_read, fb_direct;
-	uint64_t fl_passes, fl_files, fl_writes, fl_max_writes, fl_ranges, fl_bytes;
+	uint64_t fl_passes, fl_files, fl_writes, fl_max_writes, fl_ranges,
+		fl_bytes;
 	uint64_t fl_sfr_calls, fl_dontneed;
-	uint64_t fl_inline_kicks;	/* Flush_Mode=inline: writeback kicked by the writer */
+	uint64_t
+		fl_inline_kicks; /* Flush_Mode=inline: writeback kicked by the writer */
 	uint64_t gc_batches, gc_requests, gc_syscalls, gc_max_batch, gc_nodirty;
 	uint64_t gc_lost_reports, gc_lost_inflight, gc_settles;
 	uint64_t errors[DCIO_ERRNO_MAX + 1];

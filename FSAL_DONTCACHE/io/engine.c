@@ -9,10 +9,17 @@
 
 #include "engine.h"
 
-static int real_fdatasync(int fd) { return fdatasync(fd); }
-static int real_fsync(int fd) { return fsync(fd); }
+static int real_fdatasync(int fd)
+{
+	return fdatasync(fd);
+}
+static int real_fsync(int fd)
+{
+	return fsync(fd);
+}
 
-static int real_sync_file_range(int fd, off_t off, off_t len, unsigned int flags)
+static int real_sync_file_range(int fd, off_t off, off_t len,
+				unsigned int flags)
 {
 	return sync_file_range(fd, off, len, flags);
 }
@@ -28,7 +35,8 @@ static int real_fadvise(int fd, off_t off, off_t len, int advice)
 	return 0;
 }
 
-static void fill_syscalls(struct dcio_syscalls *d, const struct dcio_syscalls *s)
+static void fill_syscalls(struct dcio_syscalls *d,
+			  const struct dcio_syscalls *s)
 {
 	if (s)
 		*d = *s;
@@ -79,7 +87,8 @@ void thread_nice(int nice)
 		(void)setpriority(PRIO_PROCESS, 0, nice);
 }
 
-static bool start_rings(struct dcio_engine *e, const struct dcio_engine_params *p)
+static bool start_rings(struct dcio_engine *e,
+			const struct dcio_engine_params *p)
 {
 	unsigned entries = p->ring_entries >= 8 ? p->ring_entries : 64;
 
@@ -98,7 +107,8 @@ static bool start_rings(struct dcio_engine *e, const struct dcio_engine_params *
 	return true;
 }
 
-int dcio_engine_create(const struct dcio_engine_params *p, const struct dcio_syscalls *sys,
+int dcio_engine_create(const struct dcio_engine_params *p,
+		       const struct dcio_syscalls *sys,
 		       struct dcio_engine **out)
 {
 	if (!p || !out)
@@ -117,7 +127,8 @@ int dcio_engine_create(const struct dcio_engine_params *p, const struct dcio_sys
 	e->log = p->log ? p->log : dcio_log_stderr;
 
 	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
-	bool want_uring = p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));
+	bool want_uring =
+		p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));
 	int rc = pool_start(&e->pool, e->nrings, "dcio-pool", e->nice);
 	if (!rc)
 		rc = flusher_start(e);

@@ -41,29 +41,29 @@ struct dcio_engine {
 	unsigned nrings;
 	struct dcio_ring *rings;
 	atomic_uint rr;
-	struct dcio_pool pool;		/* blocking work; also I/O without uring */
+	struct dcio_pool pool; /* blocking work; also I/O without uring */
 	struct dcio_flusher fl;
-	pthread_mutex_t mu;		/* guards outstanding */
+	pthread_mutex_t mu; /* guards outstanding */
 	pthread_cond_t cv;
 	long outstanding;
 	int nice;
-	uint32_t page;			/* sysconf(_SC_PAGESIZE) */
-	dcio_log_fn log;		/* never NULL */
+	uint32_t page; /* sysconf(_SC_PAGESIZE) */
+	dcio_log_fn log; /* never NULL */
 };
 
 struct dcio_export {
 	struct dcio_engine *e;
 	struct dcio_export_params p;
 	char name[128];
-	atomic_bool wfallback;		/* dontcache writes run as dropbehind */
-	atomic_bool rfallback;		/* dontcache reads run buffered */
+	atomic_bool wfallback; /* dontcache writes run as dropbehind */
+	atomic_bool rfallback; /* dontcache reads run buffered */
 	bool probed_wok, probed_rok, probe_failed;
 	atomic_uint_fast64_t verifier_gen;
-	pthread_mutex_t mu;		/* in-flight bound and outstanding requests */
+	pthread_mutex_t mu; /* in-flight bound and outstanding requests */
 	pthread_cond_t cv;
 	uint64_t inflight, peak;
 	long outstanding;
-	struct fl_export fl;		/* under e->fl.mu */
+	struct fl_export fl; /* under e->fl.mu */
 	struct dcio_stats st;
 };
 
@@ -75,7 +75,8 @@ struct dcio_export {
 /* The unit a direct file's writes are split and range-locked at: the page
  * (no page holds both cached and direct bytes of one write), or the file's
  * DIO offset alignment where that is larger. */
-#define DIO_UNIT(f) ((f)->dio_off_align > (f)->e->page ? (f)->dio_off_align : (f)->e->page)
+#define DIO_UNIT(f) \
+	((f)->dio_off_align > (f)->e->page ? (f)->dio_off_align : (f)->e->page)
 
 struct dcio_file {
 	struct dcio_export *x;
@@ -83,17 +84,17 @@ struct dcio_file {
 	int fd, dfd;
 	uint32_t dio_off_align, dio_mem_align;
 	atomic_bool used_dropbehind;
-	pthread_mutex_t mu;		/* guards the fields down to gc */
+	pthread_mutex_t mu; /* guards the fields down to gc */
 	pthread_cond_t cv;
 	long outstanding;
-	struct dcio_req *rl_active, *rl_waitq;	/* rangelock.c */
-	struct dcio_req *wr_head, *wr_tail;	/* falloc.c: writes in flight, */
-	uint64_t wr_seq;			/* in wr_seq order */
+	struct dcio_req *rl_active, *rl_waitq; /* rangelock.c */
+	struct dcio_req *wr_head, *wr_tail; /* falloc.c: writes in flight, */
+	uint64_t wr_seq; /* in wr_seq order */
 	int fa_waiters;
 
-	struct gc_file gc;		/* group commit; gc.mu guards em too */
+	struct gc_file gc; /* group commit; gc.mu guards em too */
 	struct errmem em;
-	struct fl_file fl;		/* under e->fl.mu */
+	struct fl_file fl; /* under e->fl.mu */
 };
 
 /* engine.c */

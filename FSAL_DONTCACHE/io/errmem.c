@@ -16,7 +16,6 @@
 
 #include "engine.h"
 
-
 void em_note_error(struct dcio_file *f, int err)
 {
 	f->em.unreported = err;
@@ -36,7 +35,6 @@ void em_lose(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 	if (f->em.trunc_busy)
 		rs_add(&f->em.trunc_lost, lo, hi, err);
 }
-
 
 void em_lose_pending(struct dcio_file *f, int err)
 {
@@ -69,12 +67,10 @@ static void note_rewrite(struct dcio_file *f, uint64_t lo, uint64_t hi)
 		gc_want_settle(f);
 }
 
-
 uint64_t em_write_begin(struct dcio_file *f)
 {
 	return __atomic_load_n(&f->em.err_gen, __ATOMIC_SEQ_CST);
 }
-
 
 void em_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen)
 {
@@ -104,8 +100,14 @@ void em_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen)
 static bool loses_data(int err)
 {
 	switch (err) {
-	case EBADF: case EINVAL: case EFAULT: case EFBIG: case EPERM: case EACCES:
-	case EOVERFLOW: case ENOMEM:
+	case EBADF:
+	case EINVAL:
+	case EFAULT:
+	case EFBIG:
+	case EPERM:
+	case EACCES:
+	case EOVERFLOW:
+	case ENOMEM:
 		return false;
 	default:
 		return true;
@@ -118,7 +120,6 @@ static bool refused(int err)
 {
 	return err == ENOSPC || err == EDQUOT;
 }
-
 
 void em_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 {
@@ -141,14 +142,12 @@ void em_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 	pthread_mutex_unlock(&f->gc.mu);
 }
 
-
 void em_sfr_begin(struct dcio_file *f)
 {
 	pthread_mutex_lock(&f->gc.mu);
 	f->em.sfr_busy++;
 	pthread_mutex_unlock(&f->gc.mu);
 }
-
 
 void em_sfr_end(struct dcio_file *f, int err)
 {
@@ -168,7 +167,6 @@ void em_sfr_end(struct dcio_file *f, int err)
 		pthread_cond_broadcast(&f->gc.cv);
 	pthread_mutex_unlock(&f->gc.mu);
 }
-
 
 int em_take_unreported(struct dcio_file *f)
 {
@@ -196,7 +194,6 @@ void em_truncate_begin(struct dcio_file *f)
 	f->em.trunc_busy++;
 	pthread_mutex_unlock(&f->gc.mu);
 }
-
 
 void em_truncate_end(struct dcio_file *f, uint64_t size, bool done)
 {

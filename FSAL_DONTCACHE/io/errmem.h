@@ -24,10 +24,10 @@ struct errmem {
 	struct dcio_rangeset trunc_acked, trunc_lost;
 	int trunc_busy;
 	int unreported;
-	int last_err;		/* errno of the latest data-losing error */
-	uint64_t err_gen;	/* bumped by each data-losing error (atomic reads) */
-	int sfr_busy;		/* sync_file_range calls whose errors are not recorded yet */
-	int flush_taint;	/* a sync_file_range error seen while flushing */
+	int last_err; /* errno of the latest data-losing error */
+	uint64_t err_gen; /* bumped by each data-losing error (atomic reads) */
+	int sfr_busy; /* sync_file_range calls whose errors are not recorded yet */
+	int flush_taint; /* a sync_file_range error seen while flushing */
 };
 
 /* [off, off+len); len 0 (or past the end of offsets) means to the end. */

@@ -59,9 +59,11 @@ static uint64_t end_of(uint64_t off, uint64_t len)
 
 /* A write submitted up to seq that overlaps [lo, hi) is still in flight.
  * The list is in submission order. */
-static bool busy(const struct dcio_file *f, uint64_t seq, uint64_t lo, uint64_t hi)
+static bool busy(const struct dcio_file *f, uint64_t seq, uint64_t lo,
+		 uint64_t hi)
 {
-	for (const struct dcio_req *q = f->wr_head; q && q->wr_seq <= seq; q = q->wr_next)
+	for (const struct dcio_req *q = f->wr_head; q && q->wr_seq <= seq;
+	     q = q->wr_next)
 		if (q->len && q->off < hi && lo < end_of(q->off, q->len))
 			return true;
 	return false;
@@ -70,7 +72,9 @@ static bool busy(const struct dcio_file *f, uint64_t seq, uint64_t lo, uint64_t 
 /* f->cv runs on CLOCK_MONOTONIC (dcio_file_open). */
 static int wait_writes(struct dcio_file *f, uint64_t lo, uint64_t hi)
 {
-	uint32_t ms = XP(f->x, inflight_wait_ms) > 1000 ? XP(f->x, inflight_wait_ms) : 1000;
+	uint32_t ms = XP(f->x, inflight_wait_ms) > 1000
+			      ? XP(f->x, inflight_wait_ms)
+			      : 1000;
 	struct timespec ts;
 	int rc = 0;
 
@@ -103,8 +107,15 @@ int dcio_falloc_check(uint64_t offset, uint64_t len)
 static bool refused(int err)
 {
 	switch (err) {
-	case EINVAL: case EFBIG: case EBADF: case EPERM: case EACCES:
-	case EOPNOTSUPP: case ENODEV: case ESPIPE: case ETXTBSY:
+	case EINVAL:
+	case EFBIG:
+	case EBADF:
+	case EPERM:
+	case EACCES:
+	case EOPNOTSUPP:
+	case ENODEV:
+	case ESPIPE:
+	case ETXTBSY:
 		return true;
 	default:
 		return false;
@@ -120,8 +131,10 @@ static void punch_failed(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 	stat_error(&f->x->st, err);
 	pthread_mutex_lock(&f->gc.mu);
 	for (size_t i = 0; i < f->em.pending.n; i++) {
-		uint64_t a = f->em.pending.r[i].lo > lo ? f->em.pending.r[i].lo : lo;
-		uint64_t b = f->em.pending.r[i].hi < hi ? f->em.pending.r[i].hi : hi;
+		uint64_t a =
+			f->em.pending.r[i].lo > lo ? f->em.pending.r[i].lo : lo;
+		uint64_t b =
+			f->em.pending.r[i].hi < hi ? f->em.pending.r[i].hi : hi;
 
 		if (a < b)
 			rs_add(&hit, a, b, err);
@@ -136,7 +149,8 @@ static void punch_failed(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 	rs_free(&hit);
 }
 
-int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset, uint64_t len)
+int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset,
+		   uint64_t len)
 {
 	if (!f || (op != DCIO_ALLOCATE && op != DCIO_PUNCH))
 		return EINVAL;
@@ -149,7 +163,8 @@ int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset,
 		return rc;
 
 	uint64_t gen = em_write_begin(f);
-	int mode = op == DCIO_PUNCH ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0;
+	int mode = op == DCIO_PUNCH ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+				    : 0;
 	if (fallocate(f->fd, mode, (off_t)offset, (off_t)len) != 0) {
 		rc = errno;
 		if (op == DCIO_PUNCH && !refused(rc))

@@ -12,17 +12,20 @@
 
 static uint64_t file_thr(const struct dcio_export *x)
 {
-	return XP(x, flush_file_bytes) ? XP(x, flush_file_bytes) : DCIO_DEF_FLUSH_FILE;
+	return XP(x, flush_file_bytes) ? XP(x, flush_file_bytes)
+				       : DCIO_DEF_FLUSH_FILE;
 }
 
 static uint64_t export_thr(const struct dcio_export *x)
 {
-	return XP(x, flush_export_bytes) ? XP(x, flush_export_bytes) : DCIO_DEF_FLUSH_EXPORT;
+	return XP(x, flush_export_bytes) ? XP(x, flush_export_bytes)
+					 : DCIO_DEF_FLUSH_EXPORT;
 }
 
 static uint64_t interval_ns(const struct dcio_export *x)
 {
-	uint32_t ms = XP(x, flush_interval_ms) ? XP(x, flush_interval_ms) : DCIO_DEF_FLUSH_MS;
+	uint32_t ms = XP(x, flush_interval_ms) ? XP(x, flush_interval_ms)
+					       : DCIO_DEF_FLUSH_MS;
 	return (uint64_t)ms * 1000000ull;
 }
 
@@ -89,10 +92,14 @@ static void drop_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
 	struct dcio_stats *st = &f->x->st;
 
 	for (size_t i = 0; i < rs->n; i++) {
-		off_t lo = (off_t)rs->r[i].lo, len = (off_t)(rs->r[i].hi - rs->r[i].lo);
+		off_t lo = (off_t)rs->r[i].lo,
+		      len = (off_t)(rs->r[i].hi - rs->r[i].lo);
 		em_sfr_begin(f);
-		em_sfr_end(f, s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WAIT_BEFORE) < 0
-			      ? errno : 0);
+		em_sfr_end(f,
+			   s->sync_file_range(f->fd, lo, len,
+					      SYNC_FILE_RANGE_WAIT_BEFORE) < 0
+				   ? errno
+				   : 0);
 		ST_ADD(st->fl_sfr_calls, 1);
 		if (s->posix_fadvise(f->fd, lo, len, POSIX_FADV_DONTNEED) == 0)
 			ST_ADD(st->fl_dontneed, 1);
@@ -105,10 +112,13 @@ static void start_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
 	struct dcio_stats *st = &f->x->st;
 
 	for (size_t i = 0; i < rs->n; i++) {
-		off_t lo = (off_t)rs->r[i].lo, len = (off_t)(rs->r[i].hi - rs->r[i].lo);
+		off_t lo = (off_t)rs->r[i].lo,
+		      len = (off_t)(rs->r[i].hi - rs->r[i].lo);
 		em_sfr_begin(f);
-		em_sfr_end(f, s->sync_file_range(f->fd, lo, len, SYNC_FILE_RANGE_WRITE) < 0
-			      ? errno : 0);
+		em_sfr_end(f, s->sync_file_range(f->fd, lo, len,
+						 SYNC_FILE_RANGE_WRITE) < 0
+				      ? errno
+				      : 0);
 		ST_ADD(st->fl_sfr_calls, 1);
 		ST_ADD(st->fl_ranges, 1);
 		ST_ADD(st->fl_bytes, rs->r[i].hi - rs->r[i].lo);
@@ -157,8 +167,8 @@ static bool due(struct dcio_file *f, uint64_t now, uint64_t *next)
 {
 	if (f->fl.busy)
 		return false;
-	if (f->fl.urgent ||
-	    (f->x->fl.urgent_gen == f->e->fl.gen && (f->fl.dirty.n || f->fl.wb.n)))
+	if (f->fl.urgent || (f->x->fl.urgent_gen == f->e->fl.gen &&
+			     (f->fl.dirty.n || f->fl.wb.n)))
 		return true;
 	uint64_t at = f->fl.last + interval_ns(f->x);
 	if (at <= now)
@@ -196,7 +206,8 @@ static void *flusher_main(void *arg)
 		/* restart the scan after each file: the list changes while unlocked */
 		for (bool again = true; again;) {
 			again = false;
-			for (struct dcio_file *f = fl->head; f; f = f->fl.next) {
+			for (struct dcio_file *f = fl->head; f;
+			     f = f->fl.next) {
 				if (f->fl.gen == fl->gen || !due(f, now, &next))
 					continue;
 				f->fl.gen = fl->gen;
@@ -207,7 +218,8 @@ static void *flusher_main(void *arg)
 		}
 		if (fl->kicked || fl->stop)
 			continue;
-		struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
+		struct timespec ts = { (time_t)(next / 1000000000ull),
+				       (long)(next % 1000000000ull) };
 		pthread_cond_timedwait(&fl->cv, &fl->mu, &ts);
 	}
 	pthread_mutex_unlock(&fl->mu);

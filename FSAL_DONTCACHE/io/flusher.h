@@ -17,15 +17,15 @@ struct dcio_flusher {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stop, kicked, started;
-	uint64_t gen;			/* pass number */
-	struct dcio_file *head;		/* files with ranges to flush or drop */
+	uint64_t gen; /* pass number */
+	struct dcio_file *head; /* files with ranges to flush or drop */
 };
 
 /* An export's flusher state (dcio_export.fl), under the engine's fl.mu. */
 struct fl_export {
-	uint64_t dirty;			/* bytes noted, not yet taken by a pass */
-	bool urgent;			/* over flush_export_bytes */
-	uint64_t gen, urgent_gen;	/* pass last counted / flushing all */
+	uint64_t dirty; /* bytes noted, not yet taken by a pass */
+	bool urgent; /* over flush_export_bytes */
+	uint64_t gen, urgent_gen; /* pass last counted / flushing all */
 	uint64_t pass_writes;
 };
 
@@ -33,14 +33,15 @@ struct fl_export {
 struct fl_file {
 	struct dcio_file *next, *prev;
 	bool listed, busy, urgent;
-	struct dcio_rangeset dirty;	/* to start: sync_file_range(WRITE) */
-	struct dcio_rangeset wb;	/* started: wait, then drop */
+	struct dcio_rangeset dirty; /* to start: sync_file_range(WRITE) */
+	struct dcio_rangeset wb; /* started: wait, then drop */
 	uint64_t dirty_bytes, nwrites, last, gen;
 };
 
 int flusher_start(struct dcio_engine *e);
 void flusher_stop(struct dcio_engine *e);
-void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written);
+void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len,
+		  bool written);
 void flusher_forget(struct dcio_file *f);
 
 #endif

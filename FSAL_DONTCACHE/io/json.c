@@ -27,7 +27,8 @@ static void put_hist(FILE *o, const char *name, const struct dcio_hist *h)
 	uint64_t p50 = hist_quantile(h, 0.50, &n);
 	uint64_t p99 = hist_quantile(h, 0.99, NULL);
 	uint64_t p999 = hist_quantile(h, 0.999, NULL);
-	fprintf(o, "\"%s\":{\"count\":%llu,\"p50_us\":%.3f,\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f}",
+	fprintf(o,
+		"\"%s\":{\"count\":%llu,\"p50_us\":%.3f,\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f}",
 		name, (unsigned long long)n, p50 / 1e3, p99 / 1e3, p999 / 1e3,
 		LD(((struct dcio_hist *)h)->max) / 1e3);
 }
@@ -62,48 +63,61 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 
 	fputs("{\"export\":", o);
 	dcio_json_string(o, x->name);
-	fprintf(o, ",\"write_mode\":\"%s\",\"read_mode\":\"%s\",\"flush_mode\":\"%s\"",
-		dcio_write_mode_name(XP(x, write_mode)), dcio_read_mode_name(XP(x, read_mode)),
+	fprintf(o,
+		",\"write_mode\":\"%s\",\"read_mode\":\"%s\",\"flush_mode\":\"%s\"",
+		dcio_write_mode_name(XP(x, write_mode)),
+		dcio_read_mode_name(XP(x, read_mode)),
 		dcio_flush_mode_name(XP(x, flush_mode)));
-	fprintf(o, ",\"backend\":\"%s\",\"fallback\":%s,\"dontcache_write_supported\":%s"
+	fprintf(o,
+		",\"backend\":\"%s\",\"fallback\":%s,\"dontcache_write_supported\":%s"
 		",\"dontcache_read_supported\":%s,\"probe_failed\":%s,\"verifier_gen\":%llu",
-		x->e->uring ? "io_uring" : "pool", dcio_export_fallback(x) ? "true" : "false",
-		x->probed_wok ? "true" : "false", x->probed_rok ? "true" : "false",
+		x->e->uring ? "io_uring" : "pool",
+		dcio_export_fallback(x) ? "true" : "false",
+		x->probed_wok ? "true" : "false",
+		x->probed_rok ? "true" : "false",
 		x->probe_failed ? "true" : "false",
 		(unsigned long long)dcio_export_verifier_gen(x));
 
 	fputs(",\"writes\":{", o);
 	for (int m = 0; m < DCIO_NR_WMODES; m++)
-		fprintf(o, "%s\"%s\":{\"ops\":%llu,\"bytes\":%llu,\"issued_bytes\":%llu}", m ? "," : "",
-			dcio_write_mode_name(m), LD(s->w_ops[m]), LD(s->w_bytes[m]),
-			LD(s->leaf_bytes[m]));
+		fprintf(o,
+			"%s\"%s\":{\"ops\":%llu,\"bytes\":%llu,\"issued_bytes\":%llu}",
+			m ? "," : "", dcio_write_mode_name(m), LD(s->w_ops[m]),
+			LD(s->w_bytes[m]), LD(s->leaf_bytes[m]));
 	fputc('}', o);
-	fprintf(o, ",\"worker_writes\":{\"ops\":%llu,\"bytes\":%llu}", LD(s->w_worker_ops),
-		LD(s->w_worker_bytes));
-	fprintf(o, ",\"reads\":{\"ops\":%llu,\"bytes\":%llu,\"nowait\":%llu}", LD(s->r_ops),
-		LD(s->r_bytes), LD(s->r_nowait));
-	fprintf(o, ",\"fallbacks\":{\"dontcache_write\":%llu,\"dontcache_read\":%llu,\"direct\":%llu}",
+	fprintf(o, ",\"worker_writes\":{\"ops\":%llu,\"bytes\":%llu}",
+		LD(s->w_worker_ops), LD(s->w_worker_bytes));
+	fprintf(o, ",\"reads\":{\"ops\":%llu,\"bytes\":%llu,\"nowait\":%llu}",
+		LD(s->r_ops), LD(s->r_bytes), LD(s->r_nowait));
+	fprintf(o,
+		",\"fallbacks\":{\"dontcache_write\":%llu,\"dontcache_read\":%llu,\"direct\":%llu}",
 		LD(s->fb_write), LD(s->fb_read), LD(s->fb_direct));
 	unsigned long long passes = LD(s->fl_passes), fw = LD(s->fl_writes);
-	fprintf(o, ",\"flusher\":{\"passes\":%llu,\"files\":%llu,\"writes_coalesced\":%llu"
+	fprintf(o,
+		",\"flusher\":{\"passes\":%llu,\"files\":%llu,\"writes_coalesced\":%llu"
 		",\"writes_per_pass\":%.2f,\"max_writes_per_pass\":%llu,\"ranges\":%llu"
 		",\"bytes\":%llu,\"sync_file_range_calls\":%llu,\"dontneed_calls\":%llu"
 		",\"inline_kicks\":%llu}",
 		passes, LD(s->fl_files), fw, passes ? (double)fw / passes : 0.0,
-		LD(s->fl_max_writes), LD(s->fl_ranges), LD(s->fl_bytes), LD(s->fl_sfr_calls),
-		LD(s->fl_dontneed), LD(s->fl_inline_kicks));
-	unsigned long long b = LD(s->gc_batches), rq = LD(s->gc_requests), sc = LD(s->gc_syscalls);
-	fprintf(o, ",\"group_commit\":{\"batches\":%llu,\"requests\":%llu,\"syscalls\":%llu"
+		LD(s->fl_max_writes), LD(s->fl_ranges), LD(s->fl_bytes),
+		LD(s->fl_sfr_calls), LD(s->fl_dontneed),
+		LD(s->fl_inline_kicks));
+	unsigned long long b = LD(s->gc_batches), rq = LD(s->gc_requests),
+			   sc = LD(s->gc_syscalls);
+	fprintf(o,
+		",\"group_commit\":{\"batches\":%llu,\"requests\":%llu,\"syscalls\":%llu"
 		",\"syscalls_saved\":%llu,\"avg_batch\":%.2f,\"max_batch\":%llu"
 		",\"nothing_dirty\":%llu,\"lost_range_reports\":%llu,\"lost_in_flight\":%llu,\"settles\":%llu}",
-		b, rq, sc, rq > sc ? rq - sc : 0, b ? (double)rq / b : 0.0, LD(s->gc_max_batch),
-		LD(s->gc_nodirty), LD(s->gc_lost_reports), LD(s->gc_lost_inflight), LD(s->gc_settles));
+		b, rq, sc, rq > sc ? rq - sc : 0, b ? (double)rq / b : 0.0,
+		LD(s->gc_max_batch), LD(s->gc_nodirty), LD(s->gc_lost_reports),
+		LD(s->gc_lost_inflight), LD(s->gc_settles));
 	fputc(',', o);
 	put_errors(o, s);
-	fprintf(o, ",\"inflight\":{\"bytes\":%llu,\"peak\":%llu,\"limit\":%llu,\"waits\":%llu"
+	fprintf(o,
+		",\"inflight\":{\"bytes\":%llu,\"peak\":%llu,\"limit\":%llu,\"waits\":%llu"
 		",\"eagain\":%llu}",
-		inflight, peak, (unsigned long long)XP(x, max_inflight_bytes), LD(s->inflight_waits),
-		LD(s->eagain));
+		inflight, peak, (unsigned long long)XP(x, max_inflight_bytes),
+		LD(s->inflight_waits), LD(s->eagain));
 	fputs(",\"latency\":{", o);
 	put_hist(o, "write", &s->lat_w);
 	fputc(',', o);

@@ -21,23 +21,27 @@ void dcio_log_stderr(int level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-bool dcio_ratelimit(struct dcio_ratelimit *rl, unsigned int seconds, uint64_t *suppressed)
+bool dcio_ratelimit(struct dcio_ratelimit *rl, unsigned int seconds,
+		    uint64_t *suppressed)
 {
 	uint64_t now = now_ns();
 	uint64_t next = __atomic_load_n(&rl->next_ns, __ATOMIC_RELAXED);
 
 	for (;;) {
 		if (next != 0 && now < next) {
-			__atomic_fetch_add(&rl->suppressed, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&rl->suppressed, 1,
+					   __ATOMIC_RELAXED);
 			return false;
 		}
-		if (__atomic_compare_exchange_n(&rl->next_ns, &next,
-						now + (uint64_t)seconds * 1000000000ull,
-						false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		if (__atomic_compare_exchange_n(
+			    &rl->next_ns, &next,
+			    now + (uint64_t)seconds * 1000000000ull, false,
+			    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			break;
 	}
 	if (suppressed)
-		*suppressed = __atomic_exchange_n(&rl->suppressed, 0, __ATOMIC_RELAXED);
+		*suppressed = __atomic_exchange_n(&rl->suppressed, 0,
+						  __ATOMIC_RELAXED);
 	else
 		__atomic_store_n(&rl->suppressed, 0, __ATOMIC_RELAXED);
 	return true;

@@ -4,7 +4,8 @@
 
 #include "dcio.h"
 
-static const char *const wnames[] = { "dontcache", "buffered", "direct", "dropbehind" };
+static const char *const wnames[] = { "dontcache", "buffered", "direct",
+				      "dropbehind" };
 static const char *const rnames[] = { "buffered", "dontcache", "direct" };
 static const char *const fnames[] = { "coalesced", "inline" };
 

@@ -24,7 +24,8 @@ int dcio_read_nowait(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	if (iovcnt > NOWAIT_MAX_IOV || XP(x, read_mode) == DCIO_READ_DIRECT ||
 	    XP(x, flush_mode) == DCIO_FLUSH_INLINE)
 		return EAGAIN;
-	if (XP(x, read_mode) == DCIO_READ_DONTCACHE && !atomic_load(&x->rfallback))
+	if (XP(x, read_mode) == DCIO_READ_DONTCACHE &&
+	    !atomic_load(&x->rfallback))
 		flags |= RWF_DONTCACHE;
 	t0 = now_ns();
 	len = 0;
@@ -33,12 +34,13 @@ int dcio_read_nowait(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	/* bounded: every pass moves forward or leaves */
 	while (done < len) {
 		int n = iov_slice(iov, iovcnt, done, len - done, part);
-		ssize_t r = f->e->sys.preadv2(f->fd, part, n, (off_t)(offset + done), flags);
+		ssize_t r = f->e->sys.preadv2(f->fd, part, n,
+					      (off_t)(offset + done), flags);
 
 		if (r < 0)
-			return EAGAIN;	/* not cached, or an error: the engine decides */
+			return EAGAIN; /* not cached, or an error: the engine decides */
 		if (r == 0)
-			break;		/* end of file */
+			break; /* end of file */
 		done += (uint64_t)r;
 	}
 	ST_ADD(x->st.r_ops, 1);

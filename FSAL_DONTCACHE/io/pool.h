@@ -11,7 +11,7 @@ struct dcio_job {
 };
 
 struct dcio_pool {
-	pthread_mutex_t mu;		/* guards the queue and stop */
+	pthread_mutex_t mu; /* guards the queue and stop */
 	pthread_cond_t cv;
 	struct dcio_job *head, *tail;
 	bool stop;

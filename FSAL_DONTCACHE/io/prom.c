@@ -11,16 +11,16 @@
 
 /* Histogram bounds (seconds, as Prometheus wants them), in ns. */
 static const uint64_t le_ns[] = {
-	50000, 100000, 250000, 500000,
-	1000000, 2500000, 5000000, 10000000, 25000000, 50000000,
-	100000000, 250000000, 500000000,
-	1000000000, 2500000000ull, 5000000000ull, 10000000000ull,
+	50000,	       100000,	       250000,	  500000,     1000000,
+	2500000,       5000000,	       10000000,  25000000,   50000000,
+	100000000,     250000000,      500000000, 1000000000, 2500000000ull,
+	5000000000ull, 10000000000ull,
 };
 #define NR_LE (sizeof(le_ns) / sizeof(le_ns[0]))
 
 struct out {
 	FILE *o;
-	const char *labels;	/* "" or k="v",... */
+	const char *labels; /* "" or k="v",... */
 };
 
 char *dcio_prom_escape(const char *in, char *out, size_t outlen)
@@ -51,13 +51,16 @@ char *dcio_prom_escape(const char *in, char *out, size_t outlen)
 	return out;
 }
 
-static void family(struct out *w, const char *name, const char *type, const char *help)
+static void family(struct out *w, const char *name, const char *type,
+		   const char *help)
 {
-	fprintf(w->o, "# HELP dontcache_%s %s\n# TYPE dontcache_%s %s\n", name, help, name, type);
+	fprintf(w->o, "# HELP dontcache_%s %s\n# TYPE dontcache_%s %s\n", name,
+		help, name, type);
 }
 
 /* one sample; extra: "" or k="v" to add to the export's labels */
-static void sample(struct out *w, const char *name, const char *extra, unsigned long long v)
+static void sample(struct out *w, const char *name, const char *extra,
+		   unsigned long long v)
 {
 	bool l = w->labels[0] != '\0', e = extra[0] != '\0';
 
@@ -67,22 +70,26 @@ static void sample(struct out *w, const char *name, const char *extra, unsigned 
 	fprintf(w->o, " %llu\n", v);
 }
 
-static void counter(struct out *w, const char *name, const char *help, unsigned long long v)
+static void counter(struct out *w, const char *name, const char *help,
+		    unsigned long long v)
 {
 	family(w, name, "counter", help);
 	sample(w, name, "", v);
 }
 
-static void gauge(struct out *w, const char *name, const char *help, unsigned long long v)
+static void gauge(struct out *w, const char *name, const char *help,
+		  unsigned long long v)
 {
 	family(w, name, "gauge", help);
 	sample(w, name, "", v);
 }
 
-static void put_le(struct out *w, const char *name, const char *le, uint64_t cum)
+static void put_le(struct out *w, const char *name, const char *le,
+		   uint64_t cum)
 {
-	fprintf(w->o, "dontcache_%s_bucket{%s%sle=\"%s\"} %llu\n", name, w->labels,
-		w->labels[0] ? "," : "", le, (unsigned long long)cum);
+	fprintf(w->o, "dontcache_%s_bucket{%s%sle=\"%s\"} %llu\n", name,
+		w->labels, w->labels[0] ? "," : "", le,
+		(unsigned long long)cum);
 }
 
 /* One pass over the buckets, so that the cumulative counts are monotonic and
@@ -114,20 +121,23 @@ static void histogram(struct out *w, const char *name, const char *help,
 		put_le(w, name, le, cum);
 	}
 	put_le(w, name, "+Inf", cum);
-	fprintf(w->o, "dontcache_%s_sum%s%s%s %.9f\n", name, w->labels[0] ? "{" : "",
-		w->labels, w->labels[0] ? "}" : "",
+	fprintf(w->o, "dontcache_%s_sum%s%s%s %.9f\n", name,
+		w->labels[0] ? "{" : "", w->labels, w->labels[0] ? "}" : "",
 		__atomic_load_n(&h->sum, __ATOMIC_RELAXED) / 1e9);
-	fprintf(w->o, "dontcache_%s_count%s%s%s %llu\n", name, w->labels[0] ? "{" : "",
-		w->labels, w->labels[0] ? "}" : "", (unsigned long long)cum);
+	fprintf(w->o, "dontcache_%s_count%s%s%s %llu\n", name,
+		w->labels[0] ? "{" : "", w->labels, w->labels[0] ? "}" : "",
+		(unsigned long long)cum);
 }
 
-static void by_mode(struct out *w, const char *name, const char *help, const uint64_t *v)
+static void by_mode(struct out *w, const char *name, const char *help,
+		    const uint64_t *v)
 {
 	char extra[64];
 
 	family(w, name, "counter", help);
 	for (int m = 0; m < DCIO_NR_WMODES; m++) {
-		snprintf(extra, sizeof(extra), "mode=\"%s\"", dcio_write_mode_name(m));
+		snprintf(extra, sizeof(extra), "mode=\"%s\"",
+			 dcio_write_mode_name(m));
 		sample(w, name, extra, LD(v[m]));
 	}
 }
@@ -164,10 +174,13 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 
 	family(&w, "export_info", "gauge",
 	       "Always 1: the export's configured modes and I/O backend as labels.");
-	snprintf(info, sizeof(info),
-		 "write_mode=\"%s\",read_mode=\"%s\",flush_mode=\"%s\",backend=\"%s\"",
-		 dcio_write_mode_name(XP(x, write_mode)), dcio_read_mode_name(XP(x, read_mode)),
-		 dcio_flush_mode_name(XP(x, flush_mode)), x->e->uring ? "io_uring" : "pool");
+	snprintf(
+		info, sizeof(info),
+		"write_mode=\"%s\",read_mode=\"%s\",flush_mode=\"%s\",backend=\"%s\"",
+		dcio_write_mode_name(XP(x, write_mode)),
+		dcio_read_mode_name(XP(x, read_mode)),
+		dcio_flush_mode_name(XP(x, flush_mode)),
+		x->e->uring ? "io_uring" : "pool");
 	sample(&w, "export_info", info, 1);
 	gauge(&w, "fallback",
 	      "1 when RWF_DONTCACHE was refused and the export runs as dropbehind (or buffered reads).",
@@ -176,52 +189,66 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	      "Write verifier generation: bumped by every write-back error.",
 	      (unsigned long long)dcio_export_verifier_gen(x));
 
-	by_mode(&w, "writes_total", "WRITEs by the write mode they were accepted in.", s->w_ops);
-	by_mode(&w, "write_bytes_total", "WRITE bytes by the write mode they were accepted in.",
+	by_mode(&w, "writes_total",
+		"WRITEs by the write mode they were accepted in.", s->w_ops);
+	by_mode(&w, "write_bytes_total",
+		"WRITE bytes by the write mode they were accepted in.",
 		s->w_bytes);
-	by_mode(&w, "issued_bytes_total", "WRITE bytes by the mode each piece actually went out in.",
+	by_mode(&w, "issued_bytes_total",
+		"WRITE bytes by the mode each piece actually went out in.",
 		s->leaf_bytes);
-	counter(&w, "worker_writes_total", "WRITEs issued on the ganesha worker thread.",
+	counter(&w, "worker_writes_total",
+		"WRITEs issued on the ganesha worker thread.",
 		LD(s->w_worker_ops));
-	counter(&w, "worker_write_bytes_total", "Bytes of WRITEs issued on the worker thread.",
+	counter(&w, "worker_write_bytes_total",
+		"Bytes of WRITEs issued on the worker thread.",
 		LD(s->w_worker_bytes));
 	counter(&w, "reads_total", "READs.", LD(s->r_ops));
 	counter(&w, "read_bytes_total", "Bytes read.", LD(s->r_bytes));
 	counter(&w, "reads_nowait_total",
-		"READs answered on the worker thread from cached pages.", LD(s->r_nowait));
+		"READs answered on the worker thread from cached pages.",
+		LD(s->r_nowait));
 
 	family(&w, "fallbacks_total", "counter",
 	       "I/Os resubmitted another way: dontcache_write, dontcache_read, direct.");
-	sample(&w, "fallbacks_total", "kind=\"dontcache_write\"", LD(s->fb_write));
-	sample(&w, "fallbacks_total", "kind=\"dontcache_read\"", LD(s->fb_read));
+	sample(&w, "fallbacks_total", "kind=\"dontcache_write\"",
+	       LD(s->fb_write));
+	sample(&w, "fallbacks_total", "kind=\"dontcache_read\"",
+	       LD(s->fb_read));
 	sample(&w, "fallbacks_total", "kind=\"direct\"", LD(s->fb_direct));
 
-	counter(&w, "flusher_passes_total", "Flusher passes.", LD(s->fl_passes));
-	counter(&w, "flusher_files_total", "Files written back by flusher passes.",
-		LD(s->fl_files));
-	counter(&w, "flusher_writes_total", "WRITEs coalesced into flusher passes.",
-		LD(s->fl_writes));
-	counter(&w, "flusher_ranges_total", "Merged ranges the flusher wrote back.",
-		LD(s->fl_ranges));
-	counter(&w, "flusher_bytes_total", "Bytes the flusher wrote back.", LD(s->fl_bytes));
+	counter(&w, "flusher_passes_total", "Flusher passes.",
+		LD(s->fl_passes));
+	counter(&w, "flusher_files_total",
+		"Files written back by flusher passes.", LD(s->fl_files));
+	counter(&w, "flusher_writes_total",
+		"WRITEs coalesced into flusher passes.", LD(s->fl_writes));
+	counter(&w, "flusher_ranges_total",
+		"Merged ranges the flusher wrote back.", LD(s->fl_ranges));
+	counter(&w, "flusher_bytes_total", "Bytes the flusher wrote back.",
+		LD(s->fl_bytes));
 	counter(&w, "sync_file_range_calls_total", "sync_file_range calls.",
 		LD(s->fl_sfr_calls));
-	counter(&w, "dontneed_calls_total", "posix_fadvise(POSIX_FADV_DONTNEED) calls.",
+	counter(&w, "dontneed_calls_total",
+		"posix_fadvise(POSIX_FADV_DONTNEED) calls.",
 		LD(s->fl_dontneed));
 	counter(&w, "flusher_inline_kicks_total",
-		"Flush_Mode=inline: writeback kicked by the writer.", LD(s->fl_inline_kicks));
+		"Flush_Mode=inline: writeback kicked by the writer.",
+		LD(s->fl_inline_kicks));
 
-	counter(&w, "group_commit_batches_total", "Group-commit flushes (batches).",
-		LD(s->gc_batches));
+	counter(&w, "group_commit_batches_total",
+		"Group-commit flushes (batches).", LD(s->gc_batches));
 	counter(&w, "group_commit_requests_total",
-		"COMMITs and stable WRITEs served by group commit.", LD(s->gc_requests));
-	counter(&w, "group_commit_syscalls_total", "fdatasync/fsync calls of group commit.",
-		LD(s->gc_syscalls));
+		"COMMITs and stable WRITEs served by group commit.",
+		LD(s->gc_requests));
+	counter(&w, "group_commit_syscalls_total",
+		"fdatasync/fsync calls of group commit.", LD(s->gc_syscalls));
 	counter(&w, "group_commit_nothing_dirty_total",
 		"COMMITs answered without a syscall (nothing written since the last flush).",
 		LD(s->gc_nodirty));
 	counter(&w, "group_commit_settles_total",
-		"Extra flushes consuming write-back errors after a failure.", LD(s->gc_settles));
+		"Extra flushes consuming write-back errors after a failure.",
+		LD(s->gc_settles));
 	counter(&w, "lost_range_reports_total",
 		"COMMITs or stable WRITEs failed because their range was lost earlier.",
 		LD(s->gc_lost_reports));
@@ -231,17 +258,21 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	errors(&w, s);
 
 	counter(&w, "inflight_waits_total",
-		"WRITEs that waited for room under Max_Inflight_Bytes.", LD(s->inflight_waits));
+		"WRITEs that waited for room under Max_Inflight_Bytes.",
+		LD(s->inflight_waits));
 	counter(&w, "inflight_eagain_total",
-		"WRITEs answered JUKEBOX/DELAY after Inflight_Wait_Ms.", LD(s->eagain));
-	gauge(&w, "inflight_bytes", "WRITE bytes submitted and not completed.", inflight);
+		"WRITEs answered JUKEBOX/DELAY after Inflight_Wait_Ms.",
+		LD(s->eagain));
+	gauge(&w, "inflight_bytes", "WRITE bytes submitted and not completed.",
+	      inflight);
 	gauge(&w, "inflight_peak_bytes", "Highest inflight_bytes seen.", peak);
 	gauge(&w, "inflight_limit_bytes", "Max_Inflight_Bytes.",
 	      (unsigned long long)XP(x, max_inflight_bytes));
 
-	histogram(&w, "write_latency_seconds",
-		  "WRITE latency, submit to completion (stable ones include their flush).",
-		  &s->lat_w);
+	histogram(
+		&w, "write_latency_seconds",
+		"WRITE latency, submit to completion (stable ones include their flush).",
+		&s->lat_w);
 	histogram(&w, "read_latency_seconds", "READ latency.", &s->lat_r);
 	histogram(&w, "commit_latency_seconds", "COMMIT latency.", &s->lat_c);
 }

@@ -2,14 +2,14 @@
 #ifndef DCIO_QUEUE_H
 #define DCIO_QUEUE_H
 
-#define QUEUE_APPEND(head, tail, node)		\
-	do {					\
-		(node)->next = NULL;		\
-		if (tail)			\
-			(tail)->next = (node);	\
-		else				\
-			(head) = (node);	\
-		(tail) = (node);		\
+#define QUEUE_APPEND(head, tail, node)         \
+	do {                                   \
+		(node)->next = NULL;           \
+		if (tail)                      \
+			(tail)->next = (node); \
+		else                           \
+			(head) = (node);       \
+		(tail) = (node);               \
 	} while (0)
 
 #endif

@@ -12,7 +12,8 @@ static bool overlaps(const struct dcio_req *a, const struct dcio_req *b)
 	return a->rl_lo < b->rl_hi && b->rl_lo < a->rl_hi;
 }
 
-static bool conflicts(const struct dcio_req *list, const struct dcio_req *q, const struct dcio_req *stop)
+static bool conflicts(const struct dcio_req *list, const struct dcio_req *q,
+		      const struct dcio_req *stop)
 {
 	for (; list && list != stop; list = list->rl_next)
 		if (overlaps(list, q))
@@ -55,7 +56,8 @@ void rl_start(struct dcio_req *q)
 	if (q->rl_hi == q->rl_lo)
 		q->rl_hi = q->rl_lo + a;
 	pthread_mutex_lock(&f->mu);
-	if (!conflicts(f->rl_active, q, NULL) && !conflicts(f->rl_waitq, q, NULL)) {
+	if (!conflicts(f->rl_active, q, NULL) &&
+	    !conflicts(f->rl_waitq, q, NULL)) {
 		push(&f->rl_active, q);
 		q->rl_held = true;
 		pthread_mutex_unlock(&f->mu);
@@ -84,7 +86,8 @@ void rl_release(struct dcio_req *q)
 	q->rl_held = false;
 	for (struct dcio_req *w = f->rl_waitq, *nx; w; w = nx) {
 		nx = w->rl_next;
-		if (conflicts(f->rl_active, w, NULL) || conflicts(f->rl_waitq, w, w))
+		if (conflicts(f->rl_active, w, NULL) ||
+		    conflicts(f->rl_waitq, w, w))
 			continue;
 		unlink_from(&f->rl_waitq, w);
 		push(&f->rl_active, w);

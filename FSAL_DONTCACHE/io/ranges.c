@@ -5,8 +5,14 @@
 
 #include "ranges.h"
 
-static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
 
 /* On allocation failure the set degrades to one covering range: an over-
  * approximation, which errs on the side of reporting data as lost. */
@@ -72,7 +78,8 @@ static bool insert_at(struct dcio_rangeset *rs, size_t i, struct dcio_range v)
 
 /* [lo, hi) takes err over whatever overlapped it; merges with touching
  * neighbours that carry the same err. */
-static void add_replacing(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err)
+static void add_replacing(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi,
+			  int err)
 {
 	rs_sub(rs, lo, hi);
 	size_t p = lower(rs, lo);
@@ -82,12 +89,14 @@ static void add_replacing(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, in
 		return;
 	if (p + 1 < rs->n && rs->r[p + 1].lo == hi && rs->r[p + 1].err == err) {
 		rs->r[p].hi = rs->r[p + 1].hi;
-		memmove(&rs->r[p + 1], &rs->r[p + 2], (rs->n - p - 2) * sizeof(rs->r[0]));
+		memmove(&rs->r[p + 1], &rs->r[p + 2],
+			(rs->n - p - 2) * sizeof(rs->r[0]));
 		rs->n--;
 	}
 	if (p > 0 && rs->r[p - 1].hi == lo && rs->r[p - 1].err == err) {
 		rs->r[p - 1].hi = rs->r[p].hi;
-		memmove(&rs->r[p], &rs->r[p + 1], (rs->n - p - 1) * sizeof(rs->r[0]));
+		memmove(&rs->r[p], &rs->r[p + 1],
+			(rs->n - p - 1) * sizeof(rs->r[0]));
 		rs->n--;
 	}
 }
@@ -170,7 +179,8 @@ void rs_add_set(struct dcio_rangeset *dst, const struct dcio_rangeset *src)
 		rs_add(dst, src->r[i].lo, src->r[i].hi, src->r[i].err);
 }
 
-void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src, int err)
+void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src,
+		   int err)
 {
 	for (size_t i = 0; i < src->n; i++)
 		rs_add(dst, src->r[i].lo, src->r[i].hi, err);

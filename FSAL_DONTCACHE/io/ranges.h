@@ -20,7 +20,8 @@ void rs_add(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err);
 void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
 int rs_find(const struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
 void rs_collapse(struct dcio_rangeset *rs);
-void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src, int err);
+void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src,
+		   int err);
 bool rs_add_exact(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err);
 void rs_add_set(struct dcio_rangeset *dst, const struct dcio_rangeset *src);
 void rs_take(struct dcio_rangeset *dst, struct dcio_rangeset *src);

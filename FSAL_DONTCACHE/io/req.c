@@ -11,7 +11,9 @@
 
 struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov)
 {
-	struct dcio_req *q = calloc(1, sizeof(*q) + (size_t)(niov > 0 ? niov : 1) * sizeof(struct iovec));
+	struct dcio_req *q =
+		calloc(1, sizeof(*q) + (size_t)(niov > 0 ? niov : 1) *
+					       sizeof(struct iovec));
 	if (!q)
 		return NULL;
 	q->f = f;
@@ -23,7 +25,8 @@ struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov)
 }
 
 /* Copies the bytes [skip, skip+len) of src as iovecs into dst; returns count. */
-int iov_slice(const struct iovec *src, int cnt, uint64_t skip, uint64_t len, struct iovec *dst)
+int iov_slice(const struct iovec *src, int cnt, uint64_t skip, uint64_t len,
+	      struct iovec *dst)
 {
 	int n = 0;
 	for (int i = 0; i < cnt && len; i++) {
@@ -63,17 +66,19 @@ static void dontcache_fallback(struct dcio_req *q)
 	if (q->op == REQ_WRITE) {
 		ST_ADD(x->st.fb_write, 1);
 		if (!atomic_exchange(&x->wfallback, true))
-			x->e->log(DCIO_LOG_WARN,
-				  "dcio: %s: the filesystem refused a RWF_DONTCACHE write: writes run as dropbehind from now on",
-				  x->name);
+			x->e->log(
+				DCIO_LOG_WARN,
+				"dcio: %s: the filesystem refused a RWF_DONTCACHE write: writes run as dropbehind from now on",
+				x->name);
 		if (q->mode == DCIO_WRITE_DONTCACHE)
 			q->mode = DCIO_WRITE_DROPBEHIND;
 	} else {
 		ST_ADD(x->st.fb_read, 1);
 		if (!atomic_exchange(&x->rfallback, true))
-			x->e->log(DCIO_LOG_WARN,
-				  "dcio: %s: the filesystem refused a RWF_DONTCACHE read: reads run buffered from now on",
-				  x->name);
+			x->e->log(
+				DCIO_LOG_WARN,
+				"dcio: %s: the filesystem refused a RWF_DONTCACHE read: reads run buffered from now on",
+				x->name);
 	}
 }
 
@@ -86,8 +91,10 @@ static void direct_fallback(struct dcio_req *q)
 	q->direct = false;
 	q->fd = q->f->fd;
 	if (q->op == REQ_WRITE) {
-		q->mode = atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND : DCIO_WRITE_DONTCACHE;
-		q->rwflags = q->mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
+		q->mode = atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND
+						     : DCIO_WRITE_DONTCACHE;
+		q->rwflags =
+			q->mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
 	}
 }
 
@@ -114,7 +121,8 @@ enum req_status req_result(struct dcio_req *q, long res)
 	}
 	if (res == 0) {
 		/* EOF for reads; a write that makes no progress is an I/O error */
-		req_finish(q, q->op == REQ_WRITE && q->xfer < q->io_len ? EIO : 0);
+		req_finish(q,
+			   q->op == REQ_WRITE && q->xfer < q->io_len ? EIO : 0);
 		return REQ_DONE;
 	}
 	q->xfer += res;
@@ -141,9 +149,11 @@ void req_exec_sync(struct dcio_req *q)
 		ssize_t r;
 		off_t off = (off_t)(q->io_off + q->xfer);
 		if (q->op == REQ_WRITE)
-			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off, q->rwflags);
+			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off,
+					q->rwflags);
 		else
-			r = s->preadv2(q->fd, q->iov, q->iovcnt, off, q->rwflags);
+			r = s->preadv2(q->fd, q->iov, q->iovcnt, off,
+				       q->rwflags);
 		if (req_result(q, r < 0 ? -(long)errno : (long)r) == REQ_DONE)
 			return;
 		if (q->retries > 8)
@@ -162,7 +172,8 @@ static void copy_out(struct dcio_req *q)
 	const char *src = (const char *)q->bounce + skip;
 	uint64_t left = n;
 	for (int i = 0; i < q->uiovcnt && left; i++) {
-		uint64_t l = q->uiov[i].iov_len < left ? q->uiov[i].iov_len : left;
+		uint64_t l =
+			q->uiov[i].iov_len < left ? q->uiov[i].iov_len : left;
 		memcpy(q->uiov[i].iov_base, src, l);
 		src += l;
 		left -= l;
@@ -178,7 +189,8 @@ static void child_done(struct dcio_req *c, int err)
 	int zero = 0;
 
 	if (err)
-		__atomic_compare_exchange_n(&p->err, &zero, err, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		__atomic_compare_exchange_n(&p->err, &zero, err, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&p->xfer, c->xfer, __ATOMIC_SEQ_CST);
 	bounce_put(c->f->e, c->bounce, c->bounce_len);
 	free(c);
@@ -193,7 +205,9 @@ static void kick_inline(struct dcio_file *f, uint64_t off, uint64_t len)
 	ST_ADD(f->x->st.fl_inline_kicks, 1);
 	em_sfr_begin(f);
 	em_sfr_end(f, s->sync_file_range(f->fd, (off_t)off, (off_t)len,
-					 SYNC_FILE_RANGE_WRITE) < 0 ? errno : 0);
+					 SYNC_FILE_RANGE_WRITE) < 0
+			      ? errno
+			      : 0);
 }
 
 /* End of a request's I/O (a leaf: one syscall stream). */
@@ -206,16 +220,18 @@ void req_finish(struct dcio_req *q, int err)
 		if (q->mode == DCIO_WRITE_DROPBEHIND) {
 			atomic_store(&f->used_dropbehind, true);
 			/* writeback of it starts once the whole write is acknowledged */
-			__atomic_store_n(&(q->parent ? q->parent : q)->db_written, true,
-					 __ATOMIC_RELEASE);
+			__atomic_store_n(
+				&(q->parent ? q->parent : q)->db_written, true,
+				__ATOMIC_RELEASE);
 		} else if (q->mode == DCIO_WRITE_DONTCACHE && !q->inline_) {
 			/* The kernel drops RWF_DONTCACHE pages only when writeback
 			 * completes in task context; on ext4 overwrites it completes
 			 * in IRQ context and the pages stay (6.18). The flusher drops
 			 * what the kernel left. */
 			atomic_store(&f->used_dropbehind, true);
-			__atomic_store_n(&(q->parent ? q->parent : q)->dc_written, true,
-					 __ATOMIC_RELEASE);
+			__atomic_store_n(
+				&(q->parent ? q->parent : q)->dc_written, true,
+				__ATOMIC_RELEASE);
 		}
 	}
 	if (q->parent)

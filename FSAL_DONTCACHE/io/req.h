@@ -16,28 +16,28 @@ enum req_status { REQ_DONE, REQ_AGAIN };
 
 struct dcio_req {
 	struct dcio_job job;
-	struct dcio_req *next;		/* ring queue, rangelock start list */
+	struct dcio_req *next; /* ring queue, rangelock start list */
 	struct dcio_file *f;
 	struct dcio_req *parent;
 	atomic_int children;
 	enum req_op op;
-	enum dcio_write_mode mode;	/* the leaf's, by which it goes out */
-	enum dcio_write_mode top_mode;	/* the write's, as accepted */
+	enum dcio_write_mode mode; /* the leaf's, by which it goes out */
+	enum dcio_write_mode top_mode; /* the write's, as accepted */
 	int fd, rwflags, err, retries;
 	bool inline_, direct;
 	enum dcio_stable stable;
-	uint64_t off, len;		/* the caller's range */
-	uint64_t io_off, io_len, xfer;	/* the syscall's range and progress */
+	uint64_t off, len; /* the caller's range */
+	uint64_t io_off, io_len, xfer; /* the syscall's range and progress */
 	uint64_t t0;
-	uint64_t err_gen;		/* em_write_begin() at submission */
+	uint64_t err_gen; /* em_write_begin() at submission */
 	dcio_done_fn done;
 	void *arg;
 	void *bounce;
 	size_t bounce_len;
-	const struct iovec *uiov;	/* caller's iovec, for bounce copy-back */
+	const struct iovec *uiov; /* caller's iovec, for bounce copy-back */
 	int uiovcnt;
 	struct gc_waiter w;
-	struct dcio_req *kids[3];	/* direct split: submitted together */
+	struct dcio_req *kids[3]; /* direct split: submitted together */
 	int nkids;
 	/* rangelock.c, under the file's mu */
 	uint64_t rl_lo, rl_hi;
@@ -45,9 +45,9 @@ struct dcio_req {
 	bool rl_held;
 	/* falloc.c, under the file's mu: in-flight writes */
 	struct dcio_req *wr_next, *wr_prev;
-	uint64_t wr_seq;		/* 0: not (or no longer) tracked */
-	bool db_written;	/* (top request) some leaf went buffered/dropbehind */
-	bool dc_written;	/* (top request) some leaf went RWF_DONTCACHE */
+	uint64_t wr_seq; /* 0: not (or no longer) tracked */
+	bool db_written; /* (top request) some leaf went buffered/dropbehind */
+	bool dc_written; /* (top request) some leaf went RWF_DONTCACHE */
 	int iovcnt;
 	struct iovec *iov;
 	struct iovec iovs[];

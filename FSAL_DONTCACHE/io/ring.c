@@ -27,9 +27,11 @@ static void prep(struct io_uring_sqe *sqe, struct dcio_req *q)
 {
 	off_t off = (off_t)(q->io_off + q->xfer);
 	if (q->op == REQ_WRITE)
-		io_uring_prep_writev2(sqe, q->fd, q->iov, q->iovcnt, off, q->rwflags);
+		io_uring_prep_writev2(sqe, q->fd, q->iov, q->iovcnt, off,
+				      q->rwflags);
 	else
-		io_uring_prep_readv2(sqe, q->fd, q->iov, q->iovcnt, off, q->rwflags);
+		io_uring_prep_readv2(sqe, q->fd, q->iov, q->iovcnt, off,
+				     q->rwflags);
 	io_uring_sqe_set_data(sqe, q);
 }
 
@@ -57,7 +59,8 @@ static void bl_take(struct dcio_ring *r, struct backlog *b)
 }
 
 /* Moves backlog into SQEs while the CQ has room for their completions. */
-static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight, bool *need_arm)
+static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
+		 bool *need_arm)
 {
 	if (*need_arm && arm_wake(r))
 		*need_arm = false;
@@ -83,12 +86,14 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight, boo
 	}
 }
 
-static void reap(struct dcio_ring *r, struct backlog *b, unsigned *inflight, bool *need_arm)
+static void reap(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
+		 bool *need_arm)
 {
 	struct io_uring_cqe *cqe;
 	unsigned head, n = 0;
 
-	io_uring_for_each_cqe(&r->ring, head, cqe) {
+	io_uring_for_each_cqe(&r->ring, head, cqe)
+	{
 		n++;
 		if (cqe->user_data == TAG_WAKE) {
 			atomic_store(&r->wake, 0);
@@ -125,9 +130,10 @@ static void *ring_main(void *arg)
 			break;
 		int rc = io_uring_submit_and_wait(&r->ring, 1);
 		if (rc < 0 && rc != -EINTR && rc != -EBUSY && rc != -EAGAIN) {
-			DCIO_LOG_RL(r->e, DCIO_LOG_WARN, 10,
-				    "dcio: engine ring: io_uring_submit_and_wait: %s",
-				    strerror(-rc));
+			DCIO_LOG_RL(
+				r->e, DCIO_LOG_WARN, 10,
+				"dcio: engine ring: io_uring_submit_and_wait: %s",
+				strerror(-rc));
 			usleep(1000);
 		}
 		reap(r, &b, &inflight, &need_arm);
@@ -135,7 +141,8 @@ static void *ring_main(void *arg)
 	return NULL;
 }
 
-int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries, unsigned idx)
+int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries,
+	       unsigned idx)
 {
 	struct io_uring_params p = { 0 };
 

@@ -13,17 +13,18 @@ struct dcio_req;
 struct dcio_ring {
 	struct dcio_engine *e;
 	pthread_t tid;
-	struct io_uring ring;		/* the ring thread's own */
+	struct io_uring ring; /* the ring thread's own */
 	int efd;
 	uint64_t efd_val;
-	pthread_mutex_t mu;		/* guards qh, qt, stop */
+	pthread_mutex_t mu; /* guards qh, qt, stop */
 	struct dcio_req *qh, *qt;
 	bool stop;
 	atomic_int wake;
 	unsigned cap;
 };
 
-int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries, unsigned idx);
+int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries,
+	       unsigned idx);
 void ring_post(struct dcio_ring *r, struct dcio_req *q);
 void ring_stop(struct dcio_ring *r);
 

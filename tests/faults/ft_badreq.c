@@ -76,24 +76,29 @@ int main(int argc, char **argv)
 	if (st != NFS3_OK)
 		ft_die("ft_badreq: create: %s", nfsc_st(st));
 	ft_pattern_fill(seed, 0, data, sizeof(data));
-	st = nfsc_write(&c, &file, 0, data, sizeof(data), FILE_SYNC, &cnt, &committed, verf);
+	st = nfsc_write(&c, &file, 0, data, sizeof(data), FILE_SYNC, &cnt,
+			&committed, verf);
 	check(st == NFS3_OK && cnt == sizeof(data) && committed != UNSTABLE,
-	      "setup FILE_SYNC write of %zu bytes: %s count %u committed %d", sizeof(data),
-	      nfsc_st(st), cnt, committed);
+	      "setup FILE_SYNC write of %zu bytes: %s count %u committed %d",
+	      sizeof(data), nfsc_st(st), cnt, committed);
 
 	/* directories */
 	st = nfsc_write(&c, &dir, 0, data, 100, UNSTABLE, &cnt, NULL, NULL);
-	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL), "WRITE to a directory: %s (want ISDIR/INVAL)",
-	      nfsc_st(st));
+	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
+	      "WRITE to a directory: %s (want ISDIR/INVAL)", nfsc_st(st));
 	st = nfsc_write(&c, &dir, 0, data, 100, FILE_SYNC, &cnt, NULL, NULL);
 	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
-	      "FILE_SYNC WRITE to a directory: %s (want ISDIR/INVAL)", nfsc_st(st));
-	st = nfsc_read(&c, &dir, 0, 100, buf, &got, &eof);
-	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL), "READ of a directory: %s (want ISDIR/INVAL)",
+	      "FILE_SYNC WRITE to a directory: %s (want ISDIR/INVAL)",
 	      nfsc_st(st));
+	st = nfsc_read(&c, &dir, 0, 100, buf, &got, &eof);
+	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
+	      "READ of a directory: %s (want ISDIR/INVAL)", nfsc_st(st));
 	st = nfsc_commit(&c, &dir, 0, 0, verf);
-	check(st != -1, "COMMIT of a directory answered %s (an answer, no crash)", nfsc_st(st));
-	check(nfsc_null(&c) == 0, "server answers NULL after the directory requests");
+	check(st != -1,
+	      "COMMIT of a directory answered %s (an answer, no crash)",
+	      nfsc_st(st));
+	check(nfsc_null(&c) == 0,
+	      "server answers NULL after the directory requests");
 	/* listing a (sub)directory: the same handle works for WRITE's ISDIR answer above */
 	{
 		READDIR3args ra;
@@ -107,16 +112,21 @@ int main(int argc, char **argv)
 			nfsc_wait(&c, &k1);
 		else
 			k1.st = -1;
-		check(k1.st == NFS3_OK, "READDIR of a subdirectory: %s (want OK)", nfsc_st(k1.st));
+		check(k1.st == NFS3_OK,
+		      "READDIR of a subdirectory: %s (want OK)",
+		      nfsc_st(k1.st));
 		memset(&rp, 0, sizeof(rp));
 		nfsc_fh_to3(&dir, &rp.dir);
 		rp.dircount = 4096;
 		rp.maxcount = 16384;
-		if (rpc_nfs3_readdirplus_async(c.rpc, nfsc_call_cb, &rp, &k2) == 0)
+		if (rpc_nfs3_readdirplus_async(c.rpc, nfsc_call_cb, &rp, &k2) ==
+		    0)
 			nfsc_wait(&c, &k2);
 		else
 			k2.st = -1;
-		check(k2.st == NFS3_OK, "READDIRPLUS of a subdirectory: %s (want OK)", nfsc_st(k2.st));
+		check(k2.st == NFS3_OK,
+		      "READDIRPLUS of a subdirectory: %s (want OK)",
+		      nfsc_st(k2.st));
 	}
 
 	/* maximum file size */
@@ -126,29 +136,40 @@ int main(int argc, char **argv)
 			const char *what;
 			bool strict;
 		} big[] = {
-			{ (1ULL << 44) + 4096, "past ext4's 16 TiB limit", true },
+			{ (1ULL << 44) + 4096, "past ext4's 16 TiB limit",
+			  true },
 			{ (1ULL << 50), "at 1 PiB", true },
 			{ INT64_MAX - 50, "ending past 2^63-1", false },
 			{ UINT64_MAX - 50, "wrapping past 2^64", false },
 		};
 		for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
-			for (int stable = UNSTABLE; stable <= FILE_SYNC; stable += FILE_SYNC) {
-				st = nfsc_write(&c, &file, big[i].off, data, 100, stable, &cnt, NULL, NULL);
+			for (int stable = UNSTABLE; stable <= FILE_SYNC;
+			     stable += FILE_SYNC) {
+				st = nfsc_write(&c, &file, big[i].off, data,
+						100, stable, &cnt, NULL, NULL);
 				if (big[i].strict)
-					check(st == NFS3ERR_FBIG, "%s WRITE at offset %llu (%s): %s (want FBIG)",
+					check(st == NFS3ERR_FBIG,
+					      "%s WRITE at offset %llu (%s): %s (want FBIG)",
 					      stable ? "FILE_SYNC" : "UNSTABLE",
-					      (unsigned long long)big[i].off, big[i].what, nfsc_st(st));
+					      (unsigned long long)big[i].off,
+					      big[i].what, nfsc_st(st));
 				else
-					check(one_of(st, NFS3ERR_FBIG, NFS3ERR_INVAL),
+					check(one_of(st, NFS3ERR_FBIG,
+						     NFS3ERR_INVAL),
 					      "%s WRITE at offset %llu (%s): %s (want FBIG/INVAL)",
 					      stable ? "FILE_SYNC" : "UNSTABLE",
-					      (unsigned long long)big[i].off, big[i].what, nfsc_st(st));
+					      (unsigned long long)big[i].off,
+					      big[i].what, nfsc_st(st));
 			}
 		}
 		st = nfsc_commit(&c, &file, 0, 0, verf);
-		check(st == NFS3_OK, "COMMIT after the refused big WRITEs: %s (want OK)", nfsc_st(st));
-		check(fsize(&c, &file) == fsz, "file size still %llu after the refused WRITEs (got %llu)",
-		      (unsigned long long)fsz, (unsigned long long)fsize(&c, &file));
+		check(st == NFS3_OK,
+		      "COMMIT after the refused big WRITEs: %s (want OK)",
+		      nfsc_st(st));
+		check(fsize(&c, &file) == fsz,
+		      "file size still %llu after the refused WRITEs (got %llu)",
+		      (unsigned long long)fsz,
+		      (unsigned long long)fsize(&c, &file));
 	}
 
 	/* count larger than the data sent */
@@ -168,42 +189,52 @@ int main(int argc, char **argv)
 			nfsc_wait(&c, &k);
 		else
 			k.st = -1;
-		check(k.st == NFS3ERR_INVAL, "WRITE with count 4096 but 10 data bytes: %s (want INVAL)",
+		check(k.st == NFS3ERR_INVAL,
+		      "WRITE with count 4096 but 10 data bytes: %s (want INVAL)",
 		      nfsc_st(k.st));
 	}
 
 	/* zero-length writes */
 	st = nfsc_write(&c, &file, 0, data, 0, UNSTABLE, &cnt, NULL, NULL);
-	check(st == NFS3_OK && cnt == 0, "zero-length UNSTABLE WRITE at 0: %s count %u (want OK, 0)",
+	check(st == NFS3_OK && cnt == 0,
+	      "zero-length UNSTABLE WRITE at 0: %s count %u (want OK, 0)",
 	      nfsc_st(st), cnt);
 	st = nfsc_write(&c, &file, 5000, data, 0, FILE_SYNC, &cnt, NULL, NULL);
-	check(st == NFS3_OK && cnt == 0, "zero-length FILE_SYNC WRITE at 5000: %s count %u (want OK, 0)",
-	      nfsc_st(st), cnt);
-	st = nfsc_write(&c, &file, 1 << 20, data, 0, DATA_SYNC, &cnt, NULL, NULL);
 	check(st == NFS3_OK && cnt == 0,
-	      "zero-length DATA_SYNC WRITE past EOF (1 MiB): %s count %u (want OK, 0)", nfsc_st(st), cnt);
-	check(fsize(&c, &file) == fsz, "file size still %llu after zero-length WRITEs (got %llu)",
+	      "zero-length FILE_SYNC WRITE at 5000: %s count %u (want OK, 0)",
+	      nfsc_st(st), cnt);
+	st = nfsc_write(&c, &file, 1 << 20, data, 0, DATA_SYNC, &cnt, NULL,
+			NULL);
+	check(st == NFS3_OK && cnt == 0,
+	      "zero-length DATA_SYNC WRITE past EOF (1 MiB): %s count %u (want OK, 0)",
+	      nfsc_st(st), cnt);
+	check(fsize(&c, &file) == fsz,
+	      "file size still %llu after zero-length WRITEs (got %llu)",
 	      (unsigned long long)fsz, (unsigned long long)fsize(&c, &file));
 
 	/* reads at and past EOF */
 	st = nfsc_read(&c, &file, fsz + 10000, 4096, buf, &got, &eof);
-	check(st == NFS3_OK && got == 0 && eof, "READ past EOF: %s count %u eof %d (want OK, 0, eof)",
+	check(st == NFS3_OK && got == 0 && eof,
+	      "READ past EOF: %s count %u eof %d (want OK, 0, eof)",
 	      nfsc_st(st), got, eof);
 	st = nfsc_read(&c, &file, fsz, 4096, buf, &got, &eof);
-	check(st == NFS3_OK && got == 0 && eof, "READ at EOF: %s count %u eof %d (want OK, 0, eof)",
-	      nfsc_st(st), got, eof);
+	check(st == NFS3_OK && got == 0 && eof,
+	      "READ at EOF: %s count %u eof %d (want OK, 0, eof)", nfsc_st(st),
+	      got, eof);
 	st = nfsc_read(&c, &file, 1ULL << 50, 4096, buf, &got, &eof);
 	check(st == NFS3_OK && got == 0 && eof,
-	      "READ at 1 PiB: %s count %u eof %d (want OK, 0, eof)", nfsc_st(st), got, eof);
+	      "READ at 1 PiB: %s count %u eof %d (want OK, 0, eof)",
+	      nfsc_st(st), got, eof);
 	st = nfsc_read(&c, &file, fsz - 1000, 4096, buf, &got, &eof);
 	ft_pattern_fill(seed, fsz - 1000, want, 1000);
 	check(st == NFS3_OK && got == 1000 && eof && !memcmp(buf, want, 1000),
-	      "READ across EOF: %s count %u eof %d (want OK, 1000 matching bytes, eof)", nfsc_st(st),
-	      got, eof);
+	      "READ across EOF: %s count %u eof %d (want OK, 1000 matching bytes, eof)",
+	      nfsc_st(st), got, eof);
 	if (zero_read) {
 		st = nfsc_read(&c, &file, 0, 0, buf, &got, &eof);
-		check(st == NFS3_OK && got == 0, "zero-length READ: %s count %u (want OK, 0)",
-		      nfsc_st(st), got);
+		check(st == NFS3_OK && got == 0,
+		      "zero-length READ: %s count %u (want OK, 0)", nfsc_st(st),
+		      got);
 	} else {
 		printf("# zero-length READ not sent (-Z)\n");
 	}
@@ -214,7 +245,9 @@ int main(int argc, char **argv)
 		uint32_t total = 0;
 
 		while (total < fsz) {
-			st = nfsc_read(&c, &file, total, (uint32_t)(fsz - total), all + total, &got, &eof);
+			st = nfsc_read(&c, &file, total,
+				       (uint32_t)(fsz - total), all + total,
+				       &got, &eof);
 			if (st != NFS3_OK || got == 0)
 				break;
 			total += got;
@@ -229,8 +262,9 @@ int main(int argc, char **argv)
 		int st2 = nfsc_commit(&c, &file, 0, 0, v2);
 
 		check(st == NFS3_OK && st2 == NFS3_OK && !memcmp(verf, v2, 8),
-		      "normal UNSTABLE WRITE + COMMIT afterwards: %s / %s, verifier %s", nfsc_st(st),
-		      nfsc_st(st2), memcmp(verf, v2, 8) ? "changed" : "same");
+		      "normal UNSTABLE WRITE + COMMIT afterwards: %s / %s, verifier %s",
+		      nfsc_st(st), nfsc_st(st2),
+		      memcmp(verf, v2, 8) ? "changed" : "same");
 	}
 	nfsc_remove(&c, &c.root, "badreq_file");
 	{
@@ -244,6 +278,7 @@ int main(int argc, char **argv)
 			nfsc_wait(&c, &k);
 	}
 	nfsc_disconnect(&c);
-	printf("ft_badreq: checks=%d passed=%d failed=%d\n", g_checks, g_checks - g_fail, g_fail);
+	printf("ft_badreq: checks=%d passed=%d failed=%d\n", g_checks,
+	       g_checks - g_fail, g_fail);
 	return g_fail ? 1 : 0;
 }

@@ -23,11 +23,14 @@
 #include <unistd.h>
 
 enum { K_RANDOM, K_TRUNC, K_FORGED_BODY, K_FORGED_MAC, K_OVERSIZED, K_NCLASS };
-static const char *kname[] = { "random", "truncated", "forged_body", "forged_mac", "oversized" };
+static const char *kname[] = { "random", "truncated", "forged_body",
+			       "forged_mac", "oversized" };
 enum { OP_GETATTR, OP_READ, OP_WRITE, OP_LOOKUP, OP_COMMIT, OP_N };
-static const char *opname[] = { "GETATTR", "READ", "WRITE", "LOOKUP", "COMMIT" };
+static const char *opname[] = { "GETATTR", "READ", "WRITE", "LOOKUP",
+				"COMMIT" };
 
-#define GSH_HDR 5	/* ganesha's file_handle_v3: version, flags, export id (2), fs_len */
+#define GSH_HDR \
+	5 /* ganesha's file_handle_v3: version, flags, export id (2), fs_len */
 #define TAG 16
 #define INFLIGHT 64
 
@@ -50,7 +53,8 @@ struct req {
 	int cls, op, busy;
 };
 
-static void make_handle(int cls, const struct nfsc_fh *valid, struct nfsc_fh *out)
+static void make_handle(int cls, const struct nfsc_fh *valid,
+			struct nfsc_fh *out)
 {
 	unsigned fsal_len = valid->len > GSH_HDR ? valid->len - GSH_HDR : 0;
 
@@ -61,16 +65,20 @@ static void make_handle(int cls, const struct nfsc_fh *valid, struct nfsc_fh *ou
 			out->data[i] = (unsigned char)rnd();
 		if (rnd() % 2) {
 			/* plausible ganesha header, random FSAL part */
-			memcpy(out->data, valid->data, GSH_HDR < out->len ? GSH_HDR : out->len);
+			memcpy(out->data, valid->data,
+			       GSH_HDR < out->len ? GSH_HDR : out->len);
 			if (out->len > GSH_HDR)
-				out->data[4] = (unsigned char)(out->len - GSH_HDR);
+				out->data[4] =
+					(unsigned char)(out->len - GSH_HDR);
 		}
 		break;
 	case K_TRUNC:
 		*out = *valid;
 		out->len = rnd() % valid->len;
 		if (out->len > GSH_HDR && rnd() % 2)
-			out->data[4] = (unsigned char)(out->len - GSH_HDR); /* consistent fs_len */
+			out->data[4] =
+				(unsigned char)(out->len -
+						GSH_HDR); /* consistent fs_len */
 		break;
 	case K_FORGED_BODY:
 	case K_FORGED_MAC: {
@@ -116,7 +124,10 @@ static int issue(struct nfsc_conn *c, struct req *r)
 		return rpc_nfs3_read_async(c->rpc, nfsc_call_cb, &a, &r->k);
 	}
 	case OP_WRITE: {
-		WRITE3args a = { .file = fh, .offset = 0, .count = sizeof(wbuf), .stable = UNSTABLE };
+		WRITE3args a = { .file = fh,
+				 .offset = 0,
+				 .count = sizeof(wbuf),
+				 .stable = UNSTABLE };
 
 		a.data.data_len = sizeof(wbuf);
 		a.data.data_val = wbuf;
@@ -149,14 +160,17 @@ static void account(struct req *r, int verbose)
 		if (verbose || g_bad <= 10) {
 			char hex[2 * FT_FHMAX + 1];
 
-			fprintf(stderr, "ft_handles: %s %s handle (len %u %s) answered %s\n",
+			fprintf(stderr,
+				"ft_handles: %s %s handle (len %u %s) answered %s\n",
 				opname[r->op], kname[r->cls], r->fh.len,
-				nfsc_fh_hex(&r->fh, hex, sizeof(hex)), nfsc_st(st));
+				nfsc_fh_hex(&r->fh, hex, sizeof(hex)),
+				nfsc_st(st));
 		}
 	}
 }
 
-static int check_normal(struct nfsc_conn *c, const struct nfsc_fh *valid, uint64_t seed)
+static int check_normal(struct nfsc_conn *c, const struct nfsc_fh *valid,
+			uint64_t seed)
 {
 	fattr3 at;
 	unsigned char buf[4096], want[4096];
@@ -167,14 +181,18 @@ static int check_normal(struct nfsc_conn *c, const struct nfsc_fh *valid, uint64
 	g_checks++;
 	st = nfsc_getattr(c, valid, &at);
 	if (st != NFS3_OK) {
-		fprintf(stderr, "ft_handles: normal GETATTR answered %s %s\n", nfsc_st(st), c->err);
+		fprintf(stderr, "ft_handles: normal GETATTR answered %s %s\n",
+			nfsc_st(st), c->err);
 		g_checks_failed++;
 		return -1;
 	}
 	st = nfsc_read(c, valid, 0, sizeof(buf), buf, &got, &eof);
 	ft_pattern_fill(seed, 0, want, sizeof(want));
-	if (st != NFS3_OK || got != sizeof(buf) || memcmp(buf, want, sizeof(buf))) {
-		fprintf(stderr, "ft_handles: normal READ answered %s (%u bytes)\n", nfsc_st(st), got);
+	if (st != NFS3_OK || got != sizeof(buf) ||
+	    memcmp(buf, want, sizeof(buf))) {
+		fprintf(stderr,
+			"ft_handles: normal READ answered %s (%u bytes)\n",
+			nfsc_st(st), got);
 		g_checks_failed++;
 		return -1;
 	}
@@ -215,34 +233,40 @@ struct raw_counts {
 	unsigned long long sent, garbage, badhandle, stale, other, closed;
 };
 
-static int raw_oversized(int count, const struct nfsc_fh *valid, struct raw_counts *rc)
+static int raw_oversized(int count, const struct nfsc_fh *valid,
+			 struct raw_counts *rc)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(g_o.nfsport) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(g_o.nfsport) };
 	int fd = -1;
 	unsigned char msg[2048], rep[4096];
 
 	inet_pton(AF_INET, g_o.host, &sa.sin_addr);
 	for (int i = 0; i < count; i++) {
 		size_t n = 4;
-		uint32_t fhlen = 65 + rnd() % 448, xid = 0x77000000u + i, proc = 1 + rnd() % 2;
+		uint32_t fhlen = 65 + rnd() % 448, xid = 0x77000000u + i,
+			 proc = 1 + rnd() % 2;
 		uint32_t len;
 
 		if (fd < 0) {
 			fd = socket(AF_INET, SOCK_STREAM, 0);
-			if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-				fprintf(stderr, "ft_handles: raw connect: %s\n", strerror(errno));
+			if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) !=
+			    0) {
+				fprintf(stderr, "ft_handles: raw connect: %s\n",
+					strerror(errno));
 				close(fd);
 				return -1;
 			}
 		}
 		n += put32(msg + n, xid);
-		n += put32(msg + n, 0);		/* CALL */
-		n += put32(msg + n, 2);		/* RPC version */
-		n += put32(msg + n, 100003);	/* NFS */
+		n += put32(msg + n, 0); /* CALL */
+		n += put32(msg + n, 2); /* RPC version */
+		n += put32(msg + n, 100003); /* NFS */
 		n += put32(msg + n, 3);
-		n += put32(msg + n, proc);	/* 1 GETATTR, 2 SETATTR */
-		n += put32(msg + n, 1);		/* AUTH_SYS */
-		n += put32(msg + n, 24);	/* stamp, "ft"(4+4), uid, gid, 0 gids */
+		n += put32(msg + n, proc); /* 1 GETATTR, 2 SETATTR */
+		n += put32(msg + n, 1); /* AUTH_SYS */
+		n += put32(msg + n,
+			   24); /* stamp, "ft"(4+4), uid, gid, 0 gids */
 		n += put32(msg + n, 0);
 		n += put32(msg + n, 2);
 		memcpy(msg + n, "ft\0\0", 4);
@@ -250,7 +274,7 @@ static int raw_oversized(int count, const struct nfsc_fh *valid, struct raw_coun
 		n += put32(msg + n, 0);
 		n += put32(msg + n, 0);
 		n += put32(msg + n, 0);
-		n += put32(msg + n, 0);		/* verifier AUTH_NONE */
+		n += put32(msg + n, 0); /* verifier AUTH_NONE */
 		n += put32(msg + n, 0);
 		n += put32(msg + n, fhlen);
 		memcpy(msg + n, valid->data, valid->len);
@@ -258,28 +282,34 @@ static int raw_oversized(int count, const struct nfsc_fh *valid, struct raw_coun
 			msg[n + j] = j < fhlen ? (unsigned char)rnd() : 0;
 		n += (fhlen + 3) / 4 * 4;
 		if (proc == 2) {
-			for (int j = 0; j < 7; j++) /* sattr3 all "don't set" + guard false */
+			for (int j = 0; j < 7;
+			     j++) /* sattr3 all "don't set" + guard false */
 				n += put32(msg + n, 0);
 		}
 		put32(msg, 0x80000000u | (uint32_t)(n - 4));
 		rc->sent++;
-		if (write(fd, msg, n) != (ssize_t)n || read_full(fd, rep, 4) != 0) {
+		if (write(fd, msg, n) != (ssize_t)n ||
+		    read_full(fd, rep, 4) != 0) {
 			rc->closed++;
 			close(fd);
 			fd = -1;
 			continue;
 		}
 		len = get32(rep) & 0x7fffffffu;
-		if (len > sizeof(rep) || len < 12 || read_full(fd, rep, len) != 0) {
+		if (len > sizeof(rep) || len < 12 ||
+		    read_full(fd, rep, len) != 0) {
 			rc->closed++;
 			close(fd);
 			fd = -1;
 			continue;
 		}
-		if (get32(rep) != xid || get32(rep + 4) != 1 || get32(rep + 8) != 0) {
+		if (get32(rep) != xid || get32(rep + 4) != 1 ||
+		    get32(rep + 8) != 0) {
 			if (rc->other++ < 3)
-				fprintf(stderr, "ft_handles: raw reply xid %08x type %u stat %u\n",
-					get32(rep), get32(rep + 4), get32(rep + 8));
+				fprintf(stderr,
+					"ft_handles: raw reply xid %08x type %u stat %u\n",
+					get32(rep), get32(rep + 4),
+					get32(rep + 8));
 			continue;
 		}
 		{
@@ -297,9 +327,13 @@ static int raw_oversized(int count, const struct nfsc_fh *valid, struct raw_coun
 				else if (st == NFS3ERR_STALE)
 					rc->stale++;
 				else if (rc->other++ < 3)
-					fprintf(stderr, "ft_handles: raw oversized handle: status %u\n", st);
+					fprintf(stderr,
+						"ft_handles: raw oversized handle: status %u\n",
+						st);
 			} else if (rc->other++ < 3) {
-				fprintf(stderr, "ft_handles: raw oversized handle: accept_stat %u\n", acc);
+				fprintf(stderr,
+					"ft_handles: raw oversized handle: accept_stat %u\n",
+					acc);
 			}
 		}
 	}
@@ -323,11 +357,20 @@ int main(int argc, char **argv)
 		if (ft_common_opt(&g_o, opt, optarg))
 			continue;
 		switch (opt) {
-		case 'N': total = atol(optarg); break;
-		case 'S': g_rs = strtoull(optarg, NULL, 0) | 1; break;
-		case 'O': oversized_raw = atoi(optarg); break;
-		case 'v': verbose = 1; break;
-		default: ft_die("usage: ft_handles -e export [-N count] [-O raw] [-S seed] [-v]");
+		case 'N':
+			total = atol(optarg);
+			break;
+		case 'S':
+			g_rs = strtoull(optarg, NULL, 0) | 1;
+			break;
+		case 'O':
+			oversized_raw = atoi(optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			ft_die("usage: ft_handles -e export [-N count] [-O raw] [-S seed] [-v]");
 		}
 	}
 	if (!g_o.export)
@@ -340,11 +383,13 @@ int main(int argc, char **argv)
 		ft_die("ft_handles: create: %s", nfsc_st(st));
 	seed = ft_seed("ft_handles_target");
 	ft_pattern_fill(seed, 0, data, sizeof(data));
-	st = nfsc_write(&c, &valid, 0, data, sizeof(data), FILE_SYNC, NULL, NULL, NULL);
+	st = nfsc_write(&c, &valid, 0, data, sizeof(data), FILE_SYNC, NULL,
+			NULL, NULL);
 	if (st != NFS3_OK)
 		ft_die("ft_handles: write: %s", nfsc_st(st));
 	if (valid.len <= GSH_HDR + TAG || valid.data[4] != valid.len - GSH_HDR)
-		fprintf(stderr, "ft_handles: note: handle layout unexpected (len %u, fs_len %u)\n",
+		fprintf(stderr,
+			"ft_handles: note: handle layout unexpected (len %u, fs_len %u)\n",
 			valid.len, valid.data[4]);
 	if (check_normal(&c, &valid, seed) != 0)
 		ft_die("ft_handles: the valid handle does not work");
@@ -360,12 +405,18 @@ int main(int argc, char **argv)
 				continue;
 			r->cls = (int)(sent % K_NCLASS);
 			r->op = (int)((sent / K_NCLASS) % OP_N);
-			make_handle(r->cls, r->cls == K_TRUNC && r->op == OP_LOOKUP ? &root : &valid,
+			make_handle(r->cls,
+				    r->cls == K_TRUNC && r->op == OP_LOOKUP
+					    ? &root
+					    : &valid,
 				    &r->fh);
-			if (r->cls == K_TRUNC && r->op == OP_LOOKUP && root.len == 0)
+			if (r->cls == K_TRUNC && r->op == OP_LOOKUP &&
+			    root.len == 0)
 				make_handle(r->cls, &valid, &r->fh);
 			if (issue(&c, r) != 0) {
-				fprintf(stderr, "ft_handles: could not queue: %s\n", rpc_get_error(c.rpc));
+				fprintf(stderr,
+					"ft_handles: could not queue: %s\n",
+					rpc_get_error(c.rpc));
 				g_rpcerr++;
 				sent++;
 				answered++;
@@ -390,10 +441,13 @@ int main(int argc, char **argv)
 				}
 				busy += reqs[i].busy;
 			}
-			if (c.dead || (sent % 1000 != 0 && busy < INFLIGHT) || busy == 0)
+			if (c.dead || (sent % 1000 != 0 && busy < INFLIGHT) ||
+			    busy == 0)
 				break;
 			if (nfsc_now_ms() > deadline) {
-				fprintf(stderr, "ft_handles: no replies for 30 s (%d pending)\n", busy);
+				fprintf(stderr,
+					"ft_handles: no replies for 30 s (%d pending)\n",
+					busy);
 				c.dead = 1;
 				break;
 			}
@@ -402,19 +456,24 @@ int main(int argc, char **argv)
 			check_normal(&c, &valid, seed);
 	}
 	if (c.dead) {
-		fprintf(stderr, "ft_handles: connection lost after %ld answers: %s\n", answered, c.err);
+		fprintf(stderr,
+			"ft_handles: connection lost after %ld answers: %s\n",
+			answered, c.err);
 		g_bad++;
 	}
-	if (oversized_raw > 0 && raw_oversized(oversized_raw, &valid, &raw) != 0)
+	if (oversized_raw > 0 &&
+	    raw_oversized(oversized_raw, &valid, &raw) != 0)
 		g_bad++;
 	if (!c.dead && check_normal(&c, &valid, seed) != 0)
 		g_bad++;
 
-	printf("%-12s %-8s %10s %10s %8s\n", "class", "op", "BADHANDLE", "STALE", "other");
+	printf("%-12s %-8s %10s %10s %8s\n", "class", "op", "BADHANDLE",
+	       "STALE", "other");
 	for (int k = 0; k < K_NCLASS; k++)
 		for (int o = 0; o < OP_N; o++)
-			printf("%-12s %-8s %10llu %10llu %8llu\n", kname[k], opname[o], cnt[k][o][0],
-			       cnt[k][o][1], cnt[k][o][2]);
+			printf("%-12s %-8s %10llu %10llu %8llu\n", kname[k],
+			       opname[o], cnt[k][o][0], cnt[k][o][1],
+			       cnt[k][o][2]);
 	{
 		unsigned long long bh = 0, stl = 0;
 
@@ -424,12 +483,14 @@ int main(int argc, char **argv)
 				stl += cnt[k][o][1];
 			}
 		printf("raw >64-byte handles: sent=%llu garbage_args=%llu badhandle=%llu stale=%llu "
-		       "other=%llu connection_closed=%llu\n", raw.sent, raw.garbage, raw.badhandle,
-		       raw.stale, raw.other, raw.closed);
+		       "other=%llu connection_closed=%llu\n",
+		       raw.sent, raw.garbage, raw.badhandle, raw.stale,
+		       raw.other, raw.closed);
 		printf("ft_handles: sent=%ld answered=%ld rejected=%llu badhandle=%llu stale=%llu "
 		       "wrong_answers=%llu rpc_errors=%llu normal_checks=%llu normal_failed=%llu "
 		       "raw_oversized_rejected=%llu/%llu secs=%.1f\n",
-		       sent, answered, bh + stl, bh, stl, g_bad, g_rpcerr, g_checks, g_checks_failed,
+		       sent, answered, bh + stl, bh, stl, g_bad, g_rpcerr,
+		       g_checks, g_checks_failed,
 		       raw.garbage + raw.badhandle + raw.stale, raw.sent,
 		       (nfsc_now_ms() - t0) / 1000.0);
 	}

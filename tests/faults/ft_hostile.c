@@ -33,8 +33,9 @@
 
 static int g_checks, g_fail;
 static bool g_vfs;
-static bool g_no_zero_read;	/* -Z: no zero-length v3 READ (ganesha 6.5 crashes) */
-static bool g_gsh6;		/* -6: ganesha 6.5's own answers */
+static bool
+	g_no_zero_read; /* -Z: no zero-length v3 READ (ganesha 6.5 crashes) */
+static bool g_gsh6; /* -6: ganesha 6.5's own answers */
 /* the next refusals are ones stock FSAL_VFS refuses after changing the file */
 static bool g_vfs_changes;
 static uint64_t g_maxbytes;
@@ -59,15 +60,17 @@ static void check(bool cond, const char *fmt, ...)
 /* ---- server-side state ------------------------------------------------------------- */
 
 static const char *const g_targets[] = {
-	"hostile/ro", "hostile/ro/victim", "hostile/ro/secret", "hostile/ro/sub",
-	"hostile/pub", "hostile/pub/mine", "hostile/pub/bound",
+	"hostile/ro",	     "hostile/ro/victim", "hostile/ro/secret",
+	"hostile/ro/sub",    "hostile/pub",	  "hostile/pub/mine",
+	"hostile/pub/bound",
 };
 #define NTARGETS (sizeof(g_targets) / sizeof(g_targets[0]))
 
 struct fstate {
 	bool exists;
 	struct stat st;
-	uint64_t sum;	/* content (files) or sorted-free listing hash (directories) */
+	uint64_t
+		sum; /* content (files) or sorted-free listing hash (directories) */
 };
 
 static const char *lpath(const char *rel)
@@ -109,8 +112,9 @@ static uint64_t content_sum(const char *path)
 			break;
 		h = fnv(h, &start, sizeof(start));
 		for (pos = start; pos < end;) {
-			size_t want = end - pos < (off_t)sizeof(buf) ? (size_t)(end - pos)
-								     : sizeof(buf);
+			size_t want = end - pos < (off_t)sizeof(buf)
+					      ? (size_t)(end - pos)
+					      : sizeof(buf);
 			ssize_t n = pread(fd, buf, want, pos);
 
 			if (n <= 0)
@@ -148,7 +152,8 @@ static void snap(struct fstate *s)
 		s[i].exists = lstat(p, &s[i].st) == 0;
 		if (!s[i].exists)
 			continue;
-		s[i].sum = S_ISDIR(s[i].st.st_mode) ? dir_sum(p) : content_sum(p);
+		s[i].sum =
+			S_ISDIR(s[i].st.st_mode) ? dir_sum(p) : content_sum(p);
 	}
 }
 
@@ -187,15 +192,18 @@ static const char *diff(const struct fstate *a, const struct fstate *b)
 		else if (a[i].sum != b[i].sum)
 			what = S_ISDIR(x->st_mode) ? "entries" : "content";
 		if (what) {
-			snprintf(why, sizeof(why), "%s: %s changed (size %lld -> %lld)", g_targets[i],
-				 what, (long long)x->st_size, (long long)y->st_size);
+			snprintf(why, sizeof(why),
+				 "%s: %s changed (size %lld -> %lld)",
+				 g_targets[i], what, (long long)x->st_size,
+				 (long long)y->st_size);
 			return why;
 		}
 	}
 	return "";
 }
 
-static void fill(const char *rel, uint64_t seed, size_t len, mode_t mode, uid_t uid, gid_t gid)
+static void fill(const char *rel, uint64_t seed, size_t len, mode_t mode,
+		 uid_t uid, gid_t gid)
 {
 	unsigned char buf[FSZ];
 	int fd;
@@ -261,25 +269,27 @@ static void refused3(int st, int want, const char *what)
 	d = diff(g_before, g_after);
 	if (g_vfs && g_vfs_changes && *d) {
 		/* stock FSAL_VFS: known defect, the status is still checked */
-		check(st == want, "v3 %s: %s (want %s) # VFS changed it anyway: %s", what,
+		check(st == want,
+		      "v3 %s: %s (want %s) # VFS changed it anyway: %s", what,
 		      nfsc_st(st), nfsc_st(want), d);
 		memcpy(g_before, g_after, sizeof(g_before));
 		return;
 	}
-	check(st == want && !*d, "v3 %s: %s (want %s)%s%s", what, nfsc_st(st), nfsc_st(want),
-	      *d ? ", but " : ", nothing changed", d);
+	check(st == want && !*d, "v3 %s: %s (want %s)%s%s", what, nfsc_st(st),
+	      nfsc_st(want), *d ? ", but " : ", nothing changed", d);
 	memcpy(g_before, g_after, sizeof(g_before));
 }
 
 /* A request allowed to change things: status only, new baseline. */
 static void allowed3(int st, int want, const char *what)
 {
-	check(st == want, "v3 %s: %s (want %s)", what, nfsc_st(st), nfsc_st(want));
+	check(st == want, "v3 %s: %s (want %s)", what, nfsc_st(st),
+	      nfsc_st(want));
 	snap(g_before);
 }
 
-static int create_sattr(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
-			createmode3 how, const sattr3 *sa)
+static int create_sattr(struct nfsc_conn *c, const struct nfsc_fh *dir,
+			const char *name, createmode3 how, const sattr3 *sa)
 {
 	struct nfsc_call k = { 0 };
 	CREATE3args a;
@@ -299,7 +309,8 @@ static int create_sattr(struct nfsc_conn *c, const struct nfsc_fh *dir, const ch
 	return k.st;
 }
 
-static int rmdir3(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name)
+static int rmdir3(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		  const char *name)
 {
 	return nfsc_rmdir(c, dir, name);
 }
@@ -355,34 +366,42 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 		 "CREATE UNCHECKED of a new file in ro/");
 	refused3(create_sattr(c, &ro, "newfile", GUARDED, &sa), NFS3ERR_ACCES,
 		 "CREATE GUARDED of a new file in ro/");
-	refused3(create_sattr(c, &ro, "newfile", EXCLUSIVE, NULL), NFS3ERR_ACCES,
-		 "CREATE EXCLUSIVE of a new file in ro/");
+	refused3(create_sattr(c, &ro, "newfile", EXCLUSIVE, NULL),
+		 NFS3ERR_ACCES, "CREATE EXCLUSIVE of a new file in ro/");
 
 	/* data */
-	refused3(nfsc_write(c, &victim, 0, data, sizeof(data), UNSTABLE, &cnt, NULL, NULL),
+	refused3(nfsc_write(c, &victim, 0, data, sizeof(data), UNSTABLE, &cnt,
+			    NULL, NULL),
 		 NFS3ERR_ACCES, "WRITE UNSTABLE to ro/victim");
-	refused3(nfsc_write(c, &victim, FSZ, data, sizeof(data), FILE_SYNC, &cnt, NULL, NULL),
+	refused3(nfsc_write(c, &victim, FSZ, data, sizeof(data), FILE_SYNC,
+			    &cnt, NULL, NULL),
 		 NFS3ERR_ACCES, "WRITE FILE_SYNC past EOF of ro/victim");
-	refused3(nfsc_write(c, &secret, 0, data, 10, UNSTABLE, &cnt, NULL, NULL), NFS3ERR_ACCES,
-		 "WRITE to ro/secret");
-	refused3(nfsc_read(c, &secret, 0, sizeof(buf), buf, &got, &eof), NFS3ERR_ACCES,
-		 "READ of ro/secret");
+	refused3(
+		nfsc_write(c, &secret, 0, data, 10, UNSTABLE, &cnt, NULL, NULL),
+		NFS3ERR_ACCES, "WRITE to ro/secret");
+	refused3(nfsc_read(c, &secret, 0, sizeof(buf), buf, &got, &eof),
+		 NFS3ERR_ACCES, "READ of ro/secret");
 
 	/* attributes */
 	sa_size(&sa, 0);
-	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_ACCES, "SETATTR size=0 of ro/victim");
+	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_ACCES,
+		 "SETATTR size=0 of ro/victim");
 	sa_size(&sa, 1 << 20);
-	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_ACCES, "SETATTR size=1MiB of ro/victim");
+	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_ACCES,
+		 "SETATTR size=1MiB of ro/victim");
 	nfsc_sattr_mode(&sa, 0666);
-	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM, "SETATTR mode=0666 of ro/victim");
+	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM,
+		 "SETATTR mode=0666 of ro/victim");
 	nfsc_sattr_none(&sa);
 	sa.uid.set_it = 1;
 	sa.uid.set_uid3_u.uid = uid;
-	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM, "SETATTR uid=caller of ro/victim");
+	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM,
+		 "SETATTR uid=caller of ro/victim");
 	nfsc_sattr_none(&sa);
 	sa.gid.set_it = 1;
 	sa.gid.set_gid3_u.gid = uid;
-	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM, "SETATTR gid of ro/victim");
+	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM,
+		 "SETATTR gid of ro/victim");
 	nfsc_sattr_none(&sa);
 	sa.mtime.set_it = SET_TO_CLIENT_TIME;
 	sa.mtime.set_mtime_u.mtime.seconds = 1000000;
@@ -400,16 +419,19 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 	sa_size(&sa, 0);
 	sa.mode.set_it = 1;
 	sa.mode.set_mode3_u.mode = 0777;
-	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM, "SETATTR size=0+mode of ro/victim");
+	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM,
+		 "SETATTR size=0+mode of ro/victim");
 
 	/* namespace */
-	refused3(nfsc_remove(c, &ro, "victim"), NFS3ERR_ACCES, "REMOVE ro/victim");
+	refused3(nfsc_remove(c, &ro, "victim"), NFS3ERR_ACCES,
+		 "REMOVE ro/victim");
 	refused3(rmdir3(c, &ro, "sub"), NFS3ERR_ACCES, "RMDIR ro/sub");
-	refused3(nfsc_mkdir(c, &ro, "newdir", 0755, &out, NULL), NFS3ERR_ACCES, "MKDIR in ro/");
-	refused3(nfsc_symlink(c, &ro, "newlink", "victim", &out, NULL), NFS3ERR_ACCES,
-		 "SYMLINK in ro/");
-	refused3(nfsc_mknod(c, &ro, "newfifo", NF3FIFO, 0644, 0, 0, &out, NULL), NFS3ERR_ACCES,
-		 "MKNOD fifo in ro/");
+	refused3(nfsc_mkdir(c, &ro, "newdir", 0755, &out, NULL), NFS3ERR_ACCES,
+		 "MKDIR in ro/");
+	refused3(nfsc_symlink(c, &ro, "newlink", "victim", &out, NULL),
+		 NFS3ERR_ACCES, "SYMLINK in ro/");
+	refused3(nfsc_mknod(c, &ro, "newfifo", NF3FIFO, 0644, 0, 0, &out, NULL),
+		 NFS3ERR_ACCES, "MKNOD fifo in ro/");
 	refused3(nfsc_rename(c, &ro, "victim", &ro, "moved"), NFS3ERR_ACCES,
 		 "RENAME ro/victim -> ro/moved");
 	refused3(nfsc_rename(c, &ro, "victim", &pub, "stolen"), NFS3ERR_ACCES,
@@ -426,7 +448,8 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 static void create_ro_v3(struct nfsc_conn *c)
 {
 	static const createmode3 how[] = { UNCHECKED, GUARDED, EXCLUSIVE };
-	static const char *const name[] = { "ro444_unchecked", "ro444_guarded", "ro444_excl" };
+	static const char *const name[] = { "ro444_unchecked", "ro444_guarded",
+					    "ro444_excl" };
 	struct nfsc_fh pub, fh;
 	unsigned char data[1000], buf[1000];
 	uint32_t cnt, got;
@@ -441,7 +464,8 @@ static void create_ro_v3(struct nfsc_conn *c)
 
 		snprintf(p, sizeof(p), "hostile/pub/%s", name[i]);
 		unlink(lpath(p));
-		st = nfsc_create(c, &pub, name[i], how[i], 0444, "excl0001", &fh, NULL);
+		st = nfsc_create(c, &pub, name[i], how[i], 0444, "excl0001",
+				 &fh, NULL);
 		if (how[i] == EXCLUSIVE && st == NFS3_OK) {
 			/* the client sets the mode after an exclusive create */
 			sattr3 sa;
@@ -449,27 +473,34 @@ static void create_ro_v3(struct nfsc_conn *c)
 			nfsc_sattr_mode(&sa, 0444);
 			st3 = nfsc_setattr(c, &fh, &sa);
 		}
-		st2 = st == NFS3_OK ? nfsc_write(c, &fh, 0, data, sizeof(data), FILE_SYNC, &cnt,
-						 NULL, NULL) : -1;
-		check(st == NFS3_OK && st3 == NFS3_OK && st2 == NFS3_OK && cnt == sizeof(data),
+		st2 = st == NFS3_OK ? nfsc_write(c, &fh, 0, data, sizeof(data),
+						 FILE_SYNC, &cnt, NULL, NULL)
+				    : -1;
+		check(st == NFS3_OK && st3 == NFS3_OK && st2 == NFS3_OK &&
+			      cnt == sizeof(data),
 		      "v3 CREATE %s mode 0444 then WRITE through its handle: %s / %s (want OK, OK)",
 		      name[i], nfsc_st(st), nfsc_st(st2));
 		if (st2 == NFS3_OK) {
 			struct stat sb;
 
 			st = nfsc_read(c, &fh, 0, sizeof(buf), buf, &got, &eof);
-			check(st == NFS3_OK && got == sizeof(data) && !memcmp(buf, data, got) &&
-			      stat(lpath(p), &sb) == 0 && (sb.st_mode & 07777) == 0444 &&
-			      sb.st_size == sizeof(data),
-			      "v3 %s reads back, is 0444 and %zu bytes on disk", name[i], sizeof(data));
+			check(st == NFS3_OK && got == sizeof(data) &&
+				      !memcmp(buf, data, got) &&
+				      stat(lpath(p), &sb) == 0 &&
+				      (sb.st_mode & 07777) == 0444 &&
+				      sb.st_size == sizeof(data),
+			      "v3 %s reads back, is 0444 and %zu bytes on disk",
+			      name[i], sizeof(data));
 		}
 	}
 	/* an UNCHECKED create of an existing read-only file the caller owns opens it, not
 	 * creates it: the write permission is checked against the file (the kernel server
 	 * then allows the owner's WRITE; a new CREATE does not make it writable) */
-	st = nfsc_create(c, &pub, "ro444_unchecked", UNCHECKED, 0444, NULL, &fh, NULL);
+	st = nfsc_create(c, &pub, "ro444_unchecked", UNCHECKED, 0444, NULL, &fh,
+			 NULL);
 	check(st == NFS3ERR_ACCES || st == NFS3_OK,
-	      "v3 CREATE UNCHECKED of the existing 0444 file it owns: %s", nfsc_st(st));
+	      "v3 CREATE UNCHECKED of the existing 0444 file it owns: %s",
+	      nfsc_st(st));
 }
 
 static const char *hex64(uint64_t v)
@@ -498,13 +529,14 @@ static void bounds_v3(struct nfsc_conn *c)
 	struct {
 		uint64_t off;
 		uint32_t len;
-		int want;	/* DONTCACHE */
+		int want; /* DONTCACHE */
 		int want_vfs;
 	} w[] = {
 		{ 0, 4096, NFS3_OK, NFS3_OK },
 		{ 1ULL << 31, 4096, NFS3_OK, NFS3_OK },
 		{ 1ULL << 32, 4096, NFS3_OK, NFS3_OK },
-		{ M - 100, 4096, NFS3ERR_FBIG, NFS3_OK },	/* VFS: short write of 100 */
+		{ M - 100, 4096, NFS3ERR_FBIG,
+		  NFS3_OK }, /* VFS: short write of 100 */
 		{ M, 1, NFS3ERR_FBIG, NFS3ERR_FBIG },
 		{ INT64_MAX, 0, NFS3_OK, NFS3_OK },
 		{ INT64_MAX, 1, NFS3ERR_FBIG, NFS3ERR_FBIG },
@@ -518,16 +550,20 @@ static void bounds_v3(struct nfsc_conn *c)
 
 	if (ft_lookup_path(c, "hostile/pub/bound", &fh) != NFS3_OK)
 		ft_die("ft_hostile: lookup bound");
-	ft_pattern_fill(4, 0, data, sizeof(data));	/* the bytes already at offset 0 */
+	ft_pattern_fill(4, 0, data,
+			sizeof(data)); /* the bytes already at offset 0 */
 	snap(g_before);
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-		for (int stable = UNSTABLE; stable <= FILE_SYNC; stable += FILE_SYNC) {
+		for (int stable = UNSTABLE; stable <= FILE_SYNC;
+		     stable += FILE_SYNC) {
 			int want = g_vfs ? w[i].want_vfs : w[i].want;
 			char what[160];
 
 			snprintf(what, sizeof(what), "%s WRITE off=%s len=%u",
-				 stable ? "FILE_SYNC" : "UNSTABLE", hex64(w[i].off), w[i].len);
-			st = nfsc_write(c, &fh, w[i].off, data, w[i].len, stable, &cnt, NULL, NULL);
+				 stable ? "FILE_SYNC" : "UNSTABLE",
+				 hex64(w[i].off), w[i].len);
+			st = nfsc_write(c, &fh, w[i].off, data, w[i].len,
+					stable, &cnt, NULL, NULL);
 			if (want == NFS3_OK)
 				allowed3(st, want, what);
 			else
@@ -538,7 +574,8 @@ static void bounds_v3(struct nfsc_conn *c)
 	allowed3(st, NFS3_OK, "COMMIT 0/0 after the boundary WRITEs");
 	/* the head of the file is the pattern it started with */
 	st = nfsc_read(c, &fh, 0, sizeof(buf), buf, &got, &eof);
-	check(st == NFS3_OK && got == sizeof(buf) && !memcmp(buf, data, sizeof(buf)),
+	check(st == NFS3_OK && got == sizeof(buf) &&
+		      !memcmp(buf, data, sizeof(buf)),
 	      "v3 head of pub/bound unchanged by the refused WRITEs");
 
 	{
@@ -556,23 +593,30 @@ static void bounds_v3(struct nfsc_conn *c)
 			{ INT64_MAX - 100, 4096, NFS3ERR_FBIG, NFS3ERR_FBIG },
 			{ 1ULL << 63, 4096, NFS3ERR_FBIG, NFS3ERR_FBIG },
 			{ UINT64_MAX, 4096, NFS3ERR_INVAL, NFS3ERR_INVAL },
-			{ UINT64_MAX - 100, 4096, NFS3ERR_INVAL, NFS3ERR_INVAL },
+			{ UINT64_MAX - 100, 4096, NFS3ERR_INVAL,
+			  NFS3ERR_INVAL },
 		};
 		for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
 			int want = g_vfs ? r[i].want_vfs : r[i].want;
 
 			if (r[i].len == 0 && g_no_zero_read) {
-				printf("# v3 READ off=%s len=0 not sent (-Z)\n", hex64(r[i].off));
+				printf("# v3 READ off=%s len=0 not sent (-Z)\n",
+				       hex64(r[i].off));
 				continue;
 			}
-			st = nfsc_read(c, &fh, r[i].off, r[i].len, buf, &got, &eof);
-			if (r[i].off >= (1ULL << 50) && r[i].len && want == NFS3_OK)
+			st = nfsc_read(c, &fh, r[i].off, r[i].len, buf, &got,
+				       &eof);
+			if (r[i].off >= (1ULL << 50) && r[i].len &&
+			    want == NFS3_OK)
 				check(st == NFS3_OK && got == 0 && eof,
 				      "v3 READ off=%s len=%u: %s count %u eof %d (want OK, 0, eof)",
-				      hex64(r[i].off), r[i].len, nfsc_st(st), got, eof);
+				      hex64(r[i].off), r[i].len, nfsc_st(st),
+				      got, eof);
 			else
-				check(st == want, "v3 READ off=%s len=%u: %s (want %s)",
-				      hex64(r[i].off), r[i].len, nfsc_st(st), nfsc_st(want));
+				check(st == want,
+				      "v3 READ off=%s len=%u: %s (want %s)",
+				      hex64(r[i].off), r[i].len, nfsc_st(st),
+				      nfsc_st(want));
 		}
 	}
 	{
@@ -582,15 +626,21 @@ static void bounds_v3(struct nfsc_conn *c)
 			uint64_t off;
 			int want;
 		} co[] = {
-			{ 0, NFS3_OK }, { 1ULL << 31, NFS3_OK }, { 1ULL << 32, NFS3_OK },
-			{ INT64_MAX, NFS3_OK }, { 1ULL << 63, NFS3_OK },
-			{ UINT64_MAX, NFS3ERR_INVAL }, { UINT64_MAX - 100, NFS3ERR_INVAL },
+			{ 0, NFS3_OK },
+			{ 1ULL << 31, NFS3_OK },
+			{ 1ULL << 32, NFS3_OK },
+			{ INT64_MAX, NFS3_OK },
+			{ 1ULL << 63, NFS3_OK },
+			{ UINT64_MAX, NFS3ERR_INVAL },
+			{ UINT64_MAX - 100, NFS3ERR_INVAL },
 		};
 		for (size_t i = 0; i < sizeof(co) / sizeof(co[0]); i++) {
 			char what[96];
 
-			snprintf(what, sizeof(what), "COMMIT off=%s count=4096", hex64(co[i].off));
-			refused3(nfsc_commit(c, &fh, co[i].off, 4096, verf), co[i].want, what);
+			snprintf(what, sizeof(what), "COMMIT off=%s count=4096",
+				 hex64(co[i].off));
+			refused3(nfsc_commit(c, &fh, co[i].off, 4096, verf),
+				 co[i].want, what);
 		}
 	}
 	{
@@ -610,7 +660,8 @@ static void bounds_v3(struct nfsc_conn *c)
 			int want = g_vfs ? t[i].want_vfs : t[i].want;
 			char what[96];
 
-			snprintf(what, sizeof(what), "SETATTR size=%s", hex64(t[i].size));
+			snprintf(what, sizeof(what), "SETATTR size=%s",
+				 hex64(t[i].size));
 			sa_size(&sa, t[i].size);
 			st = nfsc_setattr(c, &fh, &sa);
 			if (want == NFS3_OK)
@@ -637,7 +688,8 @@ static void refused4(int r, int want, const char *what)
 
 static void allowed4(int r, int want, const char *what)
 {
-	check(r == want, "v4 %s: %d %s (want %d)", what, r, r < 0 ? strerror(-r) : "", want);
+	check(r == want, "v4 %s: %d %s (want %d)", what, r,
+	      r < 0 ? strerror(-r) : "", want);
 	snap(g_before);
 }
 
@@ -654,7 +706,8 @@ static int open4(struct nfs_context *nfs, const char *path, int flags, int mode,
 	return r;
 }
 
-static int open_close4(struct nfs_context *nfs, const char *path, int flags, int mode)
+static int open_close4(struct nfs_context *nfs, const char *path, int flags,
+		       int mode)
 {
 	struct nfsfh *fh;
 	int r = open4(nfs, path, flags, mode, &fh);
@@ -681,9 +734,10 @@ static void upgrade_v4(struct nfs_context *nfs)
 	/* NFS4ERR_OPENMODE, which libnfs reports as ERANGE */
 	refused4(nfs_pwrite(nfs, rfh, 0, 10, "xxxxxxxxxx"), -ERANGE,
 		 "WRITE through the read-only open of ro/victim");
-	refused4(nfs_ftruncate(nfs, rfh, 0), -ERANGE, "SETATTR size=0 through the read-only open");
-	refused4(open_close4(nfs, "hostile/ro/victim", O_WRONLY | O_TRUNC, 0), want,
-		 "OPEN upgrade of ro/victim to write+truncate");
+	refused4(nfs_ftruncate(nfs, rfh, 0), -ERANGE,
+		 "SETATTR size=0 through the read-only open");
+	refused4(open_close4(nfs, "hostile/ro/victim", O_WRONLY | O_TRUNC, 0),
+		 want, "OPEN upgrade of ro/victim to write+truncate");
 	nfs_close(nfs, rfh);
 }
 
@@ -694,45 +748,54 @@ static void perm_v4(struct nfs_context *nfs, int uid)
 	snap(g_before);
 	refused4(open_close4(nfs, "hostile/ro/victim", O_WRONLY, 0), -EACCES,
 		 "OPEN ro/victim for write");
-	refused4(open_close4(nfs, "hostile/ro/victim", O_RDWR | O_TRUNC, 0), -EACCES,
-		 "OPEN ro/victim O_RDWR|O_TRUNC");
+	refused4(open_close4(nfs, "hostile/ro/victim", O_RDWR | O_TRUNC, 0),
+		 -EACCES, "OPEN ro/victim O_RDWR|O_TRUNC");
 	/* ganesha 6.5 answers this one EXIST itself, with any FSAL (stock VFS
 	 * too); 4.3 passes it to the FSAL, which refuses it as the kernel does */
-	refused4(open_close4(nfs, "hostile/ro/victim", O_WRONLY | O_CREAT | O_TRUNC, 0644),
-		 g_gsh6 ? -EEXIST : -EACCES, "OPEN CREATE UNCHECKED+truncate of ro/victim");
+	refused4(open_close4(nfs, "hostile/ro/victim",
+			     O_WRONLY | O_CREAT | O_TRUNC, 0644),
+		 g_gsh6 ? -EEXIST : -EACCES,
+		 "OPEN CREATE UNCHECKED+truncate of ro/victim");
 	refused4(open_close4(nfs, "hostile/ro/secret", O_RDONLY, 0), -EACCES,
 		 "OPEN ro/secret for read");
-	refused4(nfs_truncate(nfs, "hostile/ro/victim", 0), -EACCES, "SETATTR size=0 of ro/victim");
+	refused4(nfs_truncate(nfs, "hostile/ro/victim", 0), -EACCES,
+		 "SETATTR size=0 of ro/victim");
 	refused4(nfs_truncate(nfs, "hostile/ro/victim", 1 << 20), -EACCES,
 		 "SETATTR size=1MiB of ro/victim");
-	refused4(nfs_chmod(nfs, "hostile/ro/victim", 0666), -EACCES, "SETATTR mode of ro/victim");
+	refused4(nfs_chmod(nfs, "hostile/ro/victim", 0666), -EACCES,
+		 "SETATTR mode of ro/victim");
 	refused4(nfs_chown(nfs, "hostile/ro/victim", uid, -1), -EACCES,
 		 "SETATTR owner of ro/victim");
 	refused4(nfs_chown(nfs, "hostile/ro/victim", -1, uid), -EACCES,
 		 "SETATTR group of ro/victim");
-	refused4(nfs_utimes(nfs, "hostile/ro/victim", tv), -EACCES, "SETATTR times of ro/victim");
-	refused4(open_close4(nfs, "hostile/ro/new4", O_WRONLY | O_CREAT, 0644), -EACCES,
-		 "OPEN CREATE UNCHECKED in ro/");
-	refused4(open_close4(nfs, "hostile/ro/new4", O_WRONLY | O_CREAT | O_EXCL, 0644), -EACCES,
-		 "OPEN CREATE EXCLUSIVE in ro/");
+	refused4(nfs_utimes(nfs, "hostile/ro/victim", tv), -EACCES,
+		 "SETATTR times of ro/victim");
+	refused4(open_close4(nfs, "hostile/ro/new4", O_WRONLY | O_CREAT, 0644),
+		 -EACCES, "OPEN CREATE UNCHECKED in ro/");
+	refused4(open_close4(nfs, "hostile/ro/new4",
+			     O_WRONLY | O_CREAT | O_EXCL, 0644),
+		 -EACCES, "OPEN CREATE EXCLUSIVE in ro/");
 	refused4(nfs_mkdir(nfs, "hostile/ro/dir4"), -EACCES, "MKDIR in ro/");
-	refused4(nfs_symlink(nfs, "victim", "hostile/ro/sym4"), -EACCES, "SYMLINK in ro/");
-	refused4(nfs_unlink(nfs, "hostile/ro/victim"), -EACCES, "REMOVE ro/victim");
+	refused4(nfs_symlink(nfs, "victim", "hostile/ro/sym4"), -EACCES,
+		 "SYMLINK in ro/");
+	refused4(nfs_unlink(nfs, "hostile/ro/victim"), -EACCES,
+		 "REMOVE ro/victim");
 	refused4(nfs_rmdir(nfs, "hostile/ro/sub"), -EACCES, "RMDIR ro/sub");
-	refused4(nfs_rename(nfs, "hostile/ro/victim", "hostile/pub/stolen4"), -EACCES,
-		 "RENAME ro/victim -> pub/");
-	refused4(nfs_rename(nfs, "hostile/pub/mine", "hostile/ro/victim"), -EACCES,
-		 "RENAME pub/mine over ro/victim");
-	refused4(nfs_link(nfs, "hostile/ro/victim", "hostile/ro/link4"), -EACCES,
-		 "LINK ro/victim -> ro/");
+	refused4(nfs_rename(nfs, "hostile/ro/victim", "hostile/pub/stolen4"),
+		 -EACCES, "RENAME ro/victim -> pub/");
+	refused4(nfs_rename(nfs, "hostile/pub/mine", "hostile/ro/victim"),
+		 -EACCES, "RENAME pub/mine over ro/victim");
+	refused4(nfs_link(nfs, "hostile/ro/victim", "hostile/ro/link4"),
+		 -EACCES, "LINK ro/victim -> ro/");
 }
 
 static void create_ro_v4(struct nfs_context *nfs)
 {
-	static const int flags[] = { O_CREAT | O_WRONLY, O_CREAT | O_EXCL | O_WRONLY,
+	static const int flags[] = { O_CREAT | O_WRONLY,
+				     O_CREAT | O_EXCL | O_WRONLY,
 				     O_CREAT | O_RDWR | O_TRUNC };
-	static const char *const name[] = { "ro444_v4_unchecked", "ro444_v4_excl",
-					    "ro444_v4_trunc" };
+	static const char *const name[] = { "ro444_v4_unchecked",
+					    "ro444_v4_excl", "ro444_v4_trunc" };
 	unsigned char data[1000];
 
 	ft_pattern_fill(6, 0, data, sizeof(data));
@@ -753,10 +816,11 @@ static void create_ro_v4(struct nfs_context *nfs)
 		stat(lpath(p), &sb);
 		/* libnfs 4.0 sends no mode with an NFSv4 OPEN CREATE (ganesha makes the
 		 * file 0600): the 0444 case itself is covered over NFSv3 */
-		check(r == 0 && w == (int)sizeof(data) && sb.st_size == sizeof(data),
+		check(r == 0 && w == (int)sizeof(data) &&
+			      sb.st_size == sizeof(data),
 		      "v4 OPEN %s then WRITE through that open: open %d, write %d (want 0, %zu), on disk %o, %lld bytes (want %zu)",
-		      name[i], r, w, sizeof(data), sb.st_mode & 07777, (long long)sb.st_size,
-		      sizeof(data));
+		      name[i], r, w, sizeof(data), sb.st_mode & 07777,
+		      (long long)sb.st_size, sizeof(data));
 	}
 }
 
@@ -767,7 +831,7 @@ static void bounds_v4(struct nfs_context *nfs)
 	const uint64_t M = g_maxbytes;
 	struct {
 		uint64_t off;
-		int len, want, want_vfs;	/* want: bytes written or -errno */
+		int len, want, want_vfs; /* want: bytes written or -errno */
 	} w[] = {
 		{ 0, 1000, 1000, 1000 },
 		{ 1ULL << 31, 1000, 1000, 1000 },
@@ -792,7 +856,8 @@ static void bounds_v4(struct nfs_context *nfs)
 		int want = g_vfs ? w[i].want_vfs : w[i].want;
 		char what[96];
 
-		snprintf(what, sizeof(what), "WRITE off=%s len=%d", hex64(w[i].off), w[i].len);
+		snprintf(what, sizeof(what), "WRITE off=%s len=%d",
+			 hex64(w[i].off), w[i].len);
 		r = nfs_pwrite(nfs, fh, w[i].off, w[i].len, data);
 		if (want >= 0)
 			allowed4(r, want, what);
@@ -807,7 +872,7 @@ static void bounds_v4(struct nfs_context *nfs)
 	{
 		struct {
 			uint64_t off;
-			int want, want_vfs;	/* bytes read or -errno */
+			int want, want_vfs; /* bytes read or -errno */
 		} rd[] = {
 			{ 1ULL << 50, 0, 0 },
 			{ INT64_MAX - 100, -EFBIG, -EFBIG },
@@ -818,8 +883,8 @@ static void bounds_v4(struct nfs_context *nfs)
 			int want = g_vfs ? rd[i].want_vfs : rd[i].want;
 
 			r = nfs_pread(nfs, fh, rd[i].off, sizeof(buf), buf);
-			check(r == want, "v4 READ off=%s len=%zu: %d (want %d)", hex64(rd[i].off),
-			      sizeof(buf), r, want);
+			check(r == want, "v4 READ off=%s len=%zu: %d (want %d)",
+			      hex64(rd[i].off), sizeof(buf), r, want);
 		}
 	}
 	{
@@ -837,7 +902,8 @@ static void bounds_v4(struct nfs_context *nfs)
 			int want = g_vfs ? t[i].want_vfs : t[i].want;
 			char what[96];
 
-			snprintf(what, sizeof(what), "SETATTR size=%s", hex64(t[i].size));
+			snprintf(what, sizeof(what), "SETATTR size=%s",
+				 hex64(t[i].size));
 			r = nfs_ftruncate(nfs, fh, t[i].size);
 			if (want == 0)
 				allowed4(r, want, what);
@@ -848,8 +914,8 @@ static void bounds_v4(struct nfs_context *nfs)
 	nfs_close(nfs, fh);
 }
 
-static struct nfs_context *mount4(const struct nfsc_opts *o, const char *pseudo, int uid,
-				  int gid)
+static struct nfs_context *mount4(const struct nfsc_opts *o, const char *pseudo,
+				  int uid, int gid)
 {
 	struct nfs_context *nfs = nfs_init_context();
 	struct nfs_url *url;
@@ -859,8 +925,8 @@ static struct nfs_context *mount4(const struct nfsc_opts *o, const char *pseudo,
 		ft_die("nfs_init_context");
 	nfs_set_timeout(nfs, NFSC_TIMEOUT_MS);
 	nfs_set_autoreconnect(nfs, 0);
-	snprintf(u, sizeof(u), "nfs://%s%s?version=4&nfsport=%d&uid=%d&gid=%d", o->host, pseudo,
-		 o->nfsport, uid, gid);
+	snprintf(u, sizeof(u), "nfs://%s%s?version=4&nfsport=%d&uid=%d&gid=%d",
+		 o->host, pseudo, o->nfsport, uid, gid);
 	url = nfs_parse_url_dir(nfs, u);
 	if (!url)
 		ft_die("ft_hostile: bad url %s: %s", u, nfs_get_error(nfs));
@@ -880,16 +946,33 @@ int main(int argc, char **argv)
 	bool bounds = false;
 
 	g_owner = -1;
-	while ((opt = getopt(argc, argv, FT_COMMON_OPTS "4:u:g:o:f:bZ6")) != -1) {
+	while ((opt = getopt(argc, argv, FT_COMMON_OPTS "4:u:g:o:f:bZ6")) !=
+	       -1) {
 		switch (opt) {
-		case 'Z': g_no_zero_read = true; break;
-		case '6': g_gsh6 = true; break;
-		case '4': pseudo = optarg; break;
-		case 'u': uid = atoi(optarg); break;
-		case 'g': gid = atoi(optarg); break;
-		case 'o': g_owner = atoi(optarg); break;
-		case 'f': g_vfs = strcmp(optarg, "VFS") == 0; break;
-		case 'b': bounds = true; break;
+		case 'Z':
+			g_no_zero_read = true;
+			break;
+		case '6':
+			g_gsh6 = true;
+			break;
+		case '4':
+			pseudo = optarg;
+			break;
+		case 'u':
+			uid = atoi(optarg);
+			break;
+		case 'g':
+			gid = atoi(optarg);
+			break;
+		case 'o':
+			g_owner = atoi(optarg);
+			break;
+		case 'f':
+			g_vfs = strcmp(optarg, "VFS") == 0;
+			break;
+		case 'b':
+			bounds = true;
+			break;
 		default:
 			if (!ft_common_opt(&o, opt, optarg))
 				ft_die("usage: ft_hostile -e EXPORT_PATH -4 PSEUDO -u UID -g GID -o OWNER [-f FSAL] [-b] [-Z] [-6]");
@@ -928,6 +1011,7 @@ int main(int argc, char **argv)
 	}
 	nfs_umount(nfs);
 	nfs_destroy_context(nfs);
-	printf("ft_hostile: checks=%d passed=%d failed=%d\n", g_checks, g_checks - g_fail, g_fail);
+	printf("ft_hostile: checks=%d passed=%d failed=%d\n", g_checks,
+	       g_checks - g_fail, g_fail);
 	return g_fail ? 1 : 0;
 }

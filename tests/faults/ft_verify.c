@@ -29,7 +29,7 @@ struct wr {
 	char verf[8];
 	int stable;
 	int phase;
-	int bad;	/* some byte of it mismatches */
+	int bad; /* some byte of it mismatches */
 };
 
 struct cm {
@@ -44,7 +44,8 @@ struct cm {
 #define MAXPH 16
 struct phase {
 	char name[64];
-	uint64_t commits_ok, commits_err, writes_ok, write_err, false_commits, false_stable;
+	uint64_t commits_ok, commits_err, writes_ok, write_err, false_commits,
+		false_stable;
 	uint64_t commit_err_by[64];
 };
 
@@ -52,8 +53,10 @@ static struct phase g_ph[MAXPH];
 static int g_nph;
 
 static struct {
-	uint64_t files, durable_bytes, bad_bytes, false_commits, false_stable, lost_unacked;
-	uint64_t verf_unchanged, verf_checked, read_errors, commits_ok, commits_err, write_err;
+	uint64_t files, durable_bytes, bad_bytes, false_commits, false_stable,
+		lost_unacked;
+	uint64_t verf_unchanged, verf_checked, read_errors, commits_ok,
+		commits_err, write_err;
 	uint64_t unlinked, unreadable;
 } T;
 
@@ -120,8 +123,8 @@ static struct nfsc_conn g_c;
 static struct nfsc_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
 
 /* Reads [0, size) into buf; bytes past EOF stay zero. Returns 0 or -1. */
-static int read_file(const char *path, unsigned char *buf, uint64_t size, struct nfsc_fh *fh,
-		     int *exists)
+static int read_file(const char *path, unsigned char *buf, uint64_t size,
+		     struct nfsc_fh *fh, int *exists)
 {
 	*exists = 1;
 	if (!nfs_mode) {
@@ -136,24 +139,33 @@ static int read_file(const char *path, unsigned char *buf, uint64_t size, struct
 			return errno == ENOENT ? 0 : -1;
 		}
 		while (off < size) {
-			ssize_t r = pread(fd, buf + off, size - off > (1 << 20) ? (1 << 20) : size - off,
+			ssize_t r = pread(fd, buf + off,
+					  size - off > (1 << 20) ? (1 << 20)
+								 : size - off,
 					  (off_t)off);
 			if (r < 0 && errno == EIO) {
 				/* unreadable: those bytes stay zero (so they count as lost) */
-				uint64_t n = size - off > 4096 ? 4096 - off % 4096 : size - off;
+				uint64_t n = size - off > 4096
+						     ? 4096 - off % 4096
+						     : size - off;
 
 				r = pread(fd, buf + off, n, (off_t)off);
 				if (r < 0) {
 					if (T.unreadable++ == 0)
-						fprintf(stderr, "ft_verify: %s: EIO at %llu\n", p,
-							(unsigned long long)off);
+						fprintf(stderr,
+							"ft_verify: %s: EIO at %llu\n",
+							p,
+							(unsigned long long)
+								off);
 					memset(buf + off, 0, n);
 					r = (ssize_t)n;
 				}
 			}
 			if (r < 0) {
-				fprintf(stderr, "ft_verify: read %s at %llu: %s\n", p,
-					(unsigned long long)off, strerror(errno));
+				fprintf(stderr,
+					"ft_verify: read %s at %llu: %s\n", p,
+					(unsigned long long)off,
+					strerror(errno));
 				close(fd);
 				return -1;
 			}
@@ -171,17 +183,21 @@ static int read_file(const char *path, unsigned char *buf, uint64_t size, struct
 		return 0;
 	}
 	if (st != NFS3_OK) {
-		fprintf(stderr, "ft_verify: lookup %s: %s %s\n", path, nfsc_st(st), g_c.err);
+		fprintf(stderr, "ft_verify: lookup %s: %s %s\n", path,
+			nfsc_st(st), g_c.err);
 		return -1;
 	}
 	for (uint64_t off = 0; off < size;) {
-		uint32_t want = size - off > (1 << 20) ? (1 << 20) : (uint32_t)(size - off), got = 0;
+		uint32_t want = size - off > (1 << 20) ? (1 << 20)
+						       : (uint32_t)(size - off),
+			 got = 0;
 		bool eof = false;
 
 		st = nfsc_read(&g_c, fh, off, want, buf + off, &got, &eof);
 		if (st != NFS3_OK) {
-			fprintf(stderr, "ft_verify: read %s at %llu: %s %s\n", path,
-				(unsigned long long)off, nfsc_st(st), g_c.err);
+			fprintf(stderr, "ft_verify: read %s at %llu: %s %s\n",
+				path, (unsigned long long)off, nfsc_st(st),
+				g_c.err);
 			return -1;
 		}
 		off += got;
@@ -211,7 +227,8 @@ static int verify_record(const char *recpath)
 	struct nfsc_fh fh;
 
 	if (!f) {
-		fprintf(stderr, "ft_verify: %s: %s\n", recpath, strerror(errno));
+		fprintf(stderr, "ft_verify: %s: %s\n", recpath,
+			strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -235,9 +252,11 @@ static int verify_record(const char *recpath)
 		case 'U':
 		case 'S':
 			committed = 0;
-			if (line[0] == 'U' ? sscanf(line, "U %llu %llu %u %16s", &a, &b, &len, vh) != 4
-					   : sscanf(line, "S %llu %llu %u %16s %d", &a, &b, &len, vh,
-						    &committed) != 5)
+			if (line[0] == 'U'
+				    ? sscanf(line, "U %llu %llu %u %16s", &a,
+					     &b, &len, vh) != 4
+				    : sscanf(line, "S %llu %llu %u %16s %d", &a,
+					     &b, &len, vh, &committed) != 5)
 				goto bad_line;
 			if (nw == cw) {
 				cw = cw ? 2 * cw : 1024;
@@ -260,7 +279,8 @@ static int verify_record(const char *recpath)
 			T.write_err++;
 			break;
 		case 'C':
-			if (sscanf(line, "C %llu %u %d %16s %llu", &a, &len, &st, vh, &d) != 5)
+			if (sscanf(line, "C %llu %u %d %16s %llu", &a, &len,
+				   &st, vh, &d) != 5)
 				goto bad_line;
 			if (nc == cc) {
 				cc = cc ? 2 * cc : 256;
@@ -277,7 +297,9 @@ static int verify_record(const char *recpath)
 				T.commits_ok++;
 			} else {
 				g_ph[phase].commits_err++;
-				g_ph[phase].commit_err_by[st >= 0 && st < 64 ? st : 63]++;
+				g_ph[phase].commit_err_by[st >= 0 && st < 64
+								  ? st
+								  : 63]++;
 				T.commits_err++;
 			}
 			nc++;
@@ -286,7 +308,7 @@ static int verify_record(const char *recpath)
 			continue;
 		}
 		continue;
-bad_line:
+	bad_line:
 		fprintf(stderr, "ft_verify: %s: bad line: %s", recpath, line);
 		fclose(f);
 		return -1;
@@ -303,7 +325,8 @@ bad_line:
 	data = calloc(1, maxend + 1);
 	bad = calloc(1, maxend + 1);
 	if (!data || !bad)
-		ft_die("ft_verify: out of memory (%llu bytes)", (unsigned long long)maxend);
+		ft_die("ft_verify: out of memory (%llu bytes)",
+		       (unsigned long long)maxend);
 	if (read_file(path, data, maxend, &fh, &exists) != 0) {
 		T.read_errors++;
 		rc = -1;
@@ -314,7 +337,8 @@ bad_line:
 		unsigned char *pat = malloc(1 << 20);
 
 		for (uint64_t off = 0; off < maxend; off += 1 << 20) {
-			uint64_t n = maxend - off > (1 << 20) ? (1 << 20) : maxend - off;
+			uint64_t n = maxend - off > (1 << 20) ? (1 << 20)
+							      : maxend - off;
 
 			ft_pattern_fill(seed, off, pat, n);
 			for (uint64_t i = 0; i < n; i++)
@@ -340,7 +364,8 @@ bad_line:
 	}
 	/* commits; writes are in ack order (w[i].n ascending) */
 	for (size_t j = 0; j < nc; j++) {
-		uint64_t lo = c[j].off, hi = c[j].count ? c[j].off + c[j].count : UINT64_MAX;
+		uint64_t lo = c[j].off,
+			 hi = c[j].count ? c[j].off + c[j].count : UINT64_MAX;
 		int false_success = 0;
 
 		if (c[j].st != NFS3_OK)
@@ -358,9 +383,13 @@ bad_line:
 			if (w[i].bad && range_bad(bad, a, b)) {
 				if (!false_success && opt_v)
 					printf("  FALSE SUCCESS: %s COMMIT [%llu,+%u) OK (phase %s) but write #%llu [%llu,+%u) reads back different\n",
-					       path, (unsigned long long)c[j].off, c[j].count,
-					       g_ph[c[j].phase].name, (unsigned long long)w[i].n,
-					       (unsigned long long)w[i].off, w[i].len);
+					       path,
+					       (unsigned long long)c[j].off,
+					       c[j].count,
+					       g_ph[c[j].phase].name,
+					       (unsigned long long)w[i].n,
+					       (unsigned long long)w[i].off,
+					       w[i].len);
 				false_success = 1;
 			}
 		}
@@ -388,9 +417,9 @@ bad_line:
 			if (!w[i].stable && w[i].bad)
 				T.lost_unacked++;
 		if (opt_v)
-			printf("  %s: %s writes=%zu commits=%zu durable=%llu mismatched=%llu\n", path,
-			       exists ? "present" : "MISSING", nw, nc, (unsigned long long)db,
-			       (unsigned long long)bb);
+			printf("  %s: %s writes=%zu commits=%zu durable=%llu mismatched=%llu\n",
+			       path, exists ? "present" : "MISSING", nw, nc,
+			       (unsigned long long)db, (unsigned long long)bb);
 	}
 	if (nfs_mode && opt_V && exists) {
 		char v[8];
@@ -398,7 +427,9 @@ bad_line:
 
 		T.verf_checked++;
 		if (st != NFS3_OK) {
-			fprintf(stderr, "ft_verify: %s: COMMIT for the verifier: %s\n", path, nfsc_st(st));
+			fprintf(stderr,
+				"ft_verify: %s: COMMIT for the verifier: %s\n",
+				path, nfsc_st(st));
 			rc = -1;
 		} else {
 			int same = 0;
@@ -406,11 +437,14 @@ bad_line:
 			for (size_t i = 0; i < nw && !same; i++)
 				same = !memcmp(w[i].verf, v, 8);
 			for (size_t j = 0; j < nc && !same; j++)
-				same = c[j].st == NFS3_OK && !memcmp(c[j].verf, v, 8);
+				same = c[j].st == NFS3_OK &&
+				       !memcmp(c[j].verf, v, 8);
 			if (same) {
 				T.verf_unchanged++;
 				rc = 1;
-				fprintf(stderr, "ft_verify: %s: write verifier unchanged across restart\n", path);
+				fprintf(stderr,
+					"ft_verify: %s: write verifier unchanged across restart\n",
+					path);
 			}
 		}
 	}
@@ -433,7 +467,8 @@ bad_line:
 		if (st == NFS3_OK)
 			T.unlinked++;
 		else
-			fprintf(stderr, "ft_verify: remove %s: %s\n", path, nfsc_st(st));
+			fprintf(stderr, "ft_verify: remove %s: %s\n", path,
+				nfsc_st(st));
 	}
 free_out:
 	free(data);
@@ -453,11 +488,20 @@ int main(int argc, char **argv)
 		if (ft_common_opt(&g_o, opt, optarg))
 			continue;
 		switch (opt) {
-		case 'l': localdir = optarg; break;
-		case 'V': opt_V = 1; break;
-		case 'u': opt_u = 1; break;
-		case 'v': opt_v = 1; break;
-		default: ft_die("usage: ft_verify [-e export | -l dir] [-V] [-u] [-v] REC...");
+		case 'l':
+			localdir = optarg;
+			break;
+		case 'V':
+			opt_V = 1;
+			break;
+		case 'u':
+			opt_u = 1;
+			break;
+		case 'v':
+			opt_v = 1;
+			break;
+		default:
+			ft_die("usage: ft_verify [-e export | -l dir] [-V] [-u] [-v] REC...");
 		}
 	}
 	if (optind >= argc)
@@ -480,11 +524,14 @@ int main(int argc, char **argv)
 	for (int p = 0; p < g_nph; p++) {
 		printf("phase %s: writes_ok=%llu write_errors=%llu commits_ok=%llu commits_failed=%llu",
 		       g_ph[p].name, (unsigned long long)g_ph[p].writes_ok,
-		       (unsigned long long)g_ph[p].write_err, (unsigned long long)g_ph[p].commits_ok,
+		       (unsigned long long)g_ph[p].write_err,
+		       (unsigned long long)g_ph[p].commits_ok,
 		       (unsigned long long)g_ph[p].commits_err);
 		for (int s = 0; s < 64; s++)
 			if (g_ph[p].commit_err_by[s])
-				printf(" %s=%llu", nfsc_st(s), (unsigned long long)g_ph[p].commit_err_by[s]);
+				printf(" %s=%llu", nfsc_st(s),
+				       (unsigned long long)g_ph[p]
+					       .commit_err_by[s]);
 		printf(" false_success_commits=%llu false_success_stable=%llu\n",
 		       (unsigned long long)g_ph[p].false_commits,
 		       (unsigned long long)g_ph[p].false_stable);
@@ -494,12 +541,18 @@ int main(int argc, char **argv)
 	       "commits_ok=%llu commits_failed=%llu write_errors=%llu verifier=%s unlinked=%llu "
 	       "unreadable_blocks=%llu errors=%d\n",
 	       (unsigned long long)T.files, (unsigned long long)T.durable_bytes,
-	       (unsigned long long)T.bad_bytes, (unsigned long long)T.false_commits,
-	       (unsigned long long)T.false_stable, (unsigned long long)T.lost_unacked,
-	       (unsigned long long)T.commits_ok, (unsigned long long)T.commits_err,
+	       (unsigned long long)T.bad_bytes,
+	       (unsigned long long)T.false_commits,
+	       (unsigned long long)T.false_stable,
+	       (unsigned long long)T.lost_unacked,
+	       (unsigned long long)T.commits_ok,
+	       (unsigned long long)T.commits_err,
 	       (unsigned long long)T.write_err,
-	       !opt_V ? "unchecked" : T.verf_unchanged ? "UNCHANGED" : "changed",
-	       (unsigned long long)T.unlinked, (unsigned long long)T.unreadable, errs);
+	       !opt_V		  ? "unchecked"
+	       : T.verf_unchanged ? "UNCHANGED"
+				  : "changed",
+	       (unsigned long long)T.unlinked, (unsigned long long)T.unreadable,
+	       errs);
 	if (nfs_mode)
 		nfsc_disconnect(&g_c);
 	return errs ? 2 : fails ? 1 : 0;

@@ -33,14 +33,18 @@
 #include <unistd.h>
 
 static struct nfsc_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
-static int g_n = 16, g_q = 4, g_stable_pct = 10, g_final_commit, g_append, g_interval;
+static int g_n = 16, g_q = 4, g_stable_pct = 10, g_final_commit, g_append,
+	   g_interval;
 static int g_maxfail, g_commit_only;
 static const char *g_dir = "", *g_prefix = "w", *g_recdir;
-static uint64_t g_secs, g_limit, g_wrap, g_block = 65536, g_commit_every = 1 << 20, g_first;
+static uint64_t g_secs, g_limit, g_wrap, g_block = 65536,
+					 g_commit_every = 1 << 20, g_first;
 static unsigned g_seed = 1;
 
-static atomic_ullong a_bytes, a_commits_ok, a_fail, a_stable, a_unstable, a_commit_fail;
-static atomic_ullong a_write_fail, a_jukebox, a_dead, a_running, a_final_ok, a_final_fail;
+static atomic_ullong a_bytes, a_commits_ok, a_fail, a_stable, a_unstable,
+	a_commit_fail;
+static atomic_ullong a_write_fail, a_jukebox, a_dead, a_running, a_final_ok,
+	a_final_fail;
 
 struct slot {
 	struct nfsc_call k;
@@ -60,9 +64,10 @@ struct writer {
 	uint64_t seed;
 	FILE *rec;
 	unsigned rnd;
-	uint64_t acks;		/* U/S lines so far */
-	uint64_t next, written;	/* next offset (before wrap), bytes issued */
-	uint64_t lo, hi, pend;	/* unstable acks since the last COMMIT was sent */
+	uint64_t acks; /* U/S lines so far */
+	uint64_t next, written; /* next offset (before wrap), bytes issued */
+	uint64_t lo, hi,
+		pend; /* unstable acks since the last COMMIT was sent */
 	int commits_sent;
 	int fails;
 	int setup_ok;
@@ -101,7 +106,8 @@ static int setup(struct writer *w)
 	int st;
 
 	snprintf(name, sizeof(name), "%s_%d", g_prefix, w->id);
-	snprintf(w->path, sizeof(w->path), "%s%s%s", g_dir, *g_dir ? "/" : "", name);
+	snprintf(w->path, sizeof(w->path), "%s%s%s", g_dir, *g_dir ? "/" : "",
+		 name);
 	w->seed = ft_seed(w->path);
 	if (ft_connect(&w->c, &g_o) != 0) {
 		fprintf(stderr, "writer %d: connect: %s\n", w->id, w->c.err);
@@ -112,7 +118,8 @@ static int setup(struct writer *w)
 		if (st == NFS3ERR_NOENT)
 			st = ft_mkdir(&w->c, &w->c.root, g_dir, &dir);
 		if (st != NFS3_OK) {
-			fprintf(stderr, "writer %d: dir %s: %s %s\n", w->id, g_dir, nfsc_st(st), w->c.err);
+			fprintf(stderr, "writer %d: dir %s: %s %s\n", w->id,
+				g_dir, nfsc_st(st), w->c.err);
 			return -1;
 		}
 	} else {
@@ -122,7 +129,8 @@ static int setup(struct writer *w)
 	if (st == NFS3ERR_NOENT)
 		st = ft_create(&w->c, &dir, name, &w->fh);
 	if (st != NFS3_OK) {
-		fprintf(stderr, "writer %d: create %s: %s %s\n", w->id, w->path, nfsc_st(st), w->c.err);
+		fprintf(stderr, "writer %d: create %s: %s %s\n", w->id, w->path,
+			nfsc_st(st), w->c.err);
 		return -1;
 	}
 	snprintf(recpath, sizeof(recpath), "%s/%s.rec", g_recdir, name);
@@ -132,10 +140,12 @@ static int setup(struct writer *w)
 		w->acks = 0;
 		w->rec = fopen(recpath, "w");
 		if (w->rec)
-			fprintf(w->rec, "F %s %llu\n", w->path, (unsigned long long)w->seed);
+			fprintf(w->rec, "F %s %llu\n", w->path,
+				(unsigned long long)w->seed);
 	}
 	if (!w->rec) {
-		fprintf(stderr, "writer %d: %s: %s\n", w->id, recpath, strerror(errno));
+		fprintf(stderr, "writer %d: %s: %s\n", w->id, recpath,
+			strerror(errno));
 		return -1;
 	}
 	setvbuf(w->rec, NULL, _IOFBF, 1 << 16);
@@ -162,11 +172,14 @@ static void on_write_done(struct writer *w, struct slot *s)
 
 		vhex(s->k.verf, vh);
 		if (s->k.committed != UNSTABLE && s->stable != UNSTABLE) {
-			fprintf(w->rec, "S %llu %llu %u %s %d\n", (unsigned long long)w->acks,
-				(unsigned long long)s->off, n, vh, s->k.committed);
+			fprintf(w->rec, "S %llu %llu %u %s %d\n",
+				(unsigned long long)w->acks,
+				(unsigned long long)s->off, n, vh,
+				s->k.committed);
 			a_stable++;
 		} else {
-			fprintf(w->rec, "U %llu %llu %u %s\n", (unsigned long long)w->acks,
+			fprintf(w->rec, "U %llu %llu %u %s\n",
+				(unsigned long long)w->acks,
 				(unsigned long long)s->off, n, vh);
 			if (w->pend == 0 || s->off < w->lo)
 				w->lo = s->off;
@@ -180,7 +193,8 @@ static void on_write_done(struct writer *w, struct slot *s)
 	} else if (s->k.st == -1) {
 		/* connection lost: not an answer from the server */
 	} else {
-		fprintf(w->rec, "E %llu %u %d\n", (unsigned long long)s->off, s->len, s->k.st);
+		fprintf(w->rec, "E %llu %u %d\n", (unsigned long long)s->off,
+			s->len, s->k.st);
 		a_write_fail++;
 		fail(w, s->k.st);
 	}
@@ -202,8 +216,9 @@ static void on_commit_done(struct writer *w, struct commit_state *cs)
 	if (cs->k.st == -1)
 		return;
 	vhex(cs->k.verf, vh);
-	fprintf(w->rec, "C %llu %u %d %s %llu\n", (unsigned long long)cs->off, cs->count,
-		cs->k.st, cs->k.st == NFS3_OK ? vh : "0000000000000000",
+	fprintf(w->rec, "C %llu %u %d %s %llu\n", (unsigned long long)cs->off,
+		cs->count, cs->k.st,
+		cs->k.st == NFS3_OK ? vh : "0000000000000000",
 		(unsigned long long)cs->acks);
 	if (cs->k.st == NFS3_OK) {
 		a_commits_ok++;
@@ -217,7 +232,8 @@ static int send_commit(struct writer *w, struct commit_state *cs, int whole)
 {
 	uint64_t off = 0, len = 0;
 
-	if (!whole && w->pend && (w->commits_sent % 3) != 2 && w->hi - w->lo < 0xffffffffULL) {
+	if (!whole && w->pend && (w->commits_sent % 3) != 2 &&
+	    w->hi - w->lo < 0xffffffffULL) {
 		off = w->lo;
 		len = w->hi - w->lo;
 	}
@@ -264,7 +280,8 @@ static void *writer_main(void *arg)
 		int inflight = cs.busy;
 
 		if (!stopping) {
-			if ((end && nfsc_now_ms() >= end) || (g_limit && w->written >= g_limit) ||
+			if ((end && nfsc_now_ms() >= end) ||
+			    (g_limit && w->written >= g_limit) ||
 			    (g_maxfail && w->fails >= g_maxfail) || w->c.dead)
 				stopping = 1;
 		}
@@ -277,8 +294,14 @@ static void *writer_main(void *arg)
 			if (s->busy)
 				continue;
 			r = rnd(&w->rnd);
-			len = (r % 16 == 0) ? 1 + rnd(&w->rnd) % g_block
-					    : 4096 * (1 + rnd(&w->rnd) % (g_block / 4096 ? g_block / 4096 : 1));
+			len = (r % 16 == 0)
+				      ? 1 + rnd(&w->rnd) % g_block
+				      : 4096 * (1 +
+						rnd(&w->rnd) %
+							(g_block / 4096
+								 ? g_block /
+									   4096
+								 : 1));
 			if (len > g_block)
 				len = g_block;
 			if (g_limit && w->written + len > g_limit)
@@ -294,9 +317,12 @@ static void *writer_main(void *arg)
 			s->off = off;
 			s->len = len;
 			r = rnd(&w->rnd) % 100;
-			s->stable = (int)r < g_stable_pct ? (r % 2 ? DATA_SYNC : FILE_SYNC) : UNSTABLE;
+			s->stable = (int)r < g_stable_pct
+					    ? (r % 2 ? DATA_SYNC : FILE_SYNC)
+					    : UNSTABLE;
 			ft_pattern_fill(w->seed, off, s->buf, len);
-			if (nfsc_write_async(&w->c, &s->k, &w->fh, off, s->buf, len, s->stable) != 0) {
+			if (nfsc_write_async(&w->c, &s->k, &w->fh, off, s->buf,
+					     len, s->stable) != 0) {
 				stopping = 1;
 				break;
 			}
@@ -324,9 +350,11 @@ static void *writer_main(void *arg)
 				break;
 			}
 		}
-		if (!stopping && !cs.busy && g_commit_every && w->pend >= g_commit_every)
+		if (!stopping && !cs.busy && g_commit_every &&
+		    w->pend >= g_commit_every)
 			send_commit(w, &cs, 0);
-		nfsc_pump(&w->c, 50); /* on failure libnfs fails every pending call */
+		nfsc_pump(&w->c,
+			  50); /* on failure libnfs fails every pending call */
 		for (i = 0; i < g_q; i++)
 			if (slots[i].busy && slots[i].k.done)
 				on_write_done(w, &slots[i]);
@@ -364,32 +392,72 @@ int main(int argc, char **argv)
 	uint64_t t0;
 	int opt, i, started = 0;
 
-	while ((opt = getopt(argc, argv, FT_COMMON_OPTS "n:d:P:r:t:L:o:W:b:q:s:c:Cx:aK:i:S:")) != -1) {
+	while ((opt = getopt(argc, argv,
+			     FT_COMMON_OPTS
+			     "n:d:P:r:t:L:o:W:b:q:s:c:Cx:aK:i:S:")) != -1) {
 		if (ft_common_opt(&g_o, opt, optarg))
 			continue;
 		switch (opt) {
-		case 'n': g_n = atoi(optarg); break;
-		case 'd': g_dir = optarg; break;
-		case 'P': g_prefix = optarg; break;
-		case 'r': g_recdir = optarg; break;
-		case 't': g_secs = strtoull(optarg, NULL, 0); break;
-		case 'L': g_limit = strtoull(optarg, NULL, 0); break;
-		case 'o': g_first = strtoull(optarg, NULL, 0); break;
-		case 'W': g_wrap = strtoull(optarg, NULL, 0); break;
-		case 'b': g_block = strtoull(optarg, NULL, 0); break;
-		case 'q': g_q = atoi(optarg); break;
-		case 's': g_stable_pct = atoi(optarg); break;
-		case 'c': g_commit_every = strtoull(optarg, NULL, 0); break;
-		case 'C': g_final_commit = 1; break;
-		case 'x': g_maxfail = atoi(optarg); break;
-		case 'a': g_append = 1; break;
-		case 'K': g_commit_only = atoi(optarg); break;
-		case 'i': g_interval = atoi(optarg); break;
-		case 'S': g_seed = (unsigned)strtoul(optarg, NULL, 0); break;
-		default: ft_die("usage: see the comment at the top of ft_writer.c");
+		case 'n':
+			g_n = atoi(optarg);
+			break;
+		case 'd':
+			g_dir = optarg;
+			break;
+		case 'P':
+			g_prefix = optarg;
+			break;
+		case 'r':
+			g_recdir = optarg;
+			break;
+		case 't':
+			g_secs = strtoull(optarg, NULL, 0);
+			break;
+		case 'L':
+			g_limit = strtoull(optarg, NULL, 0);
+			break;
+		case 'o':
+			g_first = strtoull(optarg, NULL, 0);
+			break;
+		case 'W':
+			g_wrap = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			g_block = strtoull(optarg, NULL, 0);
+			break;
+		case 'q':
+			g_q = atoi(optarg);
+			break;
+		case 's':
+			g_stable_pct = atoi(optarg);
+			break;
+		case 'c':
+			g_commit_every = strtoull(optarg, NULL, 0);
+			break;
+		case 'C':
+			g_final_commit = 1;
+			break;
+		case 'x':
+			g_maxfail = atoi(optarg);
+			break;
+		case 'a':
+			g_append = 1;
+			break;
+		case 'K':
+			g_commit_only = atoi(optarg);
+			break;
+		case 'i':
+			g_interval = atoi(optarg);
+			break;
+		case 'S':
+			g_seed = (unsigned)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			ft_die("usage: see the comment at the top of ft_writer.c");
 		}
 	}
-	if (!g_o.export || !g_recdir || g_n < 1 || g_q < 1 || g_block < 1 || g_block > (1 << 20))
+	if (!g_o.export || !g_recdir || g_n < 1 || g_q < 1 || g_block < 1 ||
+	    g_block > (1 << 20))
 		ft_die("ft_writer: -e export and -r recdir are required (block <= 1 MiB)");
 	if (!g_secs && !g_limit && !g_maxfail && !g_commit_only)
 		ft_die("ft_writer: give -t, -L or -x so writers stop");
@@ -405,10 +473,12 @@ int main(int argc, char **argv)
 		ws[i].setup_ok = 1;
 	}
 	for (i = 0; i < g_n; i++)
-		if (ws[i].setup_ok && pthread_create(&ws[i].th, NULL, writer_main, &ws[i]) == 0)
+		if (ws[i].setup_ok &&
+		    pthread_create(&ws[i].th, NULL, writer_main, &ws[i]) == 0)
 			started++;
 	if (started < g_n) {
-		fprintf(stderr, "ft_writer: only %d of %d writers started\n", started, g_n);
+		fprintf(stderr, "ft_writer: only %d of %d writers started\n",
+			started, g_n);
 	}
 	t0 = nfsc_now_ms();
 	if (g_interval > 0) {
@@ -434,9 +504,10 @@ int main(int argc, char **argv)
 	printf("ft_writer: writers=%d started=%d secs=%.1f acked_bytes=%llu stable_writes=%llu "
 	       "unstable_writes=%llu commits_ok=%llu commit_errors=%llu write_errors=%llu "
 	       "jukebox=%llu connections_lost=%llu final_commits_ok=%llu final_commits_failed=%llu\n",
-	       g_n, started, (nfsc_now_ms() - t0) / 1000.0, (unsigned long long)a_bytes,
-	       (unsigned long long)a_stable, (unsigned long long)a_unstable,
-	       (unsigned long long)a_commits_ok, (unsigned long long)a_commit_fail,
+	       g_n, started, (nfsc_now_ms() - t0) / 1000.0,
+	       (unsigned long long)a_bytes, (unsigned long long)a_stable,
+	       (unsigned long long)a_unstable, (unsigned long long)a_commits_ok,
+	       (unsigned long long)a_commit_fail,
 	       (unsigned long long)a_write_fail, (unsigned long long)a_jukebox,
 	       (unsigned long long)a_dead, (unsigned long long)a_final_ok,
 	       (unsigned long long)a_final_fail);

@@ -19,10 +19,18 @@ void ft_die(const char *fmt, ...)
 bool ft_common_opt(struct nfsc_opts *o, int opt, const char *arg)
 {
 	switch (opt) {
-	case 'H': o->host = arg; return true;
-	case 'p': o->nfsport = atoi(arg); return true;
-	case 'M': o->mntport = atoi(arg); return true;
-	case 'e': o->export = arg; return true;
+	case 'H':
+		o->host = arg;
+		return true;
+	case 'p':
+		o->nfsport = atoi(arg);
+		return true;
+	case 'M':
+		o->mntport = atoi(arg);
+		return true;
+	case 'e':
+		o->export = arg;
+		return true;
 	}
 	return false;
 }
@@ -39,7 +47,8 @@ int ft_lookup_path(struct nfsc_conn *c, const char *path, struct nfsc_fh *out)
 	int st;
 
 	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+	for (tok = strtok_r(buf, "/", &save); tok;
+	     tok = strtok_r(NULL, "/", &save)) {
 		struct nfsc_fh next;
 
 		st = nfsc_lookup(c, &cur, tok, &next, NULL);
@@ -101,7 +110,8 @@ void ft_pattern_fill(uint64_t seed, uint64_t off, void *buf, size_t len)
 		unsigned b = (unsigned)(o & 7);
 
 		if (b == 0 && len - i >= 8) {
-			memcpy(p + i, &w, 8); /* little-endian host: same bytes as below */
+			memcpy(p + i, &w,
+			       8); /* little-endian host: same bytes as below */
 			i += 8;
 			continue;
 		}

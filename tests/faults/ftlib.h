@@ -29,7 +29,8 @@
 /* Forged handles stay within NFSv3's 64-byte limit (longer ones are not valid XDR). */
 #define FT_FHMAX 64
 
-void ft_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void ft_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
 
 /* Parses -H host -p nfsport -M mntport -e export (common options) from a getopt loop. */
 bool ft_common_opt(struct nfsc_opts *o, int opt, const char *arg);

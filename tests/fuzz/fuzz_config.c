@@ -22,28 +22,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (dcio_parse_write_mode(s, &w) == 0) {
 		const char *n = dcio_write_mode_name(w);
 
-		if (!n || strcasecmp(n, s) || dcio_parse_write_mode(n, &w) != 0 ||
+		if (!n || strcasecmp(n, s) ||
+		    dcio_parse_write_mode(n, &w) != 0 ||
 		    strcmp(dcio_write_mode_name(w), n))
 			abort();
 	}
 	if (dcio_parse_read_mode(s, &r) == 0) {
 		const char *n = dcio_read_mode_name(r);
 
-		if (!n || strcasecmp(n, s) || dcio_parse_read_mode(n, &r) != 0 ||
+		if (!n || strcasecmp(n, s) ||
+		    dcio_parse_read_mode(n, &r) != 0 ||
 		    strcmp(dcio_read_mode_name(r), n))
 			abort();
 	}
 	if (dcio_parse_flush_mode(s, &f) == 0) {
 		const char *n = dcio_flush_mode_name(f);
 
-		if (!n || strcasecmp(n, s) || dcio_parse_flush_mode(n, &f) != 0 ||
+		if (!n || strcasecmp(n, s) ||
+		    dcio_parse_flush_mode(n, &f) != 0 ||
 		    strcmp(dcio_flush_mode_name(f), n))
 			abort();
 	}
-	if (size == 0 && (dcio_parse_write_mode(s, &w) == 0 || dcio_parse_read_mode(s, &r) == 0 ||
+	if (size == 0 && (dcio_parse_write_mode(s, &w) == 0 ||
+			  dcio_parse_read_mode(s, &r) == 0 ||
 			  dcio_parse_flush_mode(s, &f) == 0))
 		abort();
-	if (dcio_parse_write_mode(NULL, &w) == 0 || dcio_parse_read_mode(NULL, &r) == 0 ||
+	if (dcio_parse_write_mode(NULL, &w) == 0 ||
+	    dcio_parse_read_mode(NULL, &r) == 0 ||
 	    dcio_parse_flush_mode(NULL, &f) == 0)
 		abort();
 	/* out-of-range enum values must not crash the name functions */

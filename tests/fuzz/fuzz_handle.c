@@ -10,8 +10,10 @@
 
 #include "handle_codec.h"
 
-static const uint8_t fixed_key[DC_KEY_LEN] = { 0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a, 0x69, 0x78,
-					       0x87, 0x96, 0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0 };
+static const uint8_t fixed_key[DC_KEY_LEN] = { 0x0f, 0x1e, 0x2d, 0x3c,
+					       0x4b, 0x5a, 0x69, 0x78,
+					       0x87, 0x96, 0xa5, 0xb4,
+					       0xc3, 0xd2, 0xe1, 0xf0 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,12 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* only possible with a valid tag: must re-encode to the same bytes */
 			if (dc_fh_parse_host(copy, (size_t)n, &fh) != 0)
 				abort();
-			if (dc_fh_to_wire(&fh, fixed_key, again, sizeof(again)) != (int)size ||
+			if (dc_fh_to_wire(&fh, fixed_key, again,
+					  sizeof(again)) != (int)size ||
 			    memcmp(again, copy, size))
 				abort();
 		}
 		if (dc_fh_parse_host(copy, size, &fh) == 0) {
-			if (fh.len != size || dc_fh_kernel_len(&fh) + DC_FH_HDR != size ||
+			if (fh.len != size ||
+			    dc_fh_kernel_len(&fh) + DC_FH_HDR != size ||
 			    memcmp(fh.host, copy, size))
 				abort();
 			(void)dc_fh_type(&fh);
@@ -59,9 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		}
 		wl = dc_fh_to_wire(&fh, key, wire, sizeof(wire));
-		if (wl != (int)(DC_FH_HDR + klen + DC_FH_TAG) || wl > DC_FH_WIRE_MAX)
+		if (wl != (int)(DC_FH_HDR + klen + DC_FH_TAG) ||
+		    wl > DC_FH_WIRE_MAX)
 			abort();
-		if (dc_fh_verify_wire(wire, (size_t)wl, key) != (int)(DC_FH_HDR + klen))
+		if (dc_fh_verify_wire(wire, (size_t)wl, key) !=
+		    (int)(DC_FH_HDR + klen))
 			abort();
 		/* every single-byte change is rejected */
 		for (int i = 0; i < wl; i++) {

@@ -41,7 +41,8 @@ static void tally_name(struct tally *t, const char *name)
 		t->dots++;
 		return;
 	}
-	if (sscanf(name, "f%d%c", &idx, &extra) != 1 || idx < 0 || idx >= nfiles) {
+	if (sscanf(name, "f%d%c", &idx, &extra) != 1 || idx < 0 ||
+	    idx >= nfiles) {
 		if (t->bad++ < 5)
 			it_note("unexpected name \"%s\"", name);
 		return;
@@ -65,7 +66,8 @@ static void tally_check(struct tally *t, const char *what)
 		}
 	it_ok(missing == 0 && t->dup == 0 && t->bad == 0 && t->n == nfiles,
 	      "%s: %d names, %d missing (first f%05d), %d duplicates, %d unexpected, %d dots",
-	      what, t->n, missing, first < 0 ? 0 : first, t->dup, t->bad, t->dots);
+	      what, t->n, missing, first < 0 ? 0 : first, t->dup, t->bad,
+	      t->dots);
 }
 
 static void tally_reset(struct tally *t)
@@ -92,8 +94,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "it_bigdir: cannot connect to %s\n", o.export);
 		return 2;
 	}
-	if (!it_expect_st(nfsc_lookup(&c, &c.root, subdir, &dir, &a), "LOOKUP the big directory",
-			  NFS3_OK, IT_END))
+	if (!it_expect_st(nfsc_lookup(&c, &c.root, subdir, &dir, &a),
+			  "LOOKUP the big directory", NFS3_OK, IT_END))
 		return it_summary("it_bigdir");
 	if (create_from >= 0) {
 		int k, bad = 0;
@@ -102,20 +104,27 @@ int main(int argc, char **argv)
 		t0 = nfsc_now_ms();
 		for (k = create_from; k < nfiles; k++) {
 			snprintf(name, sizeof(name), "f%05d", k);
-			bad += nfsc_create(&c, &dir, name, GUARDED, 0644, NULL, NULL, NULL) != NFS3_OK;
+			bad += nfsc_create(&c, &dir, name, GUARDED, 0644, NULL,
+					   NULL, NULL) != NFS3_OK;
 		}
-		it_ok(bad == 0, "CREATE f%05d..f%05d through NFS (%d failures, %llu ms)", create_from,
-		      nfiles - 1, bad, (unsigned long long)(nfsc_now_ms() - t0));
+		it_ok(bad == 0,
+		      "CREATE f%05d..f%05d through NFS (%d failures, %llu ms)",
+		      create_from, nfiles - 1, bad,
+		      (unsigned long long)(nfsc_now_ms() - t0));
 		nfsc_lookup(&c, &c.root, subdir, NULL, &a);
 	}
-	it_note("directory size %llu bytes, nlink %u", (unsigned long long)a.size, a.nlink);
+	it_note("directory size %llu bytes, nlink %u",
+		(unsigned long long)a.size, a.nlink);
 
 	/* READDIR with ~4 KiB replies. */
 	t0 = nfsc_now_ms();
 	st = nfsc_readdir_all(&c, &dir, false, 4096, &l);
-	it_ok(st == NFS3_OK, "READDIR (count 4096) to eof: %s, %u calls, %zu entries, %llu ms",
-	      it_st(st), l.calls, l.n, (unsigned long long)(nfsc_now_ms() - t0));
-	it_ok(l.calls >= (unsigned)nfiles / 200, "READDIR needed many calls (%u)", l.calls);
+	it_ok(st == NFS3_OK,
+	      "READDIR (count 4096) to eof: %s, %u calls, %zu entries, %llu ms",
+	      it_st(st), l.calls, l.n,
+	      (unsigned long long)(nfsc_now_ms() - t0));
+	it_ok(l.calls >= (unsigned)nfiles / 200,
+	      "READDIR needed many calls (%u)", l.calls);
 	for (i = 0; i < l.n; i++)
 		tally_name(&t, l.e[i].name);
 	tally_check(&t, "READDIR");
@@ -125,7 +134,9 @@ int main(int argc, char **argv)
 
 		for (i = 1; i < l.n; i++)
 			dupc += l.e[i].cookie == l.e[i - 1].cookie;
-		it_ok(dupc == 0, "consecutive READDIR cookies are distinct (%d repeats)", dupc);
+		it_ok(dupc == 0,
+		      "consecutive READDIR cookies are distinct (%d repeats)",
+		      dupc);
 	}
 	nfsc_dirlist_free(&l);
 
@@ -133,31 +144,39 @@ int main(int argc, char **argv)
 	tally_reset(&t);
 	t0 = nfsc_now_ms();
 	st = nfsc_readdir_all(&c, &dir, true, 2048, &l);
-	it_ok(st == NFS3_OK, "READDIRPLUS (dircount 2048) to eof: %s, %u calls, %zu entries, %llu ms",
-	      it_st(st), l.calls, l.n, (unsigned long long)(nfsc_now_ms() - t0));
+	it_ok(st == NFS3_OK,
+	      "READDIRPLUS (dircount 2048) to eof: %s, %u calls, %zu entries, %llu ms",
+	      it_st(st), l.calls, l.n,
+	      (unsigned long long)(nfsc_now_ms() - t0));
 	{
 		int noattr = 0, nofh = 0, badid = 0, sampled = 0, sample_ok = 0;
 
 		for (i = 0; i < l.n; i++) {
 			tally_name(&t, l.e[i].name);
-			if (!strcmp(l.e[i].name, ".") || !strcmp(l.e[i].name, ".."))
+			if (!strcmp(l.e[i].name, ".") ||
+			    !strcmp(l.e[i].name, ".."))
 				continue;
 			noattr += !l.e[i].has_attr;
 			nofh += !l.e[i].has_fh;
-			badid += l.e[i].has_attr && l.e[i].attr.fileid != l.e[i].fileid;
+			badid += l.e[i].has_attr &&
+				 l.e[i].attr.fileid != l.e[i].fileid;
 			if (l.e[i].has_fh && i % 997 == 0) {
 				sampled++;
-				if (nfsc_getattr(&c, &l.e[i].fh, &a) == NFS3_OK &&
-				    a.fileid == l.e[i].fileid && a.type == NF3REG)
+				if (nfsc_getattr(&c, &l.e[i].fh, &a) ==
+					    NFS3_OK &&
+				    a.fileid == l.e[i].fileid &&
+				    a.type == NF3REG)
 					sample_ok++;
 			}
 		}
 		tally_check(&t, "READDIRPLUS");
 		it_ok(noattr == 0 && nofh == 0 && badid == 0,
 		      "READDIRPLUS entries carry attributes and handles (%d without attrs, %d without "
-		      "handle, %d fileid mismatches)", noattr, nofh, badid);
+		      "handle, %d fileid mismatches)",
+		      noattr, nofh, badid);
 		it_ok(sampled > 0 && sample_ok == sampled,
-		      "GETATTR through READDIRPLUS handles (%d/%d)", sample_ok, sampled);
+		      "GETATTR through READDIRPLUS handles (%d/%d)", sample_ok,
+		      sampled);
 	}
 	nfsc_dirlist_free(&l);
 
@@ -172,18 +191,22 @@ int main(int argc, char **argv)
 		while (!eof && calls < 40) {
 			size_t before = l.n;
 
-			st = nfsc_readdir_once(&c, &dir, false, cookie, verf, 4096, &l, verf, &eof);
+			st = nfsc_readdir_once(&c, &dir, false, cookie, verf,
+					       4096, &l, verf, &eof);
 			if (st != NFS3_OK || l.n == before)
 				break;
 			cookie = l.e[l.n - 1].cookie;
 			calls++;
 		}
-		it_ok(st == NFS3_OK, "first part of the listing (%u calls, %zu entries)", calls, l.n);
+		it_ok(st == NFS3_OK,
+		      "first part of the listing (%u calls, %zu entries)",
+		      calls, l.n);
 		if (it_connect(&c2, &o, 0, 0) == 0) {
 			while (!eof && st == NFS3_OK) {
 				size_t before = l.n;
 
-				st = nfsc_readdir_once(&c2, &dir, false, cookie, verf, 4096, &l, verf,
+				st = nfsc_readdir_once(&c2, &dir, false, cookie,
+						       verf, 4096, &l, verf,
 						       &eof);
 				if (st != NFS3_OK)
 					break;
@@ -242,7 +265,8 @@ int main(int argc, char **argv)
 			bad += nfsc_remove(&c, &dir, name) != NFS3_OK;
 			removed++;
 		}
-		it_ok(bad == 0, "REMOVE of %d entries (%d failures)", removed, bad);
+		it_ok(bad == 0, "REMOVE of %d entries (%d failures)", removed,
+		      bad);
 		tally_reset(&t);
 		st = nfsc_readdir_all(&c, &dir, true, 8192, &l);
 		for (i = 0; i < l.n; i++)
@@ -252,9 +276,11 @@ int main(int argc, char **argv)
 
 			bad += (t.seen[k] == 1) != want;
 		}
-		it_ok(st == NFS3_OK && bad == 0 && t.dup == 0 && t.n == nfiles - removed,
+		it_ok(st == NFS3_OK && bad == 0 && t.dup == 0 &&
+			      t.n == nfiles - removed,
 		      "after removals READDIRPLUS lists exactly the %d remaining (%d listed, %d wrong, "
-		      "%s)", nfiles - removed, t.n, bad, it_st(st));
+		      "%s)",
+		      nfiles - removed, t.n, bad, it_st(st));
 		nfsc_dirlist_free(&l);
 	}
 	it_ok(it_ping(&c), "server still answers");

@@ -38,10 +38,10 @@ struct fh4 {
 
 struct cres {
 	int done, rpc_status;
-	int status;      /* compound status */
+	int status; /* compound status */
 	int nres;
 	int op_status[8];
-	struct fh4 *fh;  /* GETFH result */
+	struct fh4 *fh; /* GETFH result */
 };
 
 static struct rpc_context *rpc;
@@ -64,10 +64,15 @@ static void c_cb(struct rpc_context *r, int status, void *data, void *priv)
 
 			/* Every result union member starts with its nfsstat4. */
 			c->op_status[i] = *(int *)&op->nfs_resop4_u;
-			if (op->resop == OP_GETFH && c->fh && op->nfs_resop4_u.opgetfh.status == NFS4_OK) {
-				nfs_fh4 *f = &op->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
+			if (op->resop == OP_GETFH && c->fh &&
+			    op->nfs_resop4_u.opgetfh.status == NFS4_OK) {
+				nfs_fh4 *f =
+					&op->nfs_resop4_u.opgetfh.GETFH4res_u
+						 .resok4.object;
 
-				c->fh->len = f->nfs_fh4_len > FH4MAX ? FH4MAX : f->nfs_fh4_len;
+				c->fh->len = f->nfs_fh4_len > FH4MAX
+						     ? FH4MAX
+						     : f->nfs_fh4_len;
 				memcpy(c->fh->d, f->nfs_fh4_val, c->fh->len);
 			}
 		}
@@ -90,7 +95,8 @@ static int wait_done(struct cres *c)
 	uint64_t deadline = nfsc_now_ms() + NFSC_TIMEOUT_MS;
 
 	while (!c->done) {
-		struct pollfd p = { .fd = rpc_get_fd(rpc), .events = rpc_which_events(rpc) };
+		struct pollfd p = { .fd = rpc_get_fd(rpc),
+				    .events = rpc_which_events(rpc) };
 		int r = poll(&p, 1, 100);
 
 		if (r < 0 && errno != EINTR)
@@ -162,7 +168,8 @@ static int get_fh(const char *path, struct fh4 *out)
 	snprintf(buf, sizeof(buf), "%s", path);
 	memset(ops, 0, sizeof(ops));
 	ops[n++].argop = OP_PUTROOTFH;
-	for (t = strtok_r(buf, "/", &save), i = 0; t && i < 36; t = strtok_r(NULL, "/", &save), i++) {
+	for (t = strtok_r(buf, "/", &save), i = 0; t && i < 36;
+	     t = strtok_r(NULL, "/", &save), i++) {
 		comp[i] = t;
 		ops[n].argop = OP_LOOKUP;
 		ops[n].nfs_argop4_u.oplookup.objname.utf8string_len = strlen(t);
@@ -178,7 +185,8 @@ static int get_fh(const char *path, struct fh4 *out)
 		memset(&a, 0, sizeof(a));
 		a.argarray.argarray_len = n;
 		a.argarray.argarray_val = ops;
-		if (rpc_nfs4_compound_async(rpc, c_cb, &a, &c) != 0 || wait_done(&c) != 0)
+		if (rpc_nfs4_compound_async(rpc, c_cb, &a, &c) != 0 ||
+		    wait_done(&c) != 0)
 			return -1;
 	}
 	return c.status;
@@ -216,12 +224,17 @@ static void finish(struct batch *b)
 	if (b->must)
 		it_ok(b->refused == b->sent,
 		      "NFSv4 %s: %d/%d refused with NFS4ERR_BADHANDLE/STALE (%d accepted, %d other, %d "
-		      "without reply)", b->what, b->refused, b->sent, b->ok, b->other, b->rpcfail);
+		      "without reply)",
+		      b->what, b->refused, b->sent, b->ok, b->other,
+		      b->rpcfail);
 	else
 		it_note("NFSv4 %s: %d/%d refused (%d accepted, %d other, %d no reply) [not required "
-			"of this FSAL]", b->what, b->refused, b->sent, b->ok, b->other, b->rpcfail);
+			"of this FSAL]",
+			b->what, b->refused, b->sent, b->ok, b->other,
+			b->rpcfail);
 	it_ok(!dead && putfh_getattr(&good) == NFS4_OK,
-	      "after NFSv4 \"%s\" PUTFH+GETATTR of the real handle still works", b->what);
+	      "after NFSv4 \"%s\" PUTFH+GETATTR of the real handle still works",
+	      b->what);
 }
 
 static unsigned rng = 777;
@@ -243,18 +256,23 @@ int main(int argc, char **argv)
 
 	it_parse(argc, argv, &o, "S", opt_cb);
 	if (it_connect(&c3, &o, 0, 0) != 0) {
-		fprintf(stderr, "it_fh4: cannot connect (NFSv3) to %s\n", o.export);
+		fprintf(stderr, "it_fh4: cannot connect (NFSv3) to %s\n",
+			o.export);
 		return 2;
 	}
 	snprintf(name, sizeof(name), "fh4.%d", (int)getpid());
-	if (!it_expect_st(nfsc_create(&c3, &c3.root, name, GUARDED, 0644, NULL, NULL, NULL),
+	if (!it_expect_st(nfsc_create(&c3, &c3.root, name, GUARDED, 0644, NULL,
+				      NULL, NULL),
 			  "CREATE a file (NFSv3)", NFS3_OK, IT_END))
 		return it_summary("it_fh4");
 
 	rpc = rpc_init_context();
-	if (!rpc || rpc_connect_port_async(rpc, o.host, o.nfsport, NFS4_PROGRAM, NFS_V4, conn_cb,
-					   &cc) != 0 || wait_done(&cc) != 0) {
-		fprintf(stderr, "it_fh4: cannot connect NFSv4 to %s:%d\n", o.host, o.nfsport);
+	if (!rpc ||
+	    rpc_connect_port_async(rpc, o.host, o.nfsport, NFS4_PROGRAM, NFS_V4,
+				   conn_cb, &cc) != 0 ||
+	    wait_done(&cc) != 0) {
+		fprintf(stderr, "it_fh4: cannot connect NFSv4 to %s:%d\n",
+			o.host, o.nfsport);
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/%s", o.export, name);
@@ -262,19 +280,23 @@ int main(int argc, char **argv)
 		int st = get_fh(path, &good);
 
 		it_ok(st == NFS4_OK && good.len > HDR,
-		      "PUTROOTFH + LOOKUP + GETFH of %s: status %d, %u-byte handle", path, st, good.len);
+		      "PUTROOTFH + LOOKUP + GETFH of %s: status %d, %u-byte handle",
+		      path, st, good.len);
 	}
 	if (good.len <= HDR || good.len > FH4MAX) {
 		nfsc_remove(&c3, &c3.root, name);
 		return it_summary("it_fh4");
 	}
 	fs_len = good.d[4];
-	it_ok(HDR + fs_len == good.len, "NFSv4 handle: version %#x, fs_len %u, length %u", good.d[0],
+	it_ok(HDR + fs_len == good.len,
+	      "NFSv4 handle: version %#x, fs_len %u, length %u", good.d[0],
 	      fs_len, good.len);
-	it_ok(putfh_getattr(&good) == NFS4_OK, "PUTFH + GETATTR of the real handle");
+	it_ok(putfh_getattr(&good) == NFS4_OK,
+	      "PUTFH + GETATTR of the real handle");
 
 	{
-		struct batch b = { .what = "opaque bytes flipped", .must = strict };
+		struct batch b = { .what = "opaque bytes flipped",
+				   .must = strict };
 
 		for (i = 0; i < fs_len && HDR + i < good.len; i++) {
 			f = good;
@@ -287,7 +309,8 @@ int main(int argc, char **argv)
 		finish(&b);
 	}
 	{
-		struct batch b = { .what = "header version/export id altered", .must = true };
+		struct batch b = { .what = "header version/export id altered",
+				   .must = true };
 
 		f = good;
 		f.d[0] ^= 0xff;
@@ -298,7 +321,8 @@ int main(int argc, char **argv)
 		finish(&b);
 	}
 	{
-		struct batch b = { .what = "truncated wire handles", .must = true };
+		struct batch b = { .what = "truncated wire handles",
+				   .must = true };
 
 		for (k = 1; k < good.len; k++) {
 			f = good;
@@ -308,7 +332,10 @@ int main(int argc, char **argv)
 		finish(&b);
 	}
 	if (strict) {
-		struct batch b = { .what = "FSAL part truncated/extended, header consistent", .must = true };
+		struct batch b = {
+			.what = "FSAL part truncated/extended, header consistent",
+			.must = true
+		};
 
 		for (k = 1; k <= fs_len; k++) {
 			f = good;
@@ -327,7 +354,10 @@ int main(int argc, char **argv)
 		finish(&b);
 	}
 	{
-		struct batch b = { .what = "oversized wire handles (fs_len unchanged)", .must = true };
+		struct batch b = {
+			.what = "oversized wire handles (fs_len unchanged)",
+			.must = true
+		};
 
 		for (k = good.len + 1; k <= FH4MAX; k += 7) {
 			f = good;
@@ -338,8 +368,12 @@ int main(int argc, char **argv)
 		finish(&b);
 	}
 	{
-		struct batch b1 = { .what = "random garbage handles", .must = true };
-		struct batch b2 = { .what = "random FSAL part behind a valid header", .must = strict };
+		struct batch b1 = { .what = "random garbage handles",
+				    .must = true };
+		struct batch b2 = {
+			.what = "random FSAL part behind a valid header",
+			.must = strict
+		};
 
 		for (k = 0; k < 200; k++) {
 			f.len = 1 + rnd() % FH4MAX;
@@ -351,7 +385,8 @@ int main(int argc, char **argv)
 		}
 		finish(&b1);
 		for (k = 0; k < 200; k++) {
-			unsigned fl = k % 2 ? fs_len : 1 + rnd() % (FH4MAX - HDR);
+			unsigned fl =
+				k % 2 ? fs_len : 1 + rnd() % (FH4MAX - HDR);
 
 			memcpy(f.d, good.d, HDR);
 			f.d[4] = fl;
@@ -372,7 +407,8 @@ int main(int argc, char **argv)
 	}
 	rpc_destroy_context(rpc);
 	it_ok(it_ping(&c3), "server answers NULL (NFSv3) at the end");
-	it_expect_st(nfsc_remove(&c3, &c3.root, name), "REMOVE the file", NFS3_OK, IT_END);
+	it_expect_st(nfsc_remove(&c3, &c3.root, name), "REMOVE the file",
+		     NFS3_OK, IT_END);
 	nfsc_disconnect(&c3);
 	return it_summary("it_fh4");
 }

@@ -69,11 +69,13 @@ static int do_save(struct nfsc_conn *c, const char *file)
 		perror(file);
 		return 2;
 	}
-	if (!it_expect_st(nfsc_mkdir(c, &c->root, "h", 0755, &top, &a), "MKDIR h", NFS3_OK, IT_END))
+	if (!it_expect_st(nfsc_mkdir(c, &c->root, "h", 0755, &top, &a),
+			  "MKDIR h", NFS3_OK, IT_END))
 		goto out;
 	fprintf(f, "d h %s %llu 0\n", nfsc_fh_hex(&top, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
-	it_expect_st(nfsc_mkdir(c, &top, "sub", 0755, &sub, &a), "MKDIR h/sub", NFS3_OK, IT_END);
+	it_expect_st(nfsc_mkdir(c, &top, "sub", 0755, &sub, &a), "MKDIR h/sub",
+		     NFS3_OK, IT_END);
 	fprintf(f, "d h/sub %s %llu 0\n", nfsc_fh_hex(&sub, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
 	for (i = 0; i < 8; i++) {
@@ -82,20 +84,24 @@ static int do_save(struct nfsc_conn *c, const char *file)
 		size_t n = 1000 + i * 2000;
 
 		snprintf(name, sizeof(name), "file%d", i);
-		it_expect_st(nfsc_create(c, parent, name, GUARDED, 0644, NULL, &fh, &a), "CREATE",
-			     NFS3_OK, IT_END);
+		it_expect_st(nfsc_create(c, parent, name, GUARDED, 0644, NULL,
+					 &fh, &a),
+			     "CREATE", NFS3_OK, IT_END);
 		content(buf, n, name);
-		it_expect_st(nfsc_write(c, &fh, 0, buf, n, FILE_SYNC, &cnt, NULL, NULL), "WRITE",
-			     NFS3_OK, IT_END);
-		fprintf(f, "f %s%s %s %llu %zu\n", i % 2 ? "h/sub/" : "h/", name,
-			nfsc_fh_hex(&fh, hex, sizeof(hex)), (unsigned long long)a.fileid, n);
+		it_expect_st(nfsc_write(c, &fh, 0, buf, n, FILE_SYNC, &cnt,
+					NULL, NULL),
+			     "WRITE", NFS3_OK, IT_END);
+		fprintf(f, "f %s%s %s %llu %zu\n", i % 2 ? "h/sub/" : "h/",
+			name, nfsc_fh_hex(&fh, hex, sizeof(hex)),
+			(unsigned long long)a.fileid, n);
 	}
-	it_expect_st(nfsc_symlink(c, &top, "link", "sub/file1", &fh, &a), "SYMLINK h/link", NFS3_OK,
-		     IT_END);
+	it_expect_st(nfsc_symlink(c, &top, "link", "sub/file1", &fh, &a),
+		     "SYMLINK h/link", NFS3_OK, IT_END);
 	fprintf(f, "l h/link %s %llu 9\n", nfsc_fh_hex(&fh, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
-	it_expect_st(nfsc_create(c, &top, "doomed", GUARDED, 0644, NULL, &fh, &a), "CREATE h/doomed",
-		     NFS3_OK, IT_END);
+	it_expect_st(
+		nfsc_create(c, &top, "doomed", GUARDED, 0644, NULL, &fh, &a),
+		"CREATE h/doomed", NFS3_OK, IT_END);
 	fprintf(f, "x h/doomed %s %llu 0\n", nfsc_fh_hex(&fh, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
 	fprintf(f, "r / %s 0 0\n", nfsc_fh_hex(&c->root, hex, sizeof(hex)));
@@ -115,8 +121,8 @@ static int load(const char *file, struct saved *s, int max)
 		perror(file);
 		return -1;
 	}
-	while (n < max && fscanf(f, " %c %63s %257s %llu %llu", &s[n].kind, s[n].name, hex, &id,
-				 &size) == 5) {
+	while (n < max && fscanf(f, " %c %63s %257s %llu %llu", &s[n].kind,
+				 s[n].name, hex, &id, &size) == 5) {
 		if (!nfsc_fh_parse_hex(&s[n].fh, hex)) {
 			fprintf(stderr, "bad handle in %s\n", file);
 			fclose(f);
@@ -144,56 +150,79 @@ static int do_check(struct nfsc_conn *c, const char *file)
 
 		if (s[i].kind == 'x') {
 			/* Removed while the server was down. */
-			it_expect_st(st, "GETATTR of a file removed while the server was down", NFS3ERR_STALE,
-				     IT_END);
+			it_expect_st(
+				st,
+				"GETATTR of a file removed while the server was down",
+				NFS3ERR_STALE, IT_END);
 			continue;
 		}
 		if (s[i].kind == 'r') {
-			it_expect_st(st, "GETATTR of the old export root handle", NFS3_OK, IT_END);
+			it_expect_st(st,
+				     "GETATTR of the old export root handle",
+				     NFS3_OK, IT_END);
 			{
 				struct nfsc_fh h;
 
-				it_expect_st(nfsc_lookup(c, &s[i].fh, "h", &h, NULL),
-					     "LOOKUP h from the old root handle", NFS3_OK, IT_END);
+				it_expect_st(
+					nfsc_lookup(c, &s[i].fh, "h", &h, NULL),
+					"LOOKUP h from the old root handle",
+					NFS3_OK, IT_END);
 			}
 			continue;
 		}
-		if (!it_expect_st(st, "GETATTR through the handle saved before the restart", NFS3_OK,
-				  IT_END)) {
+		if (!it_expect_st(
+			    st,
+			    "GETATTR through the handle saved before the restart",
+			    NFS3_OK, IT_END)) {
 			it_note("  %s (%c)", s[i].name, s[i].kind);
 			continue;
 		}
-		it_ok(a.fileid == s[i].fileid, "%s: same file (fileid %llu, saved %llu)", s[i].name,
-		      (unsigned long long)a.fileid, (unsigned long long)s[i].fileid);
+		it_ok(a.fileid == s[i].fileid,
+		      "%s: same file (fileid %llu, saved %llu)", s[i].name,
+		      (unsigned long long)a.fileid,
+		      (unsigned long long)s[i].fileid);
 		if (s[i].kind == 'f') {
 			uint32_t got = 0;
 			bool eof = false;
 			const char *base = strrchr(s[i].name, '/') + 1;
 
-			it_expect_st(nfsc_read(c, &s[i].fh, 0, sizeof(buf), buf, &got, &eof),
-				     "READ through the old handle", NFS3_OK, IT_END);
+			it_expect_st(nfsc_read(c, &s[i].fh, 0, sizeof(buf), buf,
+					       &got, &eof),
+				     "READ through the old handle", NFS3_OK,
+				     IT_END);
 			content(want, s[i].size, base);
-			it_ok(got == s[i].size && eof && !memcmp(buf, want, s[i].size),
+			it_ok(got == s[i].size && eof &&
+				      !memcmp(buf, want, s[i].size),
 			      "%s: content intact (%u bytes)", s[i].name, got);
-			it_expect_st(nfsc_write(c, &s[i].fh, s[i].size, "more", 4, FILE_SYNC, NULL, NULL,
-						NULL),
-				     "WRITE through the old handle", NFS3_OK, IT_END);
+			it_expect_st(nfsc_write(c, &s[i].fh, s[i].size, "more",
+						4, FILE_SYNC, NULL, NULL, NULL),
+				     "WRITE through the old handle", NFS3_OK,
+				     IT_END);
 		} else if (s[i].kind == 'd') {
 			struct nfsc_dirlist l = { 0 };
 			int st2 = nfsc_readdir_all(c, &s[i].fh, true, 4096, &l);
 
-			it_ok(st2 == NFS3_OK && l.n >= 6, "%s: READDIRPLUS through the old handle: %s, %zu entries",
+			it_ok(st2 == NFS3_OK && l.n >= 6,
+			      "%s: READDIRPLUS through the old handle: %s, %zu entries",
 			      s[i].name, it_st(st2), l.n);
 			nfsc_dirlist_free(&l);
-			it_expect_st(nfsc_lookup(c, &s[i].fh, "file1", NULL, NULL) == NFS3_OK ||
-					     nfsc_lookup(c, &s[i].fh, "file0", NULL, NULL) == NFS3_OK
-				     ? NFS3_OK
-				     : NFS3ERR_NOENT,
-				     "LOOKUP through the old directory handle", NFS3_OK, IT_END);
+			it_expect_st(
+				nfsc_lookup(c, &s[i].fh, "file1", NULL, NULL) ==
+							NFS3_OK ||
+						nfsc_lookup(c, &s[i].fh,
+							    "file0", NULL,
+							    NULL) == NFS3_OK
+					? NFS3_OK
+					: NFS3ERR_NOENT,
+				"LOOKUP through the old directory handle",
+				NFS3_OK, IT_END);
 		} else if (s[i].kind == 'l') {
-			it_expect_st(nfsc_readlink(c, &s[i].fh, buf, sizeof(buf)),
-				     "READLINK through the old handle", NFS3_OK, IT_END);
-			it_ok(!strcmp(buf, "sub/file1"), "symlink target intact (\"%s\")", buf);
+			it_expect_st(
+				nfsc_readlink(c, &s[i].fh, buf, sizeof(buf)),
+				"READLINK through the old handle", NFS3_OK,
+				IT_END);
+			it_ok(!strcmp(buf, "sub/file1"),
+			      "symlink target intact (\"%s\")", buf);
 		}
 	}
 	return it_summary("it_handles check");
@@ -218,8 +247,11 @@ static int do_stale(struct nfsc_conn *c, const char *file)
 		else
 			it_note("%s: %s", s[i].name, it_st(st));
 	}
-	it_ok(refused == total, "handles MACed with the old key are refused: %d/%d", refused, total);
-	it_ok(nfsc_getattr(c, &c->root, NULL) == NFS3_OK, "the new root handle works");
+	it_ok(refused == total,
+	      "handles MACed with the old key are refused: %d/%d", refused,
+	      total);
+	it_ok(nfsc_getattr(c, &c->root, NULL) == NFS3_OK,
+	      "the new root handle works");
 	return it_summary("it_handles stale");
 }
 
@@ -234,7 +266,8 @@ struct batch {
 static struct nfsc_fh good;
 static struct nfsc_fh gooddir;
 
-static void send_forged(struct nfsc_conn *c, struct batch *b, const struct nfsc_fh *fh)
+static void send_forged(struct nfsc_conn *c, struct batch *b,
+			const struct nfsc_fh *fh)
 {
 	int st = nfsc_getattr(c, fh, NULL);
 
@@ -252,7 +285,8 @@ static void send_forged(struct nfsc_conn *c, struct batch *b, const struct nfsc_
 	if (b->ok + b->other + b->rpcfail <= 3) {
 		char hex[NFSC_FHMAX * 2 + 2];
 
-		it_note("  %s: %s for %s", b->what, it_st(st), nfsc_fh_hex(fh, hex, sizeof(hex)));
+		it_note("  %s: %s for %s", b->what, it_st(st),
+			nfsc_fh_hex(fh, hex, sizeof(hex)));
 	}
 }
 
@@ -261,11 +295,16 @@ static void finish(struct nfsc_conn *c, struct batch *b)
 	bool pass = b->refused == b->sent;
 
 	if (b->must)
-		it_ok(pass, "%s: %d/%d refused with BADHANDLE/STALE (%d accepted, %d other status, %d "
-			    "without reply)", b->what, b->refused, b->sent, b->ok, b->other, b->rpcfail);
+		it_ok(pass,
+		      "%s: %d/%d refused with BADHANDLE/STALE (%d accepted, %d other status, %d "
+		      "without reply)",
+		      b->what, b->refused, b->sent, b->ok, b->other,
+		      b->rpcfail);
 	else
 		it_note("%s: %d/%d refused (%d accepted, %d other, %d no reply) [not required of "
-			"this FSAL]", b->what, b->refused, b->sent, b->ok, b->other, b->rpcfail);
+			"this FSAL]",
+			b->what, b->refused, b->sent, b->ok, b->other,
+			b->rpcfail);
 	it_ok(!c->dead && nfsc_getattr(c, &good, NULL) == NFS3_OK,
 	      "after \"%s\" a normal GETATTR still answers", b->what);
 }
@@ -294,26 +333,31 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 	char name[64];
 
 	snprintf(name, sizeof(name), "forge.%d", (int)getpid());
-	if (!it_expect_st(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &good, &a),
-			  "CREATE a file to forge handles from", NFS3_OK, IT_END))
+	if (!it_expect_st(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL,
+				      &good, &a),
+			  "CREATE a file to forge handles from", NFS3_OK,
+			  IT_END))
 		return it_summary("it_handles forge");
 	nfsc_write(c, &good, 0, "data", 4, FILE_SYNC, NULL, NULL, NULL);
 	gooddir = c->root;
 	it_ok(good.len >= HDR && good.data[0] == 0x43 && good.len <= 64,
-	      "handle looks like a ganesha v3 handle (%u bytes, version %#x)", good.len,
-	      good.data[0]);
+	      "handle looks like a ganesha v3 handle (%u bytes, version %#x)",
+	      good.len, good.data[0]);
 	fs_len = good.data[4];
-	it_ok(HDR + fs_len <= good.len, "fs_len %u fits in the %u-byte wire handle", fs_len,
-	      good.len);
+	it_ok(HDR + fs_len <= good.len,
+	      "fs_len %u fits in the %u-byte wire handle", fs_len, good.len);
 	if (HDR + fs_len > good.len)
 		return it_summary("it_handles forge");
-	it_note("wire handle %u bytes, FSAL opaque part %u bytes", good.len, fs_len);
+	it_note("wire handle %u bytes, FSAL opaque part %u bytes", good.len,
+		fs_len);
 
 	/* 1. Every byte of the FSAL's opaque part flipped (all bits, then the low bit). */
 	for (int pass = 0; pass < 2; pass++) {
-		struct batch b = { pass ? "opaque bytes with the low bit flipped"
-					: "opaque bytes with all bits flipped",
-				   .must = strict };
+		struct batch b = {
+			pass ? "opaque bytes with the low bit flipped"
+			     : "opaque bytes with all bits flipped",
+			.must = strict
+		};
 
 		for (i = 0; i < fs_len; i++) {
 			f = good;
@@ -327,7 +371,8 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 
 	/* 2. The ganesha header: version and export id (refused by ganesha for any FSAL). */
 	{
-		struct batch b = { "header version/export id altered", .must = true };
+		struct batch b = { "header version/export id altered",
+				   .must = true };
 
 		f = good;
 		f.data[0] ^= 0xff;
@@ -361,13 +406,15 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 	/* 4. Truncated FSAL part with a consistent header (reaches the FSAL). Not sent without
 	 *    -S: stock FSAL_VFS 4.3 aborts on some of these (fortify "buffer overflow"). */
 	if (strict) {
-		struct batch b = { "FSAL part truncated, header consistent", .must = strict };
+		struct batch b = { "FSAL part truncated, header consistent",
+				   .must = strict };
 
 		for (k = 1; k <= fs_len; k++) {
 			f = good;
 			f.data[4] = fs_len - k;
 			f.len = wire_len(fs_len - k);
-			memset(f.data + HDR + fs_len - k, 0, f.len - (HDR + fs_len - k));
+			memset(f.data + HDR + fs_len - k, 0,
+			       f.len - (HDR + fs_len - k));
 			send_forged(c, &b, &f);
 		}
 		finish(c, &b);
@@ -375,7 +422,8 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 
 	/* 5. Oversized FSAL part with a consistent header, up to the 64-byte NFSv3 maximum. */
 	if (strict) {
-		struct batch b = { "FSAL part oversized, header consistent", .must = strict };
+		struct batch b = { "FSAL part oversized, header consistent",
+				   .must = strict };
 
 		for (k = fs_len + 1; HDR + k <= 64; k++) {
 			f = good;
@@ -394,8 +442,10 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 
 	/* 6. Oversized on the wire: padded to 64 bytes (fs_len unchanged), then beyond 64. */
 	{
-		struct batch b = { "oversized wire handles (<= 64 bytes, fs_len unchanged)",
-				   .must = true };
+		struct batch b = {
+			"oversized wire handles (<= 64 bytes, fs_len unchanged)",
+			.must = true
+		};
 
 		for (k = good.len + 4; k <= 64; k += 4) {
 			f = good;
@@ -423,16 +473,19 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 				int st = nfsc_getattr(&c2, &f, NULL);
 
 				sent++;
-				if (st == NFS3ERR_BADHANDLE || st == NFS3ERR_STALE || st == -1)
+				if (st == NFS3ERR_BADHANDLE ||
+				    st == NFS3ERR_STALE || st == -1)
 					got_reply++;
 				else
-					it_note("  %u-byte handle: %s", k, it_st(st));
+					it_note("  %u-byte handle: %s", k,
+						it_st(st));
 			}
 			nfsc_disconnect(&c2);
 		}
 		it_ok(sent > 0 && got_reply == sent,
 		      "handles longer than 64 bytes are refused (%d/%d with BADHANDLE/STALE or an "
-		      "RPC error)", got_reply, sent);
+		      "RPC error)",
+		      got_reply, sent);
 		it_ok(nfsc_getattr(c, &good, NULL) == NFS3_OK,
 		      "after handles longer than 64 bytes a normal GETATTR still answers");
 	}
@@ -441,7 +494,10 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 	 *    bytes of a consistent length. */
 	{
 		struct batch b1 = { "random garbage handles", .must = true };
-		struct batch b2 = { "random FSAL part behind a valid ganesha header", .must = strict };
+		struct batch b2 = {
+			"random FSAL part behind a valid ganesha header",
+			.must = strict
+		};
 
 		for (k = 0; k < 300; k++) {
 			unsigned len = 1 + rnd() % 64;
@@ -485,8 +541,10 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 
 	/* 9. Other operations with a forged handle (the object is never opened). */
 	{
-		struct batch b = { "READ/WRITE/LOOKUP/READDIR/SETATTR/COMMIT with forged handles",
-				   .must = strict };
+		struct batch b = {
+			"READ/WRITE/LOOKUP/READDIR/SETATTR/COMMIT with forged handles",
+			.must = strict
+		};
 		char buf[64];
 
 		for (i = 0; i < fs_len; i += 3) {
@@ -500,16 +558,20 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 			nfsc_sattr_none(&sa);
 			sa.mode.set_it = 1;
 			sa.mode.set_mode3_u.mode = 0777;
-			st[0] = nfsc_read(c, &f, 0, sizeof(buf), buf, NULL, NULL);
-			st[1] = nfsc_write(c, &f, 0, "evil", 4, FILE_SYNC, NULL, NULL, NULL);
+			st[0] = nfsc_read(c, &f, 0, sizeof(buf), buf, NULL,
+					  NULL);
+			st[1] = nfsc_write(c, &f, 0, "evil", 4, FILE_SYNC, NULL,
+					   NULL, NULL);
 			st[2] = nfsc_lookup(c, &f, "x", NULL, NULL);
-			st[3] = nfsc_readdir_once(c, &f, false, 0, verf, 1024, &l, NULL, NULL);
+			st[3] = nfsc_readdir_once(c, &f, false, 0, verf, 1024,
+						  &l, NULL, NULL);
 			st[4] = nfsc_setattr(c, &f, &sa);
 			st[5] = nfsc_commit(c, &f, 0, 0, NULL);
 			nfsc_dirlist_free(&l);
 			for (k = 0; k < 6; k++) {
 				b.sent++;
-				if (st[k] == NFS3ERR_BADHANDLE || st[k] == NFS3ERR_STALE)
+				if (st[k] == NFS3ERR_BADHANDLE ||
+				    st[k] == NFS3ERR_STALE)
 					b.refused++;
 				else if (st[k] == NFS3_OK)
 					b.ok++;
@@ -528,10 +590,12 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 			nfsc_getattr(c, &good, &aa);
 			nfsc_read(c, &good, 0, sizeof(buf), buf, &got, NULL);
 			if (strict)
-				it_ok(aa.size == 4 && got == 4 && !memcmp(buf, "data", 4) &&
+				it_ok(aa.size == 4 && got == 4 &&
+					      !memcmp(buf, "data", 4) &&
 					      (aa.mode & 0777) == 0644,
 				      "the real file is untouched (size %llu mode %o)",
-				      (unsigned long long)aa.size, aa.mode & 0777);
+				      (unsigned long long)aa.size,
+				      aa.mode & 0777);
 		}
 	}
 
@@ -543,13 +607,16 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 
 		o2.export = export2;
 		if (it_connect(&c2, &o2, 0, 0) != 0) {
-			it_ok(false, "connect to the second export %s", export2);
+			it_ok(false, "connect to the second export %s",
+			      export2);
 		} else {
-			struct batch b = { "handle of another export relabelled with this export's id",
-					   .must = strict };
+			struct batch b = {
+				"handle of another export relabelled with this export's id",
+				.must = strict
+			};
 
-			if (nfsc_create(&c2, &c2.root, name, GUARDED, 0644, NULL, &other, NULL) ==
-			    NFS3_OK) {
+			if (nfsc_create(&c2, &c2.root, name, GUARDED, 0644,
+					NULL, &other, NULL) == NFS3_OK) {
 				it_ok(nfsc_getattr(c, &other, NULL) == NFS3_OK,
 				      "the other export's handle works as issued");
 				f = other;
@@ -570,7 +637,8 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 	}
 
 	it_ok(it_ping(c), "server answers NULL at the end");
-	it_expect_st(nfsc_remove(c, &c->root, name), "REMOVE the forge file", NFS3_OK, IT_END);
+	it_expect_st(nfsc_remove(c, &c->root, name), "REMOVE the forge file",
+		     NFS3_OK, IT_END);
 	return it_summary("it_handles forge");
 }
 
@@ -583,7 +651,8 @@ int main(int argc, char **argv)
 
 	idx = it_parse(argc, argv, &o, "Sx:", opt_cb);
 	if (idx >= argc) {
-		fprintf(stderr, "usage: it_handles -e EXPORT save|check|stale FILE | forge [-S] [-x E2]\n");
+		fprintf(stderr,
+			"usage: it_handles -e EXPORT save|check|stale FILE | forge [-S] [-x E2]\n");
 		return 2;
 	}
 	cmd = argv[idx];

@@ -54,10 +54,12 @@ static int do_nospc(struct nfsc_conn *c, uint64_t bytes)
 	char name[64];
 
 	snprintf(name, sizeof(name), "fill.%d", (int)getpid());
-	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL), "CREATE fill", NFS3_OK))
+	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL),
+		"CREATE fill", NFS3_OK))
 		return it_summary("it_io nospc");
 	for (off = 0; off < bytes && st == NFS3_OK; off += MiB)
-		st = nfsc_write(c, &f, off, buf, MiB, UNSTABLE, NULL, NULL, NULL);
+		st = nfsc_write(c, &f, off, buf, MiB, UNSTABLE, NULL, NULL,
+				NULL);
 	cst = nfsc_commit(c, &f, 0, 0, NULL);
 	it_note("UNSTABLE writes stopped at %llu MiB with %s; COMMIT %s",
 		(unsigned long long)(off / MiB), it_st(st), it_st(cst));
@@ -67,7 +69,8 @@ static int do_nospc(struct nfsc_conn *c, uint64_t bytes)
 	ST(nfsc_write(c, &f, bytes, buf, MiB, FILE_SYNC, NULL, NULL, NULL),
 	   "FILE_SYNC write on the full filesystem -> NOSPC", NFS3ERR_NOSPC);
 	ST(nfsc_remove(c, &c->root, name), "REMOVE the filling file", NFS3_OK);
-	ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL), "CREATE again", NFS3_OK);
+	ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL),
+	   "CREATE again", NFS3_OK);
 	ST(nfsc_write(c, &f, 0, buf, MiB, FILE_SYNC, NULL, NULL, NULL),
 	   "after freeing space a FILE_SYNC write works", NFS3_OK);
 	ST(nfsc_commit(c, &f, 0, 0, NULL), "and COMMIT", NFS3_OK);
@@ -84,16 +87,21 @@ static int do_rofs(struct nfsc_conn *c, const char *file)
 	char buf[64];
 	uint32_t got = 0;
 
-	if (!ST(nfsc_lookup(c, &c->root, file, &f, &a), "LOOKUP existing file on a read-only fs",
-		NFS3_OK))
+	if (!ST(nfsc_lookup(c, &c->root, file, &f, &a),
+		"LOOKUP existing file on a read-only fs", NFS3_OK))
 		return it_summary("it_io rofs");
-	ST(nfsc_read(c, &f, 0, sizeof(buf), buf, &got, NULL), "READ on a read-only fs", NFS3_OK);
-	it_ok(got == a.size, "READ returned %u of %llu bytes", got, (unsigned long long)a.size);
-	ST(nfsc_create(c, &c->root, "new", GUARDED, 0644, NULL, NULL, NULL), "CREATE -> EROFS",
-	   NFS3ERR_ROFS);
-	ST(nfsc_mkdir(c, &c->root, "newdir", 0755, NULL, NULL), "MKDIR -> EROFS", NFS3ERR_ROFS);
-	ST(nfsc_symlink(c, &c->root, "newlink", "x", NULL, NULL), "SYMLINK -> EROFS", NFS3ERR_ROFS);
-	ST(nfsc_write(c, &f, 0, "x", 1, FILE_SYNC, NULL, NULL, NULL), "WRITE -> EROFS", NFS3ERR_ROFS);
+	ST(nfsc_read(c, &f, 0, sizeof(buf), buf, &got, NULL),
+	   "READ on a read-only fs", NFS3_OK);
+	it_ok(got == a.size, "READ returned %u of %llu bytes", got,
+	      (unsigned long long)a.size);
+	ST(nfsc_create(c, &c->root, "new", GUARDED, 0644, NULL, NULL, NULL),
+	   "CREATE -> EROFS", NFS3ERR_ROFS);
+	ST(nfsc_mkdir(c, &c->root, "newdir", 0755, NULL, NULL),
+	   "MKDIR -> EROFS", NFS3ERR_ROFS);
+	ST(nfsc_symlink(c, &c->root, "newlink", "x", NULL, NULL),
+	   "SYMLINK -> EROFS", NFS3ERR_ROFS);
+	ST(nfsc_write(c, &f, 0, "x", 1, FILE_SYNC, NULL, NULL, NULL),
+	   "WRITE -> EROFS", NFS3ERR_ROFS);
 	nfsc_sattr_none(&sa);
 	sa.mode.set_it = 1;
 	sa.mode.set_mode3_u.mode = 0600;
@@ -102,8 +110,10 @@ static int do_rofs(struct nfsc_conn *c, const char *file)
 	sa.size.set_it = 1;
 	sa.size.set_size3_u.size = 0;
 	ST(nfsc_setattr(c, &f, &sa), "SETATTR size -> EROFS", NFS3ERR_ROFS);
-	ST(nfsc_rename(c, &c->root, file, &c->root, "renamed"), "RENAME -> EROFS", NFS3ERR_ROFS);
-	ST(nfsc_link(c, &f, &c->root, "hard", NULL), "LINK -> EROFS", NFS3ERR_ROFS);
+	ST(nfsc_rename(c, &c->root, file, &c->root, "renamed"),
+	   "RENAME -> EROFS", NFS3ERR_ROFS);
+	ST(nfsc_link(c, &f, &c->root, "hard", NULL), "LINK -> EROFS",
+	   NFS3ERR_ROFS);
 	ST(nfsc_remove(c, &c->root, file), "REMOVE -> EROFS", NFS3ERR_ROFS);
 	ST(nfsc_getattr(c, &f, &a), "GETATTR still works", NFS3_OK);
 	return it_summary("it_io rofs");
@@ -112,7 +122,8 @@ static int do_rofs(struct nfsc_conn *c, const char *file)
 static int do_rw(struct nfsc_conn *c, unsigned mib)
 {
 	struct nfsc_fh f;
-	unsigned char *data = pattern((size_t)mib * MiB, 9), *back = malloc((size_t)mib * MiB);
+	unsigned char *data = pattern((size_t)mib * MiB, 9),
+		      *back = malloc((size_t)mib * MiB);
 	uint64_t off;
 	int st = NFS3_OK;
 	char name[64], v1[8], v2[8];
@@ -124,23 +135,31 @@ static int do_rw(struct nfsc_conn *c, unsigned mib)
 		stable_how how = pass ? FILE_SYNC : UNSTABLE;
 
 		snprintf(name, sizeof(name), "rw%d.%d", pass, (int)getpid());
-		if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL), "CREATE", NFS3_OK))
+		if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f,
+				    NULL),
+			"CREATE", NFS3_OK))
 			break;
-		for (off = 0, st = NFS3_OK; off < (uint64_t)mib * MiB && st == NFS3_OK; off += MiB) {
+		for (off = 0, st = NFS3_OK;
+		     off < (uint64_t)mib * MiB && st == NFS3_OK; off += MiB) {
 			stable_how got;
 
-			st = nfsc_write(c, &f, off, data + off, MiB, how, NULL, &got, v1);
+			st = nfsc_write(c, &f, off, data + off, MiB, how, NULL,
+					&got, v1);
 			if (st == NFS3_OK && got < how)
 				st = -2;
 		}
-		it_ok(st == NFS3_OK, "%u MiB of %s 1 MiB writes: %s", mib, pass ? "FILE_SYNC" : "UNSTABLE",
+		it_ok(st == NFS3_OK, "%u MiB of %s 1 MiB writes: %s", mib,
+		      pass ? "FILE_SYNC" : "UNSTABLE",
 		      st == -2 ? "committed weaker than asked" : it_st(st));
 		ST(nfsc_commit(c, &f, 0, 0, v2), "COMMIT", NFS3_OK);
-		it_ok(memcmp(v1, v2, 8) == 0, "COMMIT verifier equals the WRITE verifier");
+		it_ok(memcmp(v1, v2, 8) == 0,
+		      "COMMIT verifier equals the WRITE verifier");
 		ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK);
-		it_ok(a.size == (uint64_t)mib * MiB, "size %llu", (unsigned long long)a.size);
+		it_ok(a.size == (uint64_t)mib * MiB, "size %llu",
+		      (unsigned long long)a.size);
 		memset(back, 0, (size_t)mib * MiB);
-		for (off = 0, st = NFS3_OK; off < (uint64_t)mib * MiB && st == NFS3_OK;) {
+		for (off = 0, st = NFS3_OK;
+		     off < (uint64_t)mib * MiB && st == NFS3_OK;) {
 			uint32_t got = 0;
 
 			st = nfsc_read(c, &f, off, MiB, back + off, &got, NULL);
@@ -150,7 +169,8 @@ static int do_rw(struct nfsc_conn *c, unsigned mib)
 		}
 		it_ok(st == NFS3_OK && off == (uint64_t)mib * MiB &&
 			      !memcmp(back, data, (size_t)mib * MiB),
-		      "read back %llu bytes equal to what was written", (unsigned long long)off);
+		      "read back %llu bytes equal to what was written",
+		      (unsigned long long)off);
 		ST(nfsc_remove(c, &c->root, name), "REMOVE", NFS3_OK);
 	}
 	free(data);
@@ -158,8 +178,8 @@ static int do_rw(struct nfsc_conn *c, unsigned mib)
 	return it_summary("it_io rw");
 }
 
-static int create_unchecked_size0(struct nfsc_conn *c, const struct nfsc_fh *dir,
-				  const char *name)
+static int create_unchecked_size0(struct nfsc_conn *c,
+				  const struct nfsc_fh *dir, const char *name)
 {
 	struct nfsc_call k = { 0 };
 	CREATE3args a;
@@ -179,18 +199,20 @@ static int create_unchecked_size0(struct nfsc_conn *c, const struct nfsc_fh *dir
 }
 
 /* A whole-file COMMIT that must fail (strict) or is only reported (info). */
-static void commit_must_fail(struct nfsc_conn *c, const struct nfsc_fh *f, bool strict,
-			     const char *what)
+static void commit_must_fail(struct nfsc_conn *c, const struct nfsc_fh *f,
+			     bool strict, const char *what)
 {
 	int st = nfsc_commit(c, f, 0, 0, NULL);
 
 	if (strict)
-		it_ok(st == NFS3ERR_NOSPC, "%s: whole-file COMMIT %s (want NOSPC)", what, it_st(st));
+		it_ok(st == NFS3ERR_NOSPC,
+		      "%s: whole-file COMMIT %s (want NOSPC)", what, it_st(st));
 	else
 		it_note("%s: whole-file COMMIT %s", what, it_st(st));
 }
 
-static int do_lostrange(struct nfsc_conn *c, const char *filler, const char *how, bool strict)
+static int do_lostrange(struct nfsc_conn *c, const char *filler,
+			const char *how, bool strict)
 {
 	const uint32_t chunk = 256 * 1024;
 	struct nfsc_fh f;
@@ -205,12 +227,14 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler, const char *how
 	if (!back)
 		abort();
 	snprintf(name, sizeof(name), "lost.%d", (int)getpid());
-	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL), "CREATE", NFS3_OK))
+	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL),
+		"CREATE", NFS3_OK))
 		goto out;
 	/* fill the filesystem: the WRITE that finds no space is remembered lost */
 	while (off < limit) {
 		cnt = 0;
-		st = nfsc_write(c, &f, off, buf, chunk, UNSTABLE, &cnt, NULL, NULL);
+		st = nfsc_write(c, &f, off, buf, chunk, UNSTABLE, &cnt, NULL,
+				NULL);
 		if (st != NFS3_OK || cnt == 0)
 			break;
 		off += cnt;
@@ -223,7 +247,8 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler, const char *how
 	if (st != NFS3ERR_NOSPC || off < MiB)
 		goto out;
 	commit_must_fail(c, &f, strict, "after the failed WRITE");
-	if (!ST(nfsc_remove(c, &c->root, filler), "REMOVE the filler (space freed)", NFS3_OK))
+	if (!ST(nfsc_remove(c, &c->root, filler),
+		"REMOVE the filler (space freed)", NFS3_OK))
 		goto out;
 
 	/* the opposite guard: rewriting a part clears nothing past it */
@@ -242,18 +267,23 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler, const char *how
 	}
 	/* (after the CREATE, ganesha 4.3 answers GETATTR from attributes cached
 	 * before the truncate, with VFS too: the size after the rewrite shows it) */
-	if (strcmp(how, "create") && ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK))
-		it_ok(a.size == 0, "size after the truncate: %llu", (unsigned long long)a.size);
+	if (strcmp(how, "create") &&
+	    ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK))
+		it_ok(a.size == 0, "size after the truncate: %llu",
+		      (unsigned long long)a.size);
 
 	ST(nfsc_write(c, &f, 0, buf, MiB, UNSTABLE, NULL, NULL, v1),
 	   "rewrite [0, 1 MiB) after the truncate", NFS3_OK);
 	st = nfsc_commit(c, &f, 0, 0, v2);
-	it_ok(st == NFS3_OK, "truncated (%s) and rewritten: whole-file COMMIT %s (want OK)",
+	it_ok(st == NFS3_OK,
+	      "truncated (%s) and rewritten: whole-file COMMIT %s (want OK)",
 	      how, it_st(st));
 	if (st == NFS3_OK)
-		it_ok(memcmp(v1, v2, 8) == 0, "COMMIT verifier equals the WRITE verifier");
+		it_ok(memcmp(v1, v2, 8) == 0,
+		      "COMMIT verifier equals the WRITE verifier");
 	if (ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK))
-		it_ok(a.size == MiB, "size %llu (want 1 MiB)", (unsigned long long)a.size);
+		it_ok(a.size == MiB, "size %llu (want 1 MiB)",
+		      (unsigned long long)a.size);
 	memset(back, 0, MiB);
 	for (off = 0, st = NFS3_OK; off < MiB && st == NFS3_OK; off += got) {
 		got = 0;
@@ -262,7 +292,8 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler, const char *how
 			break;
 	}
 	it_ok(st == NFS3_OK && off == MiB && !memcmp(back, buf, MiB),
-	      "read back %llu bytes equal to the rewrite", (unsigned long long)off);
+	      "read back %llu bytes equal to the rewrite",
+	      (unsigned long long)off);
 	ST(nfsc_remove(c, &c->root, name), "REMOVE", NFS3_OK);
 out:
 	free(buf);
@@ -273,7 +304,8 @@ out:
 static int do_filesync(struct nfsc_conn *c, unsigned n)
 {
 	const uint32_t len = 4096;
-	unsigned char *data = pattern((size_t)n * len, 3), *back = malloc((size_t)n * len);
+	unsigned char *data = pattern((size_t)n * len, 3),
+		      *back = malloc((size_t)n * len);
 	unsigned i, answered = 0;
 	uint64_t off;
 	uint32_t got = 0;
@@ -284,31 +316,37 @@ static int do_filesync(struct nfsc_conn *c, unsigned n)
 	if (!back)
 		abort();
 	snprintf(name, sizeof(name), "filesync.%d", (int)getpid());
-	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL), "CREATE", NFS3_OK))
+	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL),
+		"CREATE", NFS3_OK))
 		goto out;
 	for (i = 0; i < n; i++) {
 		stable_how committed = UNSTABLE;
 		uint32_t cnt = 0;
 
-		st = nfsc_write(c, &f, (uint64_t)i * len, data + (size_t)i * len, len, FILE_SYNC,
-				&cnt, &committed, NULL);
+		st = nfsc_write(c, &f, (uint64_t)i * len,
+				data + (size_t)i * len, len, FILE_SYNC, &cnt,
+				&committed, NULL);
 		if (st != NFS3_OK || cnt != len || committed != FILE_SYNC)
 			break;
 		answered++;
 	}
-	it_ok(answered == n, "%u FILE_SYNC WRITEs answered FILE_SYNC (%u, last %s)", n, answered,
-	      it_st(st));
+	it_ok(answered == n,
+	      "%u FILE_SYNC WRITEs answered FILE_SYNC (%u, last %s)", n,
+	      answered, it_st(st));
 	printf("file_sync_answered=%u\n", answered);
 	fflush(stdout);
-	for (off = 0, st = NFS3_OK; off < (uint64_t)n * len && st == NFS3_OK; off += got) {
+	for (off = 0, st = NFS3_OK; off < (uint64_t)n * len && st == NFS3_OK;
+	     off += got) {
 		got = 0;
-		st = nfsc_read(c, &f, off, (uint32_t)((uint64_t)n * len - off), back + off, &got,
-			       NULL);
+		st = nfsc_read(c, &f, off, (uint32_t)((uint64_t)n * len - off),
+			       back + off, &got, NULL);
 		if (got == 0)
 			break;
 	}
-	it_ok(st == NFS3_OK && off == (uint64_t)n * len && !memcmp(back, data, off),
-	      "read back %llu bytes equal to what was written", (unsigned long long)off);
+	it_ok(st == NFS3_OK && off == (uint64_t)n * len &&
+		      !memcmp(back, data, off),
+	      "read back %llu bytes equal to what was written",
+	      (unsigned long long)off);
 out:
 	free(data);
 	free(back);
@@ -323,7 +361,8 @@ int main(int argc, char **argv)
 
 	idx = it_parse(argc, argv, &o, NULL, NULL);
 	if (idx + 1 >= argc) {
-		fprintf(stderr, "usage: it_io -e EXPORT nospc BYTES | rofs FILE | rw MiB |\n"
+		fprintf(stderr,
+			"usage: it_io -e EXPORT nospc BYTES | rofs FILE | rw MiB |\n"
 			"       lostrange FILLER setattr|create strict|info | filesync N\n");
 		return 2;
 	}
@@ -338,7 +377,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[idx], "rw"))
 		rc = do_rw(&c, atoi(argv[idx + 1]));
 	else if (!strcmp(argv[idx], "lostrange") && idx + 3 < argc &&
-		 (!strcmp(argv[idx + 2], "setattr") || !strcmp(argv[idx + 2], "create")))
+		 (!strcmp(argv[idx + 2], "setattr") ||
+		  !strcmp(argv[idx + 2], "create")))
 		rc = do_lostrange(&c, argv[idx + 1], argv[idx + 2],
 				  strcmp(argv[idx + 3], "info") != 0);
 	else if (!strcmp(argv[idx], "filesync"))

@@ -42,12 +42,16 @@ static log_levels_t it_levels[COMPONENT_COUNT];
 log_levels_t *component_log_level = it_levels;
 
 void DisplayLogComponentLevel(log_components_t component, const char *file,
-			      int line, const char *function, log_levels_t level,
-			      const char *format, ...)
+			      int line, const char *function,
+			      log_levels_t level, const char *format, ...)
 {
 	va_list ap;
 
-	(void)component; (void)file; (void)line; (void)function; (void)level;
+	(void)component;
+	(void)file;
+	(void)line;
+	(void)function;
+	(void)level;
 	va_start(ap, format);
 	vfprintf(stderr, format, ap);
 	va_end(ap);
@@ -57,7 +61,8 @@ void DisplayLogComponentLevel(log_components_t component, const char *file,
 void LogMallocFailure(const char *file, int line, const char *function,
 		      const char *allocator)
 {
-	fprintf(stderr, "%s:%d %s: %s failed\n", file, line, function, allocator);
+	fprintf(stderr, "%s:%d %s: %s failed\n", file, line, function,
+		allocator);
 	abort();
 }
 
@@ -71,7 +76,8 @@ struct xdr_uio *xdr_READ4res_uio_setup(struct READ4resok *objp)
 /* ---- reporting ---- */
 static int failures, checks;
 
-static void ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static void ok(bool cond, const char *fmt, ...)
 {
 	va_list ap;
@@ -92,26 +98,46 @@ static const char *st4(int st)
 	static char b[32];
 
 	switch (st) {
-	case -1: return "RPC-FAILURE";
-	case NFS4_OK: return "NFS4_OK";
-	case NFS4ERR_PERM: return "NFS4ERR_PERM";
-	case NFS4ERR_NOENT: return "NFS4ERR_NOENT";
-	case NFS4ERR_IO: return "NFS4ERR_IO";
-	case NFS4ERR_NXIO: return "NFS4ERR_NXIO";
-	case NFS4ERR_ACCESS: return "NFS4ERR_ACCESS";
-	case NFS4ERR_EXIST: return "NFS4ERR_EXIST";
-	case NFS4ERR_INVAL: return "NFS4ERR_INVAL";
-	case NFS4ERR_FBIG: return "NFS4ERR_FBIG";
-	case NFS4ERR_NOSPC: return "NFS4ERR_NOSPC";
-	case NFS4ERR_NOTSUPP: return "NFS4ERR_NOTSUPP";
-	case NFS4ERR_NAMETOOLONG: return "NFS4ERR_NAMETOOLONG";
-	case NFS4ERR_SERVERFAULT: return "NFS4ERR_SERVERFAULT";
-	case NFS4ERR_BAD_STATEID: return "NFS4ERR_BAD_STATEID";
-	case NFS4ERR_OPENMODE: return "NFS4ERR_OPENMODE";
-	case NFS4ERR_NOXATTR: return "NFS4ERR_NOXATTR";
-	case NFS4ERR_XATTR2BIG: return "NFS4ERR_XATTR2BIG";
-	case NFS4ERR_DELAY: return "NFS4ERR_DELAY";
-	case NFS4ERR_UNION_NOTSUPP: return "NFS4ERR_UNION_NOTSUPP";
+	case -1:
+		return "RPC-FAILURE";
+	case NFS4_OK:
+		return "NFS4_OK";
+	case NFS4ERR_PERM:
+		return "NFS4ERR_PERM";
+	case NFS4ERR_NOENT:
+		return "NFS4ERR_NOENT";
+	case NFS4ERR_IO:
+		return "NFS4ERR_IO";
+	case NFS4ERR_NXIO:
+		return "NFS4ERR_NXIO";
+	case NFS4ERR_ACCESS:
+		return "NFS4ERR_ACCESS";
+	case NFS4ERR_EXIST:
+		return "NFS4ERR_EXIST";
+	case NFS4ERR_INVAL:
+		return "NFS4ERR_INVAL";
+	case NFS4ERR_FBIG:
+		return "NFS4ERR_FBIG";
+	case NFS4ERR_NOSPC:
+		return "NFS4ERR_NOSPC";
+	case NFS4ERR_NOTSUPP:
+		return "NFS4ERR_NOTSUPP";
+	case NFS4ERR_NAMETOOLONG:
+		return "NFS4ERR_NAMETOOLONG";
+	case NFS4ERR_SERVERFAULT:
+		return "NFS4ERR_SERVERFAULT";
+	case NFS4ERR_BAD_STATEID:
+		return "NFS4ERR_BAD_STATEID";
+	case NFS4ERR_OPENMODE:
+		return "NFS4ERR_OPENMODE";
+	case NFS4ERR_NOXATTR:
+		return "NFS4ERR_NOXATTR";
+	case NFS4ERR_XATTR2BIG:
+		return "NFS4ERR_XATTR2BIG";
+	case NFS4ERR_DELAY:
+		return "NFS4ERR_DELAY";
+	case NFS4ERR_UNION_NOTSUPP:
+		return "NFS4ERR_UNION_NOTSUPP";
 	default:
 		snprintf(b, sizeof(b), "status %d", st);
 		return b;
@@ -187,8 +213,14 @@ static int call(struct cl *c, COMPOUND4args *args, COMPOUND4res *res)
 	len = XDR_GETPOS(&cx);
 
 	xdrmem_create(&x, c->sbuf + 4, BUFSZ - 4, XDR_ENCODE);
-	uint32_t hdrv[] = { xid, 0 /* CALL */, 2, NFS_PROG, 4, 1 /* COMPOUND */,
-			    1 /* AUTH_SYS */, len };
+	uint32_t hdrv[] = { xid,
+			    0 /* CALL */,
+			    2,
+			    NFS_PROG,
+			    4,
+			    1 /* COMPOUND */,
+			    1 /* AUTH_SYS */,
+			    len };
 	for (size_t i = 0; i < sizeof(hdrv) / sizeof(hdrv[0]); i++)
 		if (!xdr_uint32_t(&x, &hdrv[i]))
 			return -1;
@@ -207,7 +239,8 @@ static int call(struct cl *c, COMPOUND4args *args, COMPOUND4res *res)
 			return -1;
 		hdr = ntohl(hdr);
 		len = hdr & 0x7fffffffu;
-		if (got + len > BUFSZ || recv_all(c->sock, c->rbuf + got, len) != 0)
+		if (got + len > BUFSZ ||
+		    recv_all(c->sock, c->rbuf + got, len) != 0)
 			return -1;
 		got += len;
 		if (hdr & 0x80000000u)
@@ -215,9 +248,9 @@ static int call(struct cl *c, COMPOUND4args *args, COMPOUND4res *res)
 	}
 	xdrmem_create(&x, c->rbuf, (u_int)got, XDR_DECODE);
 	/* xid, REPLY, MSG_ACCEPTED, verifier, SUCCESS */
-	if (!xdr_uint32_t(&x, &v) || v != xid || !xdr_uint32_t(&x, &v) || v != 1 ||
-	    !xdr_uint32_t(&x, &v) || v != 0 || !xdr_uint32_t(&x, &v) ||
-	    !xdr_uint32_t(&x, &len) || len > 400)
+	if (!xdr_uint32_t(&x, &v) || v != xid || !xdr_uint32_t(&x, &v) ||
+	    v != 1 || !xdr_uint32_t(&x, &v) || v != 0 ||
+	    !xdr_uint32_t(&x, &v) || !xdr_uint32_t(&x, &len) || len > 400)
 		return -1;
 	char verf[400];
 	if (!xdr_opaque(&x, verf, len) || !xdr_uint32_t(&x, &v) || v != 0)
@@ -269,7 +302,8 @@ static void add_putfh(struct cpd *p, nfs_fh4 *fh)
 /* The result of op i (NULL if the server stopped before it). */
 static nfs_resop4 *resop(struct cpd *p, unsigned int i)
 {
-	return i < p->r.resarray.resarray_len ? &p->r.resarray.resarray_val[i] : NULL;
+	return i < p->r.resarray.resarray_len ? &p->r.resarray.resarray_val[i]
+					      : NULL;
 }
 
 static int run(struct cl *c, struct cpd *p)
@@ -292,10 +326,14 @@ static int setup_session(struct cl *c)
 
 	cpd_init(&p);
 	o = add(&p, NFS4_OP_EXCHANGE_ID);
-	snprintf(owner, sizeof(owner), "it_v42.%d.%ld", (int)getpid(), (long)time(NULL));
-	memcpy(o->nfs_argop4_u.opexchange_id.eia_clientowner.co_verifier, owner, 8);
-	o->nfs_argop4_u.opexchange_id.eia_clientowner.co_ownerid.co_ownerid_len = strlen(owner);
-	o->nfs_argop4_u.opexchange_id.eia_clientowner.co_ownerid.co_ownerid_val = owner;
+	snprintf(owner, sizeof(owner), "it_v42.%d.%ld", (int)getpid(),
+		 (long)time(NULL));
+	memcpy(o->nfs_argop4_u.opexchange_id.eia_clientowner.co_verifier, owner,
+	       8);
+	o->nfs_argop4_u.opexchange_id.eia_clientowner.co_ownerid
+		.co_ownerid_len = strlen(owner);
+	o->nfs_argop4_u.opexchange_id.eia_clientowner.co_ownerid
+		.co_ownerid_val = owner;
 	o->nfs_argop4_u.opexchange_id.eia_flags = EXCHGID4_FLAG_USE_NON_PNFS;
 	o->nfs_argop4_u.opexchange_id.eia_state_protect.spa_how = SP4_NONE;
 	if (run(c, &p) != NFS4_OK) {
@@ -303,7 +341,9 @@ static int setup_session(struct cl *c)
 		done(&p);
 		return -1;
 	}
-	EXCHANGE_ID4resok *eok = &resop(&p, 0)->nfs_resop4_u.opexchange_id.EXCHANGE_ID4res_u.eir_resok4;
+	EXCHANGE_ID4resok *eok = &resop(&p, 0)
+					  ->nfs_resop4_u.opexchange_id
+					  .EXCHANGE_ID4res_u.eir_resok4;
 	c->clid = eok->eir_clientid;
 	uint32_t csseq = eok->eir_sequenceid;
 	done(&p);
@@ -314,8 +354,11 @@ static int setup_session(struct cl *c)
 	callback_sec_parms4 sec = { .cb_secflavor = 0 /* AUTH_NONE */ };
 	cs->csa_clientid = c->clid;
 	cs->csa_sequence = csseq;
-	cs->csa_fore_chan_attrs = (channel_attrs4){ 0, BUFSZ - 4096, BUFSZ - 4096, 4096, 16, 1, { 0, NULL } };
-	cs->csa_back_chan_attrs = (channel_attrs4){ 0, 4096, 4096, 0, 2, 1, { 0, NULL } };
+	cs->csa_fore_chan_attrs =
+		(channel_attrs4){ 0, BUFSZ - 4096, BUFSZ - 4096, 4096, 16,
+				  1, { 0, NULL } };
+	cs->csa_back_chan_attrs =
+		(channel_attrs4){ 0, 4096, 4096, 0, 2, 1, { 0, NULL } };
 	cs->csa_cb_program = 0x40000000;
 	cs->csa_sec_parms.csa_sec_parms_len = 1;
 	cs->csa_sec_parms.csa_sec_parms_val = &sec;
@@ -324,14 +367,18 @@ static int setup_session(struct cl *c)
 		done(&p);
 		return -1;
 	}
-	memcpy(c->sid, resop(&p, 0)->nfs_resop4_u.opcreate_session.CREATE_SESSION4res_u.csr_resok4.csr_sessionid,
+	memcpy(c->sid,
+	       resop(&p, 0)
+		       ->nfs_resop4_u.opcreate_session.CREATE_SESSION4res_u
+		       .csr_resok4.csr_sessionid,
 	       sizeof(c->sid));
 	c->seq = 0;
 	done(&p);
 
 	cpd_init(&p);
 	add_sequence(c, &p);
-	add(&p, NFS4_OP_RECLAIM_COMPLETE)->nfs_argop4_u.opreclaim_complete.rca_one_fs = FALSE;
+	add(&p, NFS4_OP_RECLAIM_COMPLETE)
+		->nfs_argop4_u.opreclaim_complete.rca_one_fs = FALSE;
 	run(c, &p);
 	done(&p);
 	return 0;
@@ -339,13 +386,15 @@ static int setup_session(struct cl *c)
 
 static int connect_to(struct cl *c, const char *host, int port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port) };
 	int one = 1;
 
 	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
 		return -1;
 	c->sock = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->sock < 0 || connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+	if (c->sock < 0 ||
+	    connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
 		return -1;
 	setsockopt(c->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->sbuf = malloc(BUFSZ);
@@ -357,7 +406,7 @@ static int connect_to(struct cl *c, const char *host, int port)
 struct file {
 	nfs_fh4 fh;
 	char fhbuf[NFS4_FHSIZE];
-	stateid4 sid;		/* open stateid (or all zeros: anonymous) */
+	stateid4 sid; /* open stateid (or all zeros: anonymous) */
 };
 
 static void set_component(component4 *cmp, const char *s)
@@ -385,7 +434,8 @@ static int lookup_dir(struct cl *c, const char *path, struct file *d)
 
 	many[k++] = p.ops[0];
 	many[k++] = p.ops[1];
-	for (comp = strtok_r(buf, "/", &save); comp && k < 62; comp = strtok_r(NULL, "/", &save)) {
+	for (comp = strtok_r(buf, "/", &save); comp && k < 62;
+	     comp = strtok_r(NULL, "/", &save)) {
 		many[k].argop = NFS4_OP_LOOKUP;
 		set_component(&many[k].nfs_argop4_u.oplookup.objname, comp);
 		k++;
@@ -396,7 +446,9 @@ static int lookup_dir(struct cl *c, const char *path, struct file *d)
 	p.st = call(c, &a, &p.r);
 	n = p.st;
 	if (n == NFS4_OK) {
-		nfs_fh4 *fh = &resop(&p, (unsigned)k - 1)->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
+		nfs_fh4 *fh = &resop(&p, (unsigned)k - 1)
+				       ->nfs_resop4_u.opgetfh.GETFH4res_u.resok4
+				       .object;
 		memcpy(d->fhbuf, fh->nfs_fh4_val, fh->nfs_fh4_len);
 		d->fh.nfs_fh4_len = fh->nfs_fh4_len;
 		d->fh.nfs_fh4_val = d->fhbuf;
@@ -407,8 +459,8 @@ static int lookup_dir(struct cl *c, const char *path, struct file *d)
 }
 
 /* OPEN (create UNCHECKED mode 0644 if create) for read+write, GETFH. */
-static int open_file(struct cl *c, struct file *dir, const char *name, bool create,
-		     uint32_t access, struct file *f)
+static int open_file(struct cl *c, struct file *dir, const char *name,
+		     bool create, uint32_t access, struct file *f)
 {
 	struct cpd p;
 	nfs_argop4 *o;
@@ -430,7 +482,8 @@ static int open_file(struct cl *c, struct file *dir, const char *name, bool crea
 	if (create) {
 		oa->openhow.opentype = OPEN4_CREATE;
 		oa->openhow.openflag4_u.how.mode = UNCHECKED4;
-		fattr4 *fa = &oa->openhow.openflag4_u.how.createhow4_u.createattrs;
+		fattr4 *fa =
+			&oa->openhow.openflag4_u.how.createhow4_u.createattrs;
 		fa->attrmask.bitmap4_len = 2;
 		fa->attrmask.map[1] = 1u << (FATTR4_MODE - 32);
 		fa->attr_vals.attrlist4_len = 4;
@@ -443,8 +496,12 @@ static int open_file(struct cl *c, struct file *dir, const char *name, bool crea
 	add(&p, NFS4_OP_GETFH);
 	st = run(c, &p);
 	if (st == NFS4_OK) {
-		f->sid = resop(&p, 2)->nfs_resop4_u.opopen.OPEN4res_u.resok4.stateid;
-		nfs_fh4 *fh = &resop(&p, 3)->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
+		f->sid =
+			resop(&p, 2)
+				->nfs_resop4_u.opopen.OPEN4res_u.resok4.stateid;
+		nfs_fh4 *fh = &resop(&p, 3)
+				       ->nfs_resop4_u.opgetfh.GETFH4res_u.resok4
+				       .object;
 		memcpy(f->fhbuf, fh->nfs_fh4_val, fh->nfs_fh4_len);
 		f->fh.nfs_fh4_len = fh->nfs_fh4_len;
 		f->fh.nfs_fh4_val = f->fhbuf;
@@ -453,7 +510,8 @@ static int open_file(struct cl *c, struct file *dir, const char *name, bool crea
 	return st;
 }
 
-static int write_at(struct cl *c, struct file *f, uint64_t off, const void *buf, uint32_t len)
+static int write_at(struct cl *c, struct file *f, uint64_t off, const void *buf,
+		    uint32_t len)
 {
 	struct cpd p;
 	nfs_argop4 *o;
@@ -476,8 +534,8 @@ static int write_at(struct cl *c, struct file *f, uint64_t off, const void *buf,
 	return st;
 }
 
-static int read_at(struct cl *c, struct file *f, uint64_t off, void *buf, uint32_t len,
-		   uint32_t *got)
+static int read_at(struct cl *c, struct file *f, uint64_t off, void *buf,
+		   uint32_t len, uint32_t *got)
 {
 	struct cpd p;
 	nfs_argop4 *o;
@@ -493,7 +551,8 @@ static int read_at(struct cl *c, struct file *f, uint64_t off, void *buf, uint32
 	o->nfs_argop4_u.opread.count = len;
 	st = run(c, &p);
 	if (st == NFS4_OK) {
-		READ4resok *r = &resop(&p, 2)->nfs_resop4_u.opread.READ4res_u.resok4;
+		READ4resok *r =
+			&resop(&p, 2)->nfs_resop4_u.opread.READ4res_u.resok4;
 		*got = r->data.data_len <= len ? r->data.data_len : len;
 		memcpy(buf, r->data.data_val, *got);
 	}
@@ -502,7 +561,8 @@ static int read_at(struct cl *c, struct file *f, uint64_t off, void *buf, uint32
 }
 
 /* READ a whole range (several READs of at most 1 MiB). */
-static int read_range(struct cl *c, struct file *f, uint64_t off, char *buf, uint32_t len)
+static int read_range(struct cl *c, struct file *f, uint64_t off, char *buf,
+		      uint32_t len)
 {
 	uint32_t pos = 0, got;
 
@@ -533,7 +593,8 @@ static int commit_file(struct cl *c, struct file *f)
 	return st;
 }
 
-static int falloc(struct cl *c, struct file *f, bool allocate, uint64_t off, uint64_t len)
+static int falloc(struct cl *c, struct file *f, bool allocate, uint64_t off,
+		  uint64_t len)
 {
 	struct cpd p;
 	nfs_argop4 *o;
@@ -558,8 +619,8 @@ static int falloc(struct cl *c, struct file *f, bool allocate, uint64_t off, uin
 	return st;
 }
 
-static int seek(struct cl *c, struct file *f, uint64_t off, bool data, uint64_t *where,
-		bool *eof)
+static int seek(struct cl *c, struct file *f, uint64_t off, bool data,
+		uint64_t *where, bool *eof)
 {
 	struct cpd p;
 	nfs_argop4 *o;
@@ -571,7 +632,8 @@ static int seek(struct cl *c, struct file *f, uint64_t off, bool data, uint64_t 
 	o = add(&p, NFS4_OP_SEEK);
 	o->nfs_argop4_u.opseek.sa_stateid = f->sid;
 	o->nfs_argop4_u.opseek.sa_offset = off;
-	o->nfs_argop4_u.opseek.sa_what = data ? NFS4_CONTENT_DATA : NFS4_CONTENT_HOLE;
+	o->nfs_argop4_u.opseek.sa_what =
+		data ? NFS4_CONTENT_DATA : NFS4_CONTENT_HOLE;
 	st = run(c, &p);
 	if (st == NFS4_OK) {
 		SEEK4res *r = &resop(&p, 2)->nfs_resop4_u.opseek;
@@ -582,8 +644,8 @@ static int seek(struct cl *c, struct file *f, uint64_t off, bool data, uint64_t 
 	return st;
 }
 
-static int setxattr4(struct cl *c, struct file *f, setxattr_option4 opt, const char *name,
-		     const void *val, uint32_t len)
+static int setxattr4(struct cl *c, struct file *f, setxattr_option4 opt,
+		     const char *name, const void *val, uint32_t len)
 {
 	struct cpd p;
 	nfs_argop4 *o;
@@ -612,12 +674,17 @@ static int getxattr4(struct cl *c, struct file *f, const char *name, char *val,
 	cpd_init(&p);
 	add_sequence(c, &p);
 	add_putfh(&p, &f->fh);
-	set_component(&add(&p, NFS4_OP_GETXATTR)->nfs_argop4_u.opgetxattr.gxa_name, name);
+	set_component(
+		&add(&p, NFS4_OP_GETXATTR)->nfs_argop4_u.opgetxattr.gxa_name,
+		name);
 	st = run(c, &p);
 	if (st == NFS4_OK) {
-		utf8string *v = &resop(&p, 2)->nfs_resop4_u.opgetxattr.GETXATTR4res_u.resok4.gxr_value;
+		utf8string *v = &resop(&p, 2)
+					 ->nfs_resop4_u.opgetxattr
+					 .GETXATTR4res_u.resok4.gxr_value;
 		*len = v->utf8string_len;
-		memcpy(val, v->utf8string_val, v->utf8string_len < cap ? v->utf8string_len : cap);
+		memcpy(val, v->utf8string_val,
+		       v->utf8string_len < cap ? v->utf8string_len : cap);
 	}
 	done(&p);
 	return st;
@@ -631,7 +698,9 @@ static int removexattr4(struct cl *c, struct file *f, const char *name)
 	cpd_init(&p);
 	add_sequence(c, &p);
 	add_putfh(&p, &f->fh);
-	set_component(&add(&p, NFS4_OP_REMOVEXATTR)->nfs_argop4_u.opremovexattr.rxa_name, name);
+	set_component(&add(&p, NFS4_OP_REMOVEXATTR)
+			       ->nfs_argop4_u.opremovexattr.rxa_name,
+		      name);
 	st = run(c, &p);
 	done(&p);
 	return st;
@@ -653,7 +722,9 @@ static int listxattr4(struct cl *c, struct file *f, char *out, size_t cap)
 	o->nfs_argop4_u.oplistxattr.lxa_maxcount = 65536;
 	st = run(c, &p);
 	if (st == NFS4_OK) {
-		xattrlist4 *l = &resop(&p, 2)->nfs_resop4_u.oplistxattr.LISTXATTR4res_u.resok4.lxr_names;
+		xattrlist4 *l = &resop(&p, 2)
+					 ->nfs_resop4_u.oplistxattr
+					 .LISTXATTR4res_u.resok4.lxr_names;
 
 		for (count4 i = 0; i < l->xl4_count; i++) {
 			size_t n = strlen(out);
@@ -683,7 +754,7 @@ static void fill(char *buf, size_t len, uint64_t off, unsigned seed)
 	for (size_t i = 0; i < len; i++) {
 		uint64_t v = (off + i) * 2654435761u + seed;
 
-		buf[i] = (char)((v >> 13) | 1);	/* never zero */
+		buf[i] = (char)((v >> 13) | 1); /* never zero */
 	}
 }
 
@@ -715,7 +786,8 @@ static bool take_snap(const char *name, struct snap *s)
 		s->size = sb.st_size;
 		s->blocks = sb.st_blocks;
 		s->data = malloc((size_t)sb.st_size + 1);
-		okay = s->data && pread(fd, s->data, (size_t)sb.st_size, 0) == sb.st_size;
+		okay = s->data &&
+		       pread(fd, s->data, (size_t)sb.st_size, 0) == sb.st_size;
 	}
 	close(fd);
 	return okay;
@@ -731,7 +803,8 @@ static bool same_snap(const struct snap *a, const struct snap *b)
 static int make_local(const char *name, size_t len, unsigned seed)
 {
 	char *buf = malloc(len ? len : 1);
-	int fd = open(lpath(name), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+	int fd = open(lpath(name), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC,
+		      0644);
 	int rc = -1;
 
 	if (fd >= 0 && buf) {
@@ -764,13 +837,15 @@ static void test_punch(struct cl *c, struct file *dir)
 	ok(st == NFS4_OK, "WRITE 1 MiB: %s", st4(st));
 	/* no COMMIT: the punch meets acknowledged, unflushed data */
 	st = falloc(c, &f, false, 64 * KiB, 128 * KiB);
-	ok(st == NFS4_OK, "DEALLOCATE [64K, 192K) over unflushed data: %s", st4(st));
+	ok(st == NFS4_OK, "DEALLOCATE [64K, 192K) over unflushed data: %s",
+	   st4(st));
 	st = read_range(c, &f, 0, back, MiB);
 	ok(st == NFS4_OK, "READ back: %s", st4(st));
 	ok(st == NFS4_OK && all_zero(back + 64 * KiB, 128 * KiB),
 	   "the punched range reads back as zeros");
 	ok(st == NFS4_OK && memcmp(back, buf, 64 * KiB) == 0 &&
-	   memcmp(back + 192 * KiB, buf + 192 * KiB, MiB - 192 * KiB) == 0,
+		   memcmp(back + 192 * KiB, buf + 192 * KiB, MiB - 192 * KiB) ==
+			   0,
 	   "the rest of the file is intact");
 	st = commit_file(c, &f);
 	ok(st == NFS4_OK, "COMMIT after the punch: %s", st4(st));
@@ -778,10 +853,12 @@ static void test_punch(struct cl *c, struct file *dir)
 	struct snap s;
 	bool have = take_snap("punch", &s);
 	ok(have && s.size == MiB && all_zero(s.data + 64 * KiB, 128 * KiB) &&
-	   memcmp(s.data + 192 * KiB, buf + 192 * KiB, MiB - 192 * KiB) == 0,
+		   memcmp(s.data + 192 * KiB, buf + 192 * KiB,
+			  MiB - 192 * KiB) == 0,
 	   "on disk: size kept, hole of zeros, data around it");
 	ok(have && s.blocks <= (blkcnt_t)((MiB - 128 * KiB) / 512),
-	   "on disk: the hole's blocks are freed (%lld sectors)", (long long)s.blocks);
+	   "on disk: the hole's blocks are freed (%lld sectors)",
+	   (long long)s.blocks);
 	free(s.data);
 out:
 	free(buf);
@@ -812,9 +889,11 @@ static void test_allocate(struct cl *c, struct file *dir)
 
 	struct snap s;
 	bool have = take_snap("alloc", &s);
-	ok(have && s.size == MiB, "on disk: size grew to 1 MiB (%lld)", (long long)s.size);
+	ok(have && s.size == MiB, "on disk: size grew to 1 MiB (%lld)",
+	   (long long)s.size);
 	ok(have && s.blocks >= (blkcnt_t)(MiB / 512),
-	   "on disk: 1 MiB of blocks reserved (%lld sectors)", (long long)s.blocks);
+	   "on disk: 1 MiB of blocks reserved (%lld sectors)",
+	   (long long)s.blocks);
 	free(s.data);
 out:
 	free(buf);
@@ -846,17 +925,19 @@ static void test_seek(struct cl *c, struct file *dir)
 	   (unsigned long long)w, eof);
 	st = seek(c, &f, 256 * KiB, true, &w, &eof);
 	ok(st == NFS4_OK && w == 512 * KiB && !eof,
-	   "SEEK DATA from 256K finds the data at 512K: %s %llu eof=%d", st4(st),
-	   (unsigned long long)w, eof);
+	   "SEEK DATA from 256K finds the data at 512K: %s %llu eof=%d",
+	   st4(st), (unsigned long long)w, eof);
 	st = seek(c, &f, 100, true, &w, &eof);
-	ok(st == NFS4_OK && w == 100 && !eof, "SEEK DATA inside data stays: %s %llu",
-	   st4(st), (unsigned long long)w);
+	ok(st == NFS4_OK && w == 100 && !eof,
+	   "SEEK DATA inside data stays: %s %llu", st4(st),
+	   (unsigned long long)w);
 	st = seek(c, &f, 512 * KiB, false, &w, &eof);
 	ok(st == NFS4_OK && w == MiB && eof,
 	   "SEEK HOLE from 512K finds the end of file: %s %llu eof=%d", st4(st),
 	   (unsigned long long)w, eof);
 	st = seek(c, &f, MiB, true, &w, &eof);
-	ok(st == NFS4ERR_NXIO, "SEEK DATA at the end of file: %s (NXIO)", st4(st));
+	ok(st == NFS4ERR_NXIO, "SEEK DATA at the end of file: %s (NXIO)",
+	   st4(st));
 	st = seek(c, &f, 1ull << 63, false, &w, &eof);
 	ok(st == NFS4ERR_NXIO, "SEEK HOLE at 2^63: %s (NXIO)", st4(st));
 	st = seek(c, &f, UINT64_MAX, true, &w, &eof);
@@ -864,18 +945,20 @@ static void test_seek(struct cl *c, struct file *dir)
 
 	/* acknowledged, not committed data is data */
 	struct file g;
-	st = open_file(c, dir, "seek_pending", true, OPEN4_SHARE_ACCESS_BOTH, &g);
+	st = open_file(c, dir, "seek_pending", true, OPEN4_SHARE_ACCESS_BOTH,
+		       &g);
 	ok(st == NFS4_OK, "OPEN seek_pending (create): %s", st4(st));
 	if (st == NFS4_OK) {
 		st = write_at(c, &g, 2 * MiB, buf, 64 * KiB);
-		ok(st == NFS4_OK, "WRITE 64K at 2M (UNSTABLE, no COMMIT): %s", st4(st));
+		ok(st == NFS4_OK, "WRITE 64K at 2M (UNSTABLE, no COMMIT): %s",
+		   st4(st));
 		st = seek(c, &g, 0, true, &w, &eof);
 		ok(st == NFS4_OK && w == 2 * MiB && !eof,
-		   "SEEK DATA finds the unflushed data at 2M: %s %llu eof=%d", st4(st),
-		   (unsigned long long)w, eof);
+		   "SEEK DATA finds the unflushed data at 2M: %s %llu eof=%d",
+		   st4(st), (unsigned long long)w, eof);
 		st = seek(c, &g, 0, false, &w, &eof);
-		ok(st == NFS4_OK && w == 0, "SEEK HOLE from 0 is 0: %s %llu", st4(st),
-		   (unsigned long long)w);
+		ok(st == NFS4_OK && w == 0, "SEEK HOLE from 0 is 0: %s %llu",
+		   st4(st), (unsigned long long)w);
 	}
 out:
 	free(buf);
@@ -895,7 +978,7 @@ static const struct bad hostile[] = {
 	{ 0, 1ull << 63 },
 	{ (1ull << 63) - 1, 2 },
 	{ 1ull << 62, 1ull << 62 },
-	{ 1ull << 50, 4096 },	/* past ext4's maximum file size */
+	{ 1ull << 50, 4096 }, /* past ext4's maximum file size */
 };
 
 static void test_hostile(struct cl *c, struct file *dir, uint32_t uid)
@@ -904,7 +987,8 @@ static void test_hostile(struct cl *c, struct file *dir, uint32_t uid)
 	struct file f, anon;
 	int st;
 
-	if (make_local("hostile", 64 * KiB, 4) != 0 || !take_snap("hostile", &before)) {
+	if (make_local("hostile", 64 * KiB, 4) != 0 ||
+	    !take_snap("hostile", &before)) {
 		ok(false, "set up hostile (root-owned 0644, 64 KiB)");
 		return;
 	}
@@ -915,9 +999,11 @@ static void test_hostile(struct cl *c, struct file *dir, uint32_t uid)
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
 		for (int a = 0; a < 2; a++) {
 			st = falloc(c, &f, a, hostile[i].off, hostile[i].len);
-			bool changed = !take_snap("hostile", &after) || !same_snap(&before, &after);
+			bool changed = !take_snap("hostile", &after) ||
+				       !same_snap(&before, &after);
 
-			ok((st == NFS4ERR_INVAL || st == NFS4ERR_FBIG) && !changed,
+			ok((st == NFS4ERR_INVAL || st == NFS4ERR_FBIG) &&
+				   !changed,
 			   "%s offset %llu length %llu: %s, file %s",
 			   a ? "ALLOCATE" : "DEALLOCATE",
 			   (unsigned long long)hostile[i].off,
@@ -936,13 +1022,17 @@ static void test_hostile(struct cl *c, struct file *dir, uint32_t uid)
 	c->uid = c->gid = uid;
 	fill(data, sizeof(data), 0, 9);
 	st = write_at(c, &anon, 0, data, sizeof(data));
-	ok(st == NFS4ERR_ACCESS, "WRITE as uid %u (anonymous stateid): %s (ACCESS)", uid, st4(st));
+	ok(st == NFS4ERR_ACCESS,
+	   "WRITE as uid %u (anonymous stateid): %s (ACCESS)", uid, st4(st));
 	for (int a = 0; a < 2; a++) {
 		st = falloc(c, &anon, a, 0, 32 * KiB);
-		bool changed = !take_snap("hostile", &after) || !same_snap(&before, &after);
+		bool changed = !take_snap("hostile", &after) ||
+			       !same_snap(&before, &after);
 
-		ok(st == NFS4ERR_ACCESS && !changed, "%s as uid %u: %s (ACCESS), file %s",
-		   a ? "ALLOCATE" : "DEALLOCATE", uid, st4(st), changed ? "CHANGED" : "unchanged");
+		ok(st == NFS4ERR_ACCESS && !changed,
+		   "%s as uid %u: %s (ACCESS), file %s",
+		   a ? "ALLOCATE" : "DEALLOCATE", uid, st4(st),
+		   changed ? "CHANGED" : "unchanged");
 		free(after.data);
 	}
 	st = falloc(c, &anon, false, UINT64_MAX, 1);
@@ -953,7 +1043,8 @@ out:
 	free(before.data);
 }
 
-static void test_xattrs(struct cl *c, struct file *dir, uint32_t uid, bool notsupp)
+static void test_xattrs(struct cl *c, struct file *dir, uint32_t uid,
+			bool notsupp)
 {
 	struct file f;
 	char big[3000], back[4096], list[1024];
@@ -978,34 +1069,42 @@ static void test_xattrs(struct cl *c, struct file *dir, uint32_t uid, bool notsu
 	st = setxattr4(c, &f, SETXATTR4_CREATE, "k1", "v1", 2);
 	ok(st == NFS4_OK, "SETXATTR CREATE k1: %s", st4(st));
 	st = getxattr4(c, &f, "k1", back, sizeof(back), &len);
-	ok(st == NFS4_OK && len == 2 && memcmp(back, "v1", 2) == 0, "GETXATTR k1 = v1: %s",
-	   st4(st));
+	ok(st == NFS4_OK && len == 2 && memcmp(back, "v1", 2) == 0,
+	   "GETXATTR k1 = v1: %s", st4(st));
 	ssize_t n = getxattr(lpath("xattrs"), "user.k1", back, sizeof(back));
 	ok(n == 2 && memcmp(back, "v1", 2) == 0, "on disk: user.k1 = v1");
 	st = setxattr4(c, &f, SETXATTR4_CREATE, "k1", "v2", 2);
-	ok(st == NFS4ERR_EXIST, "SETXATTR CREATE of an existing name: %s (EXIST)", st4(st));
+	ok(st == NFS4ERR_EXIST,
+	   "SETXATTR CREATE of an existing name: %s (EXIST)", st4(st));
 	st = setxattr4(c, &f, SETXATTR4_REPLACE, "k2", "v2", 2);
-	ok(st == NFS4ERR_NOXATTR, "SETXATTR REPLACE of a missing name: %s (NOXATTR)", st4(st));
+	ok(st == NFS4ERR_NOXATTR,
+	   "SETXATTR REPLACE of a missing name: %s (NOXATTR)", st4(st));
 	fill(big, sizeof(big), 0, 5);
 	st = setxattr4(c, &f, SETXATTR4_EITHER, "k2", big, sizeof(big));
 	ok(st == NFS4_OK, "SETXATTR EITHER k2 (3000 bytes): %s", st4(st));
 	st = getxattr4(c, &f, "k2", back, sizeof(back), &len);
-	ok(st == NFS4_OK && len == sizeof(big) && memcmp(back, big, sizeof(big)) == 0,
+	ok(st == NFS4_OK && len == sizeof(big) &&
+		   memcmp(back, big, sizeof(big)) == 0,
 	   "GETXATTR k2 round trip (larger than ganesha's first 1 KiB buffer): %s len %u",
 	   st4(st), len);
 	st = setxattr4(c, &f, SETXATTR4_REPLACE, "k1", "", 0);
-	ok(st == NFS4_OK, "SETXATTR REPLACE k1 with an empty value: %s", st4(st));
+	ok(st == NFS4_OK, "SETXATTR REPLACE k1 with an empty value: %s",
+	   st4(st));
 	st = getxattr4(c, &f, "k1", back, sizeof(back), &len);
-	ok(st == NFS4_OK && len == 0, "GETXATTR k1 is empty: %s len %u", st4(st), len);
+	ok(st == NFS4_OK && len == 0, "GETXATTR k1 is empty: %s len %u",
+	   st4(st), len);
 	st = listxattr4(c, &f, list, sizeof(list));
-	ok(st == NFS4_OK && (strcmp(list, "k1,k2") == 0 || strcmp(list, "k2,k1") == 0),
+	ok(st == NFS4_OK &&
+		   (strcmp(list, "k1,k2") == 0 || strcmp(list, "k2,k1") == 0),
 	   "LISTXATTRS: %s [%s]", st4(st), list);
 	st = removexattr4(c, &f, "k1");
 	ok(st == NFS4_OK, "REMOVEXATTR k1: %s", st4(st));
 	st = getxattr4(c, &f, "k1", back, sizeof(back), &len);
-	ok(st == NFS4ERR_NOXATTR, "GETXATTR of a removed name: %s (NOXATTR)", st4(st));
+	ok(st == NFS4ERR_NOXATTR, "GETXATTR of a removed name: %s (NOXATTR)",
+	   st4(st));
 	st = removexattr4(c, &f, "k1");
-	ok(st == NFS4ERR_NOXATTR, "REMOVEXATTR of a missing name: %s (NOXATTR)", st4(st));
+	ok(st == NFS4ERR_NOXATTR, "REMOVEXATTR of a missing name: %s (NOXATTR)",
+	   st4(st));
 	st = getxattr4(c, &f, "", back, sizeof(back), &len);
 	ok(st != NFS4_OK, "GETXATTR of an empty name refused: %s", st4(st));
 	char longname[300];
@@ -1014,7 +1113,8 @@ static void test_xattrs(struct cl *c, struct file *dir, uint32_t uid, bool notsu
 	st = setxattr4(c, &f, SETXATTR4_EITHER, longname, "v", 1);
 	ok(st != NFS4_OK, "SETXATTR of a 299-byte name refused: %s", st4(st));
 	n = listxattr(lpath("xattrs"), list, sizeof(list));
-	ok(n == 8 && memcmp(list, "user.k2", 8) == 0, "on disk: only user.k2 is left");
+	ok(n == 8 && memcmp(list, "user.k2", 8) == 0,
+	   "on disk: only user.k2 is left");
 
 	/* a caller that may only read the file */
 	struct file r;
@@ -1034,23 +1134,27 @@ static void test_xattrs(struct cl *c, struct file *dir, uint32_t uid, bool notsu
 	ok(st == NFS4_OK && len == 4 && memcmp(back, "root", 4) == 0,
 	   "GETXATTR as uid %u of a file it may read: %s", uid, st4(st));
 	st = setxattr4(c, &r, SETXATTR4_EITHER, "k", "evil", 4);
-	ok(st == NFS4ERR_ACCESS, "SETXATTR as uid %u of a root-owned 0644 file: %s (ACCESS)",
-	   uid, st4(st));
+	ok(st == NFS4ERR_ACCESS,
+	   "SETXATTR as uid %u of a root-owned 0644 file: %s (ACCESS)", uid,
+	   st4(st));
 	st = setxattr4(c, &r, SETXATTR4_CREATE, "new", "evil", 4);
-	ok(st == NFS4ERR_ACCESS, "SETXATTR CREATE as uid %u: %s (ACCESS)", uid, st4(st));
+	ok(st == NFS4ERR_ACCESS, "SETXATTR CREATE as uid %u: %s (ACCESS)", uid,
+	   st4(st));
 	st = removexattr4(c, &r, "k");
-	ok(st == NFS4ERR_ACCESS, "REMOVEXATTR as uid %u: %s (ACCESS)", uid, st4(st));
+	ok(st == NFS4ERR_ACCESS, "REMOVEXATTR as uid %u: %s (ACCESS)", uid,
+	   st4(st));
 	c->uid = ouid;
 	c->gid = ogid;
 	n = getxattr(lpath("xroot"), "user.k", back, sizeof(back));
 	ok(n == 4 && memcmp(back, "root", 4) == 0 &&
-	   getxattr(lpath("xroot"), "user.new", back, sizeof(back)) < 0,
+		   getxattr(lpath("xroot"), "user.new", back, sizeof(back)) < 0,
 	   "on disk: the root-owned file's xattrs are unchanged");
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: it_v42 -e DIR -l LOCAL [-H host] [-p port] [-u uid] [-x notsupp]\n");
+	fprintf(stderr,
+		"usage: it_v42 -e DIR -l LOCAL [-H host] [-p port] [-u uid] [-x notsupp]\n");
 	exit(2);
 }
 
@@ -1066,19 +1170,33 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "e:l:H:p:u:x:")) != -1) {
 		switch (opt) {
-		case 'e': exp = optarg; break;
-		case 'l': local_dir = optarg; break;
-		case 'H': host = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'u': uid = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'x': notsupp = strcmp(optarg, "notsupp") == 0; break;
-		default: usage();
+		case 'e':
+			exp = optarg;
+			break;
+		case 'l':
+			local_dir = optarg;
+			break;
+		case 'H':
+			host = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'u':
+			uid = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'x':
+			notsupp = strcmp(optarg, "notsupp") == 0;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!exp || !local_dir)
 		usage();
 	if (connect_to(&c, host, port) != 0 || setup_session(&c) != 0) {
-		fprintf(stderr, "it_v42: no NFSv4.2 session with %s:%d\n", host, port);
+		fprintf(stderr, "it_v42: no NFSv4.2 session with %s:%d\n", host,
+			port);
 		return 2;
 	}
 	st = lookup_dir(&c, exp, &dir);

@@ -68,7 +68,8 @@ bool it_expect_st(int st, const char *what, ...)
 	while ((w = va_arg(ap, int)) != IT_END) {
 		if (w == st)
 			match = true;
-		n += snprintf(want + n, sizeof(want) - n, "%s%s", n ? "|" : "", it_st(w));
+		n += snprintf(want + n, sizeof(want) - n, "%s%s", n ? "|" : "",
+			      it_st(w));
 		if (n >= sizeof(want))
 			n = sizeof(want) - 1;
 	}
@@ -96,13 +97,24 @@ int it_parse(int argc, char **argv, struct it_opts *o, const char *extra,
 	snprintf(optstr, sizeof(optstr), "H:p:M:e:v%s", extra ? extra : "");
 	while ((c = getopt(argc, argv, optstr)) != -1) {
 		switch (c) {
-		case 'H': o->host = optarg; break;
-		case 'p': o->nfsport = atoi(optarg); break;
-		case 'M': o->mntport = atoi(optarg); break;
-		case 'e': o->export = optarg; break;
-		case 'v': o->verbose++; break;
+		case 'H':
+			o->host = optarg;
+			break;
+		case 'p':
+			o->nfsport = atoi(optarg);
+			break;
+		case 'M':
+			o->mntport = atoi(optarg);
+			break;
+		case 'e':
+			o->export = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
 		case '?':
-			fprintf(stderr, "usage: %s -e EXPORT [-H host] [-p nfsport] [-M mntport] ...\n",
+			fprintf(stderr,
+				"usage: %s -e EXPORT [-H host] [-p nfsport] [-M mntport] ...\n",
 				argv[0]);
 			exit(2);
 		default:
@@ -118,7 +130,8 @@ int it_parse(int argc, char **argv, struct it_opts *o, const char *extra,
 	return optind;
 }
 
-char *it_url(const struct it_opts *o, const char *path, int vers, int uid, int gid)
+char *it_url(const struct it_opts *o, const char *path, int vers, int uid,
+	     int gid)
 {
 	char *u = NULL;
 	char ids[64] = "";
@@ -127,16 +140,19 @@ char *it_url(const struct it_opts *o, const char *path, int vers, int uid, int g
 	if (uid >= 0)
 		snprintf(ids, sizeof(ids), "&uid=%d&gid=%d", uid, gid);
 	if (vers == 4)
-		r = asprintf(&u, "nfs://%s%s?version=4&nfsport=%d%s", o->host, path, o->nfsport, ids);
+		r = asprintf(&u, "nfs://%s%s?version=4&nfsport=%d%s", o->host,
+			     path, o->nfsport, ids);
 	else
-		r = asprintf(&u, "nfs://%s%s?version=3&nfsport=%d&mountport=%d%s", o->host, path,
-			     o->nfsport, o->mntport, ids);
+		r = asprintf(&u,
+			     "nfs://%s%s?version=3&nfsport=%d&mountport=%d%s",
+			     o->host, path, o->nfsport, o->mntport, ids);
 	if (r < 0)
 		abort();
 	return u;
 }
 
-struct nfs_context *it_hl_mount(const struct it_opts *o, int vers, int uid, int gid)
+struct nfs_context *it_hl_mount(const struct it_opts *o, int vers, int uid,
+				int gid)
 {
 	struct nfs_context *nfs = nfs_init_context();
 	struct nfs_url *url;
@@ -170,7 +186,9 @@ struct nfs_context *it_hl_mount(const struct it_opts *o, int vers, int uid, int 
 
 int it_connect(struct nfsc_conn *c, const struct it_opts *o, int uid, int gid)
 {
-	struct nfsc_opts t = { .host = o->host, .nfsport = o->nfsport, .mntport = o->mntport,
+	struct nfsc_opts t = { .host = o->host,
+			       .nfsport = o->nfsport,
+			       .mntport = o->mntport,
 			       .export = o->export };
 
 	if (nfsc_connect(c, &t, uid, gid, NFSC_TIMEOUT_MS) == 0)

@@ -23,10 +23,11 @@ struct it_opts {
 
 /* ---- reporting ---- */
 extern int it_failures, it_checks;
-void it_ok(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void it_ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void it_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int it_summary(const char *prog); /* prints summary, returns exit status */
-const char *it_st(int st);        /* nfsstat3 (or -1 = RPC failure) as a string */
+const char *it_st(int st); /* nfsstat3 (or -1 = RPC failure) as a string */
 /* Check that st is one of the listed statuses (terminated by -100). */
 bool it_expect_st(int st, const char *what, ...);
 #define IT_END (-100)
@@ -36,7 +37,8 @@ bool it_expect_st(int st, const char *what, ...);
  * options, handled by cb (may be NULL). */
 int it_parse(int argc, char **argv, struct it_opts *o, const char *extra,
 	     void (*cb)(int opt, const char *arg));
-char *it_url(const struct it_opts *o, const char *path, int vers, int uid, int gid);
+char *it_url(const struct it_opts *o, const char *path, int vers, int uid,
+	     int gid);
 
 /* ---- raw connection ---- */
 /* nfsc_connect with the export of o; prints why on failure. */
@@ -46,6 +48,7 @@ bool it_ping(struct nfsc_conn *c);
 
 /* Bounded event loop for the high-level API's async calls is not needed: the sync high-level
  * calls are used with nfs_set_timeout(). */
-struct nfs_context *it_hl_mount(const struct it_opts *o, int vers, int uid, int gid);
+struct nfs_context *it_hl_mount(const struct it_opts *o, int vers, int uid,
+				int gid);
 
 #endif

@@ -41,7 +41,8 @@ void nfsc_call_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 	(void)rpc;
 	k->rpc_status = status;
 	if (status == RPC_STATUS_SUCCESS && data) {
-		k->st = *(int *)data; /* every NFSv3 result starts with nfsstat3 */
+		k->st = *(
+			int *)data; /* every NFSv3 result starts with nfsstat3 */
 		if (k->copy)
 			k->copy(k, data);
 	} else {
@@ -51,7 +52,8 @@ void nfsc_call_cb(struct rpc_context *rpc, int status, void *data, void *priv)
 }
 
 /* For calls without a result body (connect, NULL): only the RPC status. */
-static void status_cb(struct rpc_context *rpc, int status, void *data, void *priv)
+static void status_cb(struct rpc_context *rpc, int status, void *data,
+		      void *priv)
 {
 	struct nfsc_call *k = priv;
 
@@ -86,7 +88,8 @@ int nfsc_pump(struct nfsc_conn *c, int ms)
 		return -1;
 	}
 	if (rpc_service(c->rpc, r > 0 ? p.revents : 0) < 0) {
-		snprintf(c->err, sizeof(c->err), "rpc_service: %s", rpc_get_error(c->rpc));
+		snprintf(c->err, sizeof(c->err), "rpc_service: %s",
+			 rpc_get_error(c->rpc));
 		kill_conn(c);
 		return -1;
 	}
@@ -102,7 +105,8 @@ int nfsc_wait(struct nfsc_conn *c, struct nfsc_call *k)
 		if (nfsc_pump(c, 100) < 0)
 			break;
 		if (!k->done && nfsc_now_ms() > deadline) {
-			snprintf(c->err, sizeof(c->err), "no reply within %d ms", limit);
+			snprintf(c->err, sizeof(c->err),
+				 "no reply within %d ms", limit);
 			kill_conn(c);
 			break;
 		}
@@ -114,28 +118,29 @@ int nfsc_wait(struct nfsc_conn *c, struct nfsc_call *k)
 		return -1;
 	}
 	if (k->rpc_status != RPC_STATUS_SUCCESS) {
-		snprintf(c->err, sizeof(c->err), "rpc status %d: %.200s", k->rpc_status,
-			 rpc_get_error(c->rpc));
+		snprintf(c->err, sizeof(c->err), "rpc status %d: %.200s",
+			 k->rpc_status, rpc_get_error(c->rpc));
 		return -1;
 	}
 	return 0;
 }
 
 /* Issues the call started by the expression START (which uses k) and waits. */
-#define RUN(c, k, START)                                                        \
-	do {                                                                    \
-		if ((c)->dead) {                                                \
-			(k).st = -1;                                            \
-			break;                                                  \
-		}                                                               \
-		if ((START) != 0) {                                             \
-			snprintf((c)->err, sizeof((c)->err), "could not queue: %s", \
-				 rpc_get_error((c)->rpc));                      \
-			(k).st = -1;                                            \
-			break;                                                  \
-		}                                                               \
-		if (nfsc_wait((c), &(k)) != 0)                                  \
-			(k).st = -1;                                            \
+#define RUN(c, k, START)                                     \
+	do {                                                 \
+		if ((c)->dead) {                             \
+			(k).st = -1;                         \
+			break;                               \
+		}                                            \
+		if ((START) != 0) {                          \
+			snprintf((c)->err, sizeof((c)->err), \
+				 "could not queue: %s",      \
+				 rpc_get_error((c)->rpc));   \
+			(k).st = -1;                         \
+			break;                               \
+		}                                            \
+		if (nfsc_wait((c), &(k)) != 0)               \
+			(k).st = -1;                         \
 	} while (0)
 
 /* ---- connection ---- */
@@ -148,7 +153,9 @@ static void mnt_copy(struct nfsc_call *k, void *data)
 		k->fh->len = r->mountres3_u.mountinfo.fhandle.fhandle3_len;
 		if (k->fh->len > NFSC_FHMAX)
 			k->fh->len = NFSC_FHMAX;
-		memcpy(k->fh->data, r->mountres3_u.mountinfo.fhandle.fhandle3_val, k->fh->len);
+		memcpy(k->fh->data,
+		       r->mountres3_u.mountinfo.fhandle.fhandle3_val,
+		       k->fh->len);
 	}
 }
 
@@ -164,7 +171,8 @@ static struct rpc_context *new_rpc(int uid, int gid)
 }
 
 /* MOUNT3 MNT for the root handle, on its own connection. */
-static int mount_root(struct nfsc_conn *c, const struct nfsc_opts *o, int timeout_ms)
+static int mount_root(struct nfsc_conn *c, const struct nfsc_opts *o,
+		      int timeout_ms)
 {
 	struct nfsc_conn m = { .timeout_ms = timeout_ms };
 	struct nfsc_call k = { 0 };
@@ -172,29 +180,33 @@ static int mount_root(struct nfsc_conn *c, const struct nfsc_opts *o, int timeou
 	m.rpc = new_rpc(c->uid, c->gid);
 	if (!m.rpc)
 		return -1;
-	RUN(&m, k, rpc_connect_port_async(m.rpc, o->host, o->mntport, MOUNT_PROGRAM, MOUNT_V3,
-					  status_cb, &k));
+	RUN(&m, k,
+	    rpc_connect_port_async(m.rpc, o->host, o->mntport, MOUNT_PROGRAM,
+				   MOUNT_V3, status_cb, &k));
 	if (k.st != 0) {
-		snprintf(c->err, sizeof(c->err), "connect to mountd %.40s:%d failed: %.180s",
-			 o->host, o->mntport, m.err);
+		snprintf(c->err, sizeof(c->err),
+			 "connect to mountd %.40s:%d failed: %.180s", o->host,
+			 o->mntport, m.err);
 		rpc_destroy_context(m.rpc);
 		return -1;
 	}
 	memset(&k, 0, sizeof(k));
 	k.copy = mnt_copy;
 	k.fh = &c->root;
-	RUN(&m, k, rpc_mount3_mnt_async(m.rpc, nfsc_call_cb, (char *)o->export, &k));
+	RUN(&m, k,
+	    rpc_mount3_mnt_async(m.rpc, nfsc_call_cb, (char *)o->export, &k));
 	rpc_destroy_context(m.rpc);
 	if (k.st != 0) {
-		snprintf(c->err, sizeof(c->err), "MNT %.100s failed: status %d %.100s", o->export,
-			 k.st, m.err);
+		snprintf(c->err, sizeof(c->err),
+			 "MNT %.100s failed: status %d %.100s", o->export, k.st,
+			 m.err);
 		return -1;
 	}
 	return 0;
 }
 
-int nfsc_connect(struct nfsc_conn *c, const struct nfsc_opts *o, int uid, int gid,
-		 int mnt_timeout_ms)
+int nfsc_connect(struct nfsc_conn *c, const struct nfsc_opts *o, int uid,
+		 int gid, int mnt_timeout_ms)
 {
 	struct nfsc_call k = { 0 };
 
@@ -206,13 +218,15 @@ int nfsc_connect(struct nfsc_conn *c, const struct nfsc_opts *o, int uid, int gi
 	c->rpc = new_rpc(uid, gid);
 	if (!c->rpc)
 		return -1;
-	RUN(c, k, rpc_connect_port_async(c->rpc, o->host, o->nfsport, NFS_PROGRAM, NFS_V3,
-					 status_cb, &k));
+	RUN(c, k,
+	    rpc_connect_port_async(c->rpc, o->host, o->nfsport, NFS_PROGRAM,
+				   NFS_V3, status_cb, &k));
 	if (k.st != 0) {
 		char why[sizeof(c->err)];
 
 		snprintf(why, sizeof(why), "%s", c->err);
-		snprintf(c->err, sizeof(c->err), "connect to nfsd %.40s:%d failed: %.180s", o->host,
+		snprintf(c->err, sizeof(c->err),
+			 "connect to nfsd %.40s:%d failed: %.180s", o->host,
 			 o->nfsport, why);
 		rpc_destroy_context(c->rpc);
 		c->rpc = NULL;
@@ -238,7 +252,8 @@ void nfsc_fh_to3(const struct nfsc_fh *fh, nfs_fh3 *out)
 
 void nfsc_fh_from3(struct nfsc_fh *fh, const nfs_fh3 *in)
 {
-	fh->len = in->data.data_len > NFSC_FHMAX ? NFSC_FHMAX : in->data.data_len;
+	fh->len =
+		in->data.data_len > NFSC_FHMAX ? NFSC_FHMAX : in->data.data_len;
 	memcpy(fh->data, in->data.data_val, fh->len);
 }
 
@@ -328,13 +343,14 @@ int nfsc_getattr(struct nfsc_conn *c, const struct nfsc_fh *fh, fattr3 *attr)
 	return k.st;
 }
 
-int nfsc_setattr(struct nfsc_conn *c, const struct nfsc_fh *fh, const sattr3 *sa)
+int nfsc_setattr(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		 const sattr3 *sa)
 {
 	return nfsc_setattr_guard(c, fh, sa, NULL);
 }
 
-int nfsc_setattr_guard(struct nfsc_conn *c, const struct nfsc_fh *fh, const sattr3 *sa,
-		       const nfstime3 *guard_ctime)
+int nfsc_setattr_guard(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		       const sattr3 *sa, const nfstime3 *guard_ctime)
 {
 	struct nfsc_call k = { 0 };
 	SETATTR3args a;
@@ -361,8 +377,8 @@ static void lookup_copy(struct nfsc_call *k, void *data)
 	copy_post_attr(k, &r->LOOKUP3res_u.resok.obj_attributes);
 }
 
-int nfsc_lookup(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
-		struct nfsc_fh *out, fattr3 *attr)
+int nfsc_lookup(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		const char *name, struct nfsc_fh *out, fattr3 *attr)
 {
 	struct nfsc_call k = { .copy = lookup_copy, .fh = out, .attr = attr };
 	LOOKUP3args a;
@@ -383,7 +399,8 @@ static void access_copy(struct nfsc_call *k, void *data)
 		k->count = r->ACCESS3res_u.resok.access;
 }
 
-int nfsc_access(struct nfsc_conn *c, const struct nfsc_fh *fh, uint32_t want, uint32_t *granted)
+int nfsc_access(struct nfsc_conn *c, const struct nfsc_fh *fh, uint32_t want,
+		uint32_t *granted)
 {
 	struct nfsc_call k = { .copy = access_copy };
 	ACCESS3args a;
@@ -404,7 +421,8 @@ static void readlink_copy(struct nfsc_call *k, void *data)
 		snprintf(k->buf, k->cap, "%s", r->READLINK3res_u.resok.data);
 }
 
-int nfsc_readlink(struct nfsc_conn *c, const struct nfsc_fh *fh, char *buf, size_t size)
+int nfsc_readlink(struct nfsc_conn *c, const struct nfsc_fh *fh, char *buf,
+		  size_t size)
 {
 	struct nfsc_call k = { .copy = readlink_copy, .buf = buf, .cap = size };
 	READLINK3args a;
@@ -429,8 +447,8 @@ static void read_copy(struct nfsc_call *k, void *data)
 	k->eof = r->READ3res_u.resok.eof;
 }
 
-int nfsc_read(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off, uint32_t count,
-	      void *buf, uint32_t *got, bool *eof)
+int nfsc_read(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off,
+	      uint32_t count, void *buf, uint32_t *got, bool *eof)
 {
 	struct nfsc_call k = { .copy = read_copy, .buf = buf, .cap = count };
 	READ3args a;
@@ -457,8 +475,8 @@ static void write_copy(struct nfsc_call *k, void *data)
 	memcpy(k->verf, r->WRITE3res_u.resok.verf, 8);
 }
 
-static void write_args(WRITE3args *a, const struct nfsc_fh *fh, uint64_t off, const void *buf,
-		       uint32_t len, stable_how stable)
+static void write_args(WRITE3args *a, const struct nfsc_fh *fh, uint64_t off,
+		       const void *buf, uint32_t len, stable_how stable)
 {
 	memset(a, 0, sizeof(*a));
 	nfsc_fh_to3(fh, &a->file);
@@ -469,8 +487,9 @@ static void write_args(WRITE3args *a, const struct nfsc_fh *fh, uint64_t off, co
 	a->data.data_val = (char *)buf;
 }
 
-int nfsc_write_async(struct nfsc_conn *c, struct nfsc_call *k, const struct nfsc_fh *fh,
-		     uint64_t off, const void *buf, uint32_t len, stable_how stable)
+int nfsc_write_async(struct nfsc_conn *c, struct nfsc_call *k,
+		     const struct nfsc_fh *fh, uint64_t off, const void *buf,
+		     uint32_t len, stable_how stable)
 {
 	WRITE3args a;
 
@@ -482,9 +501,9 @@ int nfsc_write_async(struct nfsc_conn *c, struct nfsc_call *k, const struct nfsc
 	return rpc_nfs3_write_async(c->rpc, nfsc_call_cb, &a, k);
 }
 
-int nfsc_write(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off, const void *buf,
-	       uint32_t len, stable_how stable, uint32_t *count, stable_how *committed,
-	       char verf[8])
+int nfsc_write(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off,
+	       const void *buf, uint32_t len, stable_how stable,
+	       uint32_t *count, stable_how *committed, char verf[8])
 {
 	struct nfsc_call k = { .copy = write_copy };
 	WRITE3args a;
@@ -501,7 +520,8 @@ int nfsc_write(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off, cons
 }
 
 /* CREATE, MKDIR, SYMLINK and MKNOD results share the resok layout. */
-static void newobj_copy(struct nfsc_call *k, const post_op_fh3 *pfh, const post_op_attr *pa)
+static void newobj_copy(struct nfsc_call *k, const post_op_fh3 *pfh,
+			const post_op_attr *pa)
 {
 	if (k->fh) {
 		if (pfh->handle_follows)
@@ -517,7 +537,8 @@ static void create_copy(struct nfsc_call *k, void *data)
 	CREATE3res *r = data;
 
 	if (r->status == NFS3_OK)
-		newobj_copy(k, &r->CREATE3res_u.resok.obj, &r->CREATE3res_u.resok.obj_attributes);
+		newobj_copy(k, &r->CREATE3res_u.resok.obj,
+			    &r->CREATE3res_u.resok.obj_attributes);
 }
 
 static void mkdir_copy(struct nfsc_call *k, void *data)
@@ -525,7 +546,8 @@ static void mkdir_copy(struct nfsc_call *k, void *data)
 	MKDIR3res *r = data;
 
 	if (r->status == NFS3_OK)
-		newobj_copy(k, &r->MKDIR3res_u.resok.obj, &r->MKDIR3res_u.resok.obj_attributes);
+		newobj_copy(k, &r->MKDIR3res_u.resok.obj,
+			    &r->MKDIR3res_u.resok.obj_attributes);
 }
 
 static void symlink_copy(struct nfsc_call *k, void *data)
@@ -542,7 +564,8 @@ static void mknod_copy(struct nfsc_call *k, void *data)
 	MKNOD3res *r = data;
 
 	if (r->status == NFS3_OK)
-		newobj_copy(k, &r->MKNOD3res_u.resok.obj, &r->MKNOD3res_u.resok.obj_attributes);
+		newobj_copy(k, &r->MKNOD3res_u.resok.obj,
+			    &r->MKNOD3res_u.resok.obj_attributes);
 }
 
 /* The call of a procedure that makes a new object; clears *out first. */
@@ -554,14 +577,16 @@ static struct nfsc_call newobj_call(void (*copy)(struct nfsc_call *, void *),
 	return (struct nfsc_call){ .copy = copy, .fh = out, .attr = attr };
 }
 
-static void where_args(diropargs3 *w, const struct nfsc_fh *dir, const char *name)
+static void where_args(diropargs3 *w, const struct nfsc_fh *dir,
+		       const char *name)
 {
 	nfsc_fh_to3(dir, &w->dir);
 	w->name = (char *)name;
 }
 
-int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
-		createmode3 how, int mode, const char verf[8], struct nfsc_fh *out, fattr3 *attr)
+int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		const char *name, createmode3 how, int mode, const char verf[8],
+		struct nfsc_fh *out, fattr3 *attr)
 {
 	struct nfsc_call k = newobj_call(create_copy, out, attr);
 	CREATE3args a;
@@ -577,8 +602,8 @@ int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name
 	return k.st;
 }
 
-int nfsc_mkdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name, int mode,
-	       struct nfsc_fh *out, fattr3 *attr)
+int nfsc_mkdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
+	       int mode, struct nfsc_fh *out, fattr3 *attr)
 {
 	struct nfsc_call k = newobj_call(mkdir_copy, out, attr);
 	MKDIR3args a;
@@ -590,8 +615,9 @@ int nfsc_mkdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
 	return k.st;
 }
 
-int nfsc_symlink(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
-		 const char *target, struct nfsc_fh *out, fattr3 *attr)
+int nfsc_symlink(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		 const char *name, const char *target, struct nfsc_fh *out,
+		 fattr3 *attr)
 {
 	struct nfsc_call k = newobj_call(symlink_copy, out, attr);
 	SYMLINK3args a;
@@ -604,17 +630,20 @@ int nfsc_symlink(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *nam
 	return k.st;
 }
 
-static void mknod_args(mknoddata3 *w, ftype3 type, int mode, unsigned major, unsigned minor)
+static void mknod_args(mknoddata3 *w, ftype3 type, int mode, unsigned major,
+		       unsigned minor)
 {
 	w->type = type;
 	switch (type) {
 	case NF3CHR:
-		nfsc_sattr_mode(&w->mknoddata3_u.chr_device.dev_attributes, mode);
+		nfsc_sattr_mode(&w->mknoddata3_u.chr_device.dev_attributes,
+				mode);
 		w->mknoddata3_u.chr_device.spec.specdata1 = major;
 		w->mknoddata3_u.chr_device.spec.specdata2 = minor;
 		break;
 	case NF3BLK:
-		nfsc_sattr_mode(&w->mknoddata3_u.blk_device.dev_attributes, mode);
+		nfsc_sattr_mode(&w->mknoddata3_u.blk_device.dev_attributes,
+				mode);
 		w->mknoddata3_u.blk_device.spec.specdata1 = major;
 		w->mknoddata3_u.blk_device.spec.specdata2 = minor;
 		break;
@@ -629,8 +658,9 @@ static void mknod_args(mknoddata3 *w, ftype3 type, int mode, unsigned major, uns
 	}
 }
 
-int nfsc_mknod(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name, ftype3 type,
-	       int mode, unsigned major, unsigned minor, struct nfsc_fh *out, fattr3 *attr)
+int nfsc_mknod(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
+	       ftype3 type, int mode, unsigned major, unsigned minor,
+	       struct nfsc_fh *out, fattr3 *attr)
 {
 	struct nfsc_call k = newobj_call(mknod_copy, out, attr);
 	MKNOD3args a;
@@ -642,7 +672,8 @@ int nfsc_mknod(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
 	return k.st;
 }
 
-int nfsc_remove(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name)
+int nfsc_remove(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		const char *name)
 {
 	struct nfsc_call k = { 0 };
 	REMOVE3args a;
@@ -662,8 +693,9 @@ int nfsc_rmdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name)
 	return k.st;
 }
 
-int nfsc_rename(struct nfsc_conn *c, const struct nfsc_fh *fdir, const char *fname,
-		const struct nfsc_fh *tdir, const char *tname)
+int nfsc_rename(struct nfsc_conn *c, const struct nfsc_fh *fdir,
+		const char *fname, const struct nfsc_fh *tdir,
+		const char *tname)
 {
 	struct nfsc_call k = { 0 };
 	RENAME3args a;
@@ -682,8 +714,8 @@ static void link_copy(struct nfsc_call *k, void *data)
 		copy_post_attr(k, &r->LINK3res_u.resok.file_attributes);
 }
 
-int nfsc_link(struct nfsc_conn *c, const struct nfsc_fh *fh, const struct nfsc_fh *dir,
-	      const char *name, fattr3 *attr)
+int nfsc_link(struct nfsc_conn *c, const struct nfsc_fh *fh,
+	      const struct nfsc_fh *dir, const char *name, fattr3 *attr)
 {
 	struct nfsc_call k = { .copy = link_copy, .attr = attr };
 	LINK3args a;
@@ -719,7 +751,8 @@ static void pathconf_copy(struct nfsc_call *k, void *data)
 		*(PATHCONF3resok *)k->buf = r->PATHCONF3res_u.resok;
 }
 
-int nfsc_fsstat(struct nfsc_conn *c, const struct nfsc_fh *fh, FSSTAT3resok *out)
+int nfsc_fsstat(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		FSSTAT3resok *out)
 {
 	struct nfsc_call k = { .copy = fsstat_copy, .buf = out };
 	FSSTAT3args a;
@@ -729,7 +762,8 @@ int nfsc_fsstat(struct nfsc_conn *c, const struct nfsc_fh *fh, FSSTAT3resok *out
 	return k.st;
 }
 
-int nfsc_fsinfo(struct nfsc_conn *c, const struct nfsc_fh *fh, FSINFO3resok *out)
+int nfsc_fsinfo(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		FSINFO3resok *out)
 {
 	struct nfsc_call k = { .copy = fsinfo_copy, .buf = out };
 	FSINFO3args a;
@@ -739,7 +773,8 @@ int nfsc_fsinfo(struct nfsc_conn *c, const struct nfsc_fh *fh, FSINFO3resok *out
 	return k.st;
 }
 
-int nfsc_pathconf(struct nfsc_conn *c, const struct nfsc_fh *fh, PATHCONF3resok *out)
+int nfsc_pathconf(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		  PATHCONF3resok *out)
 {
 	struct nfsc_call k = { .copy = pathconf_copy, .buf = out };
 	PATHCONF3args a;
@@ -757,7 +792,8 @@ static void commit_copy(struct nfsc_call *k, void *data)
 		memcpy(k->verf, r->COMMIT3res_u.resok.verf, 8);
 }
 
-static void commit_args(COMMIT3args *a, const struct nfsc_fh *fh, uint64_t off, uint32_t count)
+static void commit_args(COMMIT3args *a, const struct nfsc_fh *fh, uint64_t off,
+			uint32_t count)
 {
 	memset(a, 0, sizeof(*a));
 	nfsc_fh_to3(fh, &a->file);
@@ -765,8 +801,8 @@ static void commit_args(COMMIT3args *a, const struct nfsc_fh *fh, uint64_t off, 
 	a->count = count;
 }
 
-int nfsc_commit_async(struct nfsc_conn *c, struct nfsc_call *k, const struct nfsc_fh *fh,
-		      uint64_t off, uint32_t count)
+int nfsc_commit_async(struct nfsc_conn *c, struct nfsc_call *k,
+		      const struct nfsc_fh *fh, uint64_t off, uint32_t count)
 {
 	COMMIT3args a;
 
@@ -778,8 +814,8 @@ int nfsc_commit_async(struct nfsc_conn *c, struct nfsc_call *k, const struct nfs
 	return rpc_nfs3_commit_async(c->rpc, nfsc_call_cb, &a, k);
 }
 
-int nfsc_commit(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off, uint32_t count,
-		char verf[8])
+int nfsc_commit(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off,
+		uint32_t count, char verf[8])
 {
 	struct nfsc_call k = { .copy = commit_copy };
 	COMMIT3args a;
@@ -803,8 +839,8 @@ void nfsc_dirlist_free(struct nfsc_dirlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static struct nfsc_dirent *dl_add(struct nfsc_dirlist *l, const char *name, uint64_t fileid,
-				  uint64_t cookie)
+static struct nfsc_dirent *dl_add(struct nfsc_dirlist *l, const char *name,
+				  uint64_t fileid, uint64_t cookie)
 {
 	struct nfsc_dirent *d;
 
@@ -844,8 +880,10 @@ static void readdirplus_copy(struct nfsc_call *k, void *data)
 		return;
 	memcpy(k->verf, r->READDIRPLUS3res_u.resok.cookieverf, 8);
 	k->eof = r->READDIRPLUS3res_u.resok.reply.eof;
-	for (e = r->READDIRPLUS3res_u.resok.reply.entries; e; e = e->nextentry) {
-		struct nfsc_dirent *d = dl_add(k->user, e->name, e->fileid, e->cookie);
+	for (e = r->READDIRPLUS3res_u.resok.reply.entries; e;
+	     e = e->nextentry) {
+		struct nfsc_dirent *d =
+			dl_add(k->user, e->name, e->fileid, e->cookie);
 
 		if (e->name_attributes.attributes_follow) {
 			d->has_attr = true;
@@ -853,7 +891,8 @@ static void readdirplus_copy(struct nfsc_call *k, void *data)
 		}
 		if (e->name_handle.handle_follows) {
 			d->has_fh = true;
-			nfsc_fh_from3(&d->fh, &e->name_handle.post_op_fh3_u.handle);
+			nfsc_fh_from3(&d->fh,
+				      &e->name_handle.post_op_fh3_u.handle);
 		}
 	}
 }
@@ -874,7 +913,8 @@ int nfsc_readdir_once(struct nfsc_conn *c, const struct nfsc_fh *dir, bool plus,
 		a.dircount = count;
 		a.maxcount = count * 4;
 		k.copy = readdirplus_copy;
-		RUN(c, k, rpc_nfs3_readdirplus_async(c->rpc, nfsc_call_cb, &a, &k));
+		RUN(c, k,
+		    rpc_nfs3_readdirplus_async(c->rpc, nfsc_call_cb, &a, &k));
 	} else {
 		READDIR3args a;
 
@@ -894,8 +934,8 @@ int nfsc_readdir_once(struct nfsc_conn *c, const struct nfsc_fh *dir, bool plus,
 	return k.st;
 }
 
-int nfsc_readdir_all(struct nfsc_conn *c, const struct nfsc_fh *dir, bool plus, uint32_t count,
-		     struct nfsc_dirlist *out)
+int nfsc_readdir_all(struct nfsc_conn *c, const struct nfsc_fh *dir, bool plus,
+		     uint32_t count, struct nfsc_dirlist *out)
 {
 	char verf[8] = { 0 };
 	uint64_t cookie = 0;
@@ -906,11 +946,13 @@ int nfsc_readdir_all(struct nfsc_conn *c, const struct nfsc_fh *dir, bool plus, 
 	do {
 		size_t before = out->n;
 
-		st = nfsc_readdir_once(c, dir, plus, cookie, verf, count, out, verf, &eof);
+		st = nfsc_readdir_once(c, dir, plus, cookie, verf, count, out,
+				       verf, &eof);
 		if (st != NFS3_OK)
 			return st;
 		if (out->n == before && !eof) {
-			fprintf(stderr, "readdir: empty reply without eof at cookie %llu\n",
+			fprintf(stderr,
+				"readdir: empty reply without eof at cookie %llu\n",
 				(unsigned long long)cookie);
 			return NFS3ERR_SERVERFAULT;
 		}

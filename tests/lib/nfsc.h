@@ -38,7 +38,7 @@ struct nfsc_conn {
 	struct rpc_context *rpc;
 	struct nfsc_fh root;
 	int uid, gid;
-	int dead;       /* a timeout or transport error happened: no further calls */
+	int dead; /* a timeout or transport error happened: no further calls */
 	int timeout_ms; /* per call; 0 = NFSC_TIMEOUT_MS */
 	char err[256];
 };
@@ -67,8 +67,8 @@ const char *nfsc_st(int st);
 
 /* MNT of o->export (waiting up to mnt_timeout_ms), then an NFSv3 connection; uid >= 0 sends
  * AUTH_SYS uid/gid. Returns -1 with c->err set on failure. */
-int nfsc_connect(struct nfsc_conn *c, const struct nfsc_opts *o, int uid, int gid,
-		 int mnt_timeout_ms);
+int nfsc_connect(struct nfsc_conn *c, const struct nfsc_opts *o, int uid,
+		 int gid, int mnt_timeout_ms);
 void nfsc_disconnect(struct nfsc_conn *c);
 /* One poll round (up to ms); returns -1 when the connection failed. */
 int nfsc_pump(struct nfsc_conn *c, int ms);
@@ -90,43 +90,56 @@ void nfsc_sattr_mode(sattr3 *sa, int mode);
 /* NULL: 0 when the server answers. */
 int nfsc_null(struct nfsc_conn *c);
 int nfsc_getattr(struct nfsc_conn *c, const struct nfsc_fh *fh, fattr3 *attr);
-int nfsc_setattr(struct nfsc_conn *c, const struct nfsc_fh *fh, const sattr3 *sa);
-int nfsc_setattr_guard(struct nfsc_conn *c, const struct nfsc_fh *fh, const sattr3 *sa,
-		       const nfstime3 *guard_ctime);
-int nfsc_lookup(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
+int nfsc_setattr(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		 const sattr3 *sa);
+int nfsc_setattr_guard(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		       const sattr3 *sa, const nfstime3 *guard_ctime);
+int nfsc_lookup(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		const char *name, struct nfsc_fh *out, fattr3 *attr);
+int nfsc_access(struct nfsc_conn *c, const struct nfsc_fh *fh, uint32_t want,
+		uint32_t *granted);
+int nfsc_readlink(struct nfsc_conn *c, const struct nfsc_fh *fh, char *buf,
+		  size_t size);
+int nfsc_read(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off,
+	      uint32_t count, void *buf, uint32_t *got, bool *eof);
+int nfsc_write(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off,
+	       const void *buf, uint32_t len, stable_how stable,
+	       uint32_t *count, stable_how *committed, char verf[8]);
+int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		const char *name, createmode3 how, int mode, const char verf[8],
 		struct nfsc_fh *out, fattr3 *attr);
-int nfsc_access(struct nfsc_conn *c, const struct nfsc_fh *fh, uint32_t want, uint32_t *granted);
-int nfsc_readlink(struct nfsc_conn *c, const struct nfsc_fh *fh, char *buf, size_t size);
-int nfsc_read(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off, uint32_t count,
-	      void *buf, uint32_t *got, bool *eof);
-int nfsc_write(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off, const void *buf,
-	       uint32_t len, stable_how stable, uint32_t *count, stable_how *committed,
-	       char verf[8]);
-int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
-		createmode3 how, int mode, const char verf[8], struct nfsc_fh *out, fattr3 *attr);
-int nfsc_mkdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name, int mode,
+int nfsc_mkdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
+	       int mode, struct nfsc_fh *out, fattr3 *attr);
+int nfsc_symlink(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		 const char *name, const char *target, struct nfsc_fh *out,
+		 fattr3 *attr);
+int nfsc_mknod(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
+	       ftype3 type, int mode, unsigned major, unsigned minor,
 	       struct nfsc_fh *out, fattr3 *attr);
-int nfsc_symlink(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
-		 const char *target, struct nfsc_fh *out, fattr3 *attr);
-int nfsc_mknod(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name, ftype3 type,
-	       int mode, unsigned major, unsigned minor, struct nfsc_fh *out, fattr3 *attr);
-int nfsc_remove(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name);
-int nfsc_rmdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name);
-int nfsc_rename(struct nfsc_conn *c, const struct nfsc_fh *fdir, const char *fname,
-		const struct nfsc_fh *tdir, const char *tname);
-int nfsc_link(struct nfsc_conn *c, const struct nfsc_fh *fh, const struct nfsc_fh *dir,
-	      const char *name, fattr3 *attr);
-int nfsc_fsstat(struct nfsc_conn *c, const struct nfsc_fh *fh, FSSTAT3resok *out);
-int nfsc_fsinfo(struct nfsc_conn *c, const struct nfsc_fh *fh, FSINFO3resok *out);
-int nfsc_pathconf(struct nfsc_conn *c, const struct nfsc_fh *fh, PATHCONF3resok *out);
-int nfsc_commit(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off, uint32_t count,
-		char verf[8]);
+int nfsc_remove(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		const char *name);
+int nfsc_rmdir(struct nfsc_conn *c, const struct nfsc_fh *dir,
+	       const char *name);
+int nfsc_rename(struct nfsc_conn *c, const struct nfsc_fh *fdir,
+		const char *fname, const struct nfsc_fh *tdir,
+		const char *tname);
+int nfsc_link(struct nfsc_conn *c, const struct nfsc_fh *fh,
+	      const struct nfsc_fh *dir, const char *name, fattr3 *attr);
+int nfsc_fsstat(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		FSSTAT3resok *out);
+int nfsc_fsinfo(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		FSINFO3resok *out);
+int nfsc_pathconf(struct nfsc_conn *c, const struct nfsc_fh *fh,
+		  PATHCONF3resok *out);
+int nfsc_commit(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off,
+		uint32_t count, char verf[8]);
 
 /* Async WRITE/COMMIT: nfsc_call_cb fills k (count, committed, verf). 0 when queued. */
-int nfsc_write_async(struct nfsc_conn *c, struct nfsc_call *k, const struct nfsc_fh *fh,
-		     uint64_t off, const void *buf, uint32_t len, stable_how stable);
-int nfsc_commit_async(struct nfsc_conn *c, struct nfsc_call *k, const struct nfsc_fh *fh,
-		      uint64_t off, uint32_t count);
+int nfsc_write_async(struct nfsc_conn *c, struct nfsc_call *k,
+		     const struct nfsc_fh *fh, uint64_t off, const void *buf,
+		     uint32_t len, stable_how stable);
+int nfsc_commit_async(struct nfsc_conn *c, struct nfsc_call *k,
+		      const struct nfsc_fh *fh, uint64_t off, uint32_t count);
 
 struct nfsc_dirent {
 	char *name;
@@ -145,8 +158,8 @@ void nfsc_dirlist_free(struct nfsc_dirlist *l);
 /* Lists the whole directory with READDIR (plus=false, count bytes per call) or READDIRPLUS
  * (dircount/maxcount = count, count*4), resuming from the last cookie of each reply with the
  * returned cookie verifier. Returns the last status (NFS3_OK when eof was reached). */
-int nfsc_readdir_all(struct nfsc_conn *c, const struct nfsc_fh *dir, bool plus, uint32_t count,
-		     struct nfsc_dirlist *out);
+int nfsc_readdir_all(struct nfsc_conn *c, const struct nfsc_fh *dir, bool plus,
+		     uint32_t count, struct nfsc_dirlist *out);
 /* One READDIR/READDIRPLUS call from (cookie, verf), entries appended to out. */
 int nfsc_readdir_once(struct nfsc_conn *c, const struct nfsc_fh *dir, bool plus,
 		      uint64_t cookie, const char verf[8], uint32_t count,

@@ -38,7 +38,8 @@ int tl_fs_tmpfs(struct tl_fs *fs, unsigned size_mb)
 	return 0;
 }
 
-static int rm_one(const char *p, const struct stat *sb, int type, struct FTW *ftw)
+static int rm_one(const char *p, const struct stat *sb, int type,
+		  struct FTW *ftw)
 {
 	(void)sb;
 	(void)ftw;
@@ -67,7 +68,8 @@ char *tl_path(const struct tl_fs *fs, const char *name)
 
 int tl_open(const struct tl_fs *fs, const char *name, int flags)
 {
-	return open(tl_path(fs, name), O_CREAT | O_RDWR | O_CLOEXEC | flags, 0644);
+	return open(tl_path(fs, name), O_CREAT | O_RDWR | O_CLOEXEC | flags,
+		    0644);
 }
 
 void tl_wait_init(struct tl_wait *w)
@@ -110,19 +112,25 @@ void tl_op_done(void *arg, int err, size_t bytes)
 	tl_done(op->w, err, bytes);
 }
 
-struct dcio_export_params tl_params(enum dcio_write_mode wm, enum dcio_read_mode rm,
+struct dcio_export_params tl_params(enum dcio_write_mode wm,
+				    enum dcio_read_mode rm,
 				    enum dcio_flush_mode fm)
 {
 	struct dcio_export_params p = {
-		.write_mode = wm, .read_mode = rm, .flush_mode = fm,
-		.max_inflight_bytes = 64 << 20, .inflight_wait_ms = 10000,
-		.flush_file_bytes = 1 << 20, .flush_export_bytes = 8 << 20,
+		.write_mode = wm,
+		.read_mode = rm,
+		.flush_mode = fm,
+		.max_inflight_bytes = 64 << 20,
+		.inflight_wait_ms = 10000,
+		.flush_file_bytes = 1 << 20,
+		.flush_export_bytes = 8 << 20,
 		.flush_interval_ms = 100,
 	};
 	return p;
 }
 
-int tl_write(struct dcio_file *f, const void *buf, size_t len, uint64_t off, enum dcio_stable st)
+int tl_write(struct dcio_file *f, const void *buf, size_t len, uint64_t off,
+	     enum dcio_stable st)
 {
 	struct tl_wait w;
 	struct tl_op op = { .w = &w };
@@ -137,7 +145,8 @@ int tl_write(struct dcio_file *f, const void *buf, size_t len, uint64_t off, enu
 	return op.err;
 }
 
-int tl_read(struct dcio_file *f, void *buf, size_t len, uint64_t off, size_t *got)
+int tl_read(struct dcio_file *f, void *buf, size_t len, uint64_t off,
+	    size_t *got)
 {
 	struct tl_wait w;
 	struct tl_op op = { .w = &w };
@@ -155,7 +164,8 @@ int tl_read(struct dcio_file *f, void *buf, size_t len, uint64_t off, size_t *go
 /* byte value depends on its file offset and a seed */
 static unsigned char pat(uint64_t o, unsigned seed)
 {
-	uint64_t x = (o + 1) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed * 0xbf58476d1ce4e5b9ull);
+	uint64_t x = (o + 1) * 0x9e3779b97f4a7c15ull ^
+		     ((uint64_t)seed * 0xbf58476d1ce4e5b9ull);
 	return (unsigned char)(x >> 56);
 }
 
@@ -314,7 +324,8 @@ static bool object(struct jp *j)
 		ws(j);
 		if (*j->s++ != ':')
 			return false;
-		snprintf(j->path + base, sizeof(j->path) - base, "%s%s", base ? "." : "", key);
+		snprintf(j->path + base, sizeof(j->path) - base, "%s%s",
+			 base ? "." : "", key);
 		if (!value(j))
 			return false;
 		j->path[base] = 0;

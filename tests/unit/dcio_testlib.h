@@ -11,14 +11,15 @@
 
 struct tl_fs {
 	char dir[256];
-	char mnt[256];		/* non-empty: a tmpfs we mounted */
+	char mnt[256]; /* non-empty: a tmpfs we mounted */
 };
 
 int tl_fs_ext4(struct tl_fs *fs);
 int tl_fs_tmpfs(struct tl_fs *fs, unsigned size_mb);
 void tl_fs_cleanup(struct tl_fs *fs);
-int tl_open(const struct tl_fs *fs, const char *name, int flags);	/* O_CREAT|O_RDWR|flags */
-char *tl_path(const struct tl_fs *fs, const char *name);		/* static buffer */
+int tl_open(const struct tl_fs *fs, const char *name,
+	    int flags); /* O_CREAT|O_RDWR|flags */
+char *tl_path(const struct tl_fs *fs, const char *name); /* static buffer */
 
 /* Counts completions. */
 struct tl_wait {
@@ -28,7 +29,7 @@ struct tl_wait {
 	size_t bytes;
 };
 void tl_wait_init(struct tl_wait *w);
-void tl_done(void *arg, int err, size_t bytes);	/* arg: struct tl_wait * */
+void tl_done(void *arg, int err, size_t bytes); /* arg: struct tl_wait * */
 void tl_wait_for(struct tl_wait *w, int n);
 
 /* One request's completion, with its own waiter. */
@@ -37,20 +38,23 @@ struct tl_op {
 	int err, calls;
 	size_t bytes;
 };
-void tl_op_done(void *arg, int err, size_t bytes);	/* arg: struct tl_op * */
+void tl_op_done(void *arg, int err, size_t bytes); /* arg: struct tl_op * */
 
-struct dcio_export_params tl_params(enum dcio_write_mode wm, enum dcio_read_mode rm,
+struct dcio_export_params tl_params(enum dcio_write_mode wm,
+				    enum dcio_read_mode rm,
 				    enum dcio_flush_mode fm);
 
 /* Stats JSON: valid? and values by dotted path ("group_commit.batches"). */
-char *tl_stats(struct dcio_export *x);	/* malloc'd */
+char *tl_stats(struct dcio_export *x); /* malloc'd */
 bool tl_json_valid(const char *s);
 bool tl_json_get(const char *s, const char *path, char *out, size_t outlen);
-double tl_json_num(const char *s, const char *path);	/* -1 if missing */
+double tl_json_num(const char *s, const char *path); /* -1 if missing */
 
 /* Synchronous helpers (through the async API). */
-int tl_write(struct dcio_file *f, const void *buf, size_t len, uint64_t off, enum dcio_stable st);
-int tl_read(struct dcio_file *f, void *buf, size_t len, uint64_t off, size_t *got);
+int tl_write(struct dcio_file *f, const void *buf, size_t len, uint64_t off,
+	     enum dcio_stable st);
+int tl_read(struct dcio_file *f, void *buf, size_t len, uint64_t off,
+	    size_t *got);
 void tl_fill(void *buf, size_t len, uint64_t off, unsigned seed);
 bool tl_check(const void *buf, size_t len, uint64_t off, unsigned seed);
 

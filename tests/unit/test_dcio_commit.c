@@ -80,16 +80,19 @@ static int fake_fsync(int fd)
 static atomic_long write_stamp[NSTABLE];
 static void *write_buf[NSTABLE];
 
-static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
 {
 	ssize_t r = pwritev2(fd, iov, cnt, off, flags);
 	for (int i = 0; i < NSTABLE; i++)
 		if (iov[0].iov_base == write_buf[i])
-			atomic_store(&write_stamp[i], atomic_fetch_add(&clk, 1) + 1);
+			atomic_store(&write_stamp[i],
+				     atomic_fetch_add(&clk, 1) + 1);
 	return r;
 }
 
-static struct dcio_syscalls table = { .fdatasync = fake_fdatasync, .fsync = fake_fsync };
+static struct dcio_syscalls table = { .fdatasync = fake_fdatasync,
+				      .fsync = fake_fsync };
 
 static void reset(void)
 {
@@ -114,12 +117,16 @@ static void setup(struct ctx *c, const struct dcio_syscalls *sys, bool uring,
 {
 	reset();
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = uring };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 64,
+					 .use_uring = uring };
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, sys, &c->e), 0);
 	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "gc", c->dfd, &c->x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "gc", c->dfd, &c->x),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
 }
 
 static void teardown(struct ctx *c)
@@ -182,7 +189,8 @@ static void t_group_commit(void)
 	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.batches"), 1);
 	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.max_batch"), NCOMMIT);
 	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.avg_batch"), NCOMMIT);
-	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.syscalls_saved"), NCOMMIT - 1);
+	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.syscalls_saved"),
+			NCOMMIT - 1);
 	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.nothing_dirty"), 0);
 	CU_ASSERT_TRUE(tl_json_num(js, "latency.commit.count") >= NCOMMIT);
 	free(js);
@@ -204,7 +212,8 @@ static void t_nothing_dirty(void)
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), 1);
 	/* a stable write leaves nothing for a later COMMIT either */
-	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 8192, DCIO_DATA_SYNC), 0);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 8192, DCIO_DATA_SYNC),
+			0);
 	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), 2);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), 2);
@@ -265,8 +274,11 @@ static void stable_writes(bool uring, enum dcio_flush_mode fm)
 		atomic_store(&write_stamp[i], atomic_fetch_add(&clk, 1) + 1);
 		ops[i] = (struct stable_op){ .op = { .w = &w } };
 		struct iovec iov = { write_buf[i], 8192 };
-		CU_ASSERT_EQUAL(dcio_write(c.f, &iov, 1, (uint64_t)i * 8192,
-					   i % 2 ? DCIO_FILE_SYNC : DCIO_DATA_SYNC, stable_done, &ops[i]), 0);
+		CU_ASSERT_EQUAL(
+			dcio_write(c.f, &iov, 1, (uint64_t)i * 8192,
+				   i % 2 ? DCIO_FILE_SYNC : DCIO_DATA_SYNC,
+				   stable_done, &ops[i]),
+			0);
 		if (fm == DCIO_FLUSH_INLINE) {
 			CU_ASSERT_EQUAL(ops[i].op.calls, 1);
 		}
@@ -277,7 +289,8 @@ static void stable_writes(bool uring, enum dcio_flush_mode fm)
 		CU_ASSERT_EQUAL(ops[i].op.err, 0);
 		CU_ASSERT_EQUAL(ops[i].op.calls, 1);
 		for (int k = 0; k < atomic_load(&nev); k++)
-			if (evs[k].start > atomic_load(&write_stamp[i]) && evs[k].end < ops[i].done_stamp) {
+			if (evs[k].start > atomic_load(&write_stamp[i]) &&
+			    evs[k].end < ops[i].done_stamp) {
 				covered++;
 				break;
 			}
@@ -294,28 +307,44 @@ static void stable_writes(bool uring, enum dcio_flush_mode fm)
 	/* everything is durable: nothing left for COMMIT */
 	int before = atomic_load(&n_fdatasync) + atomic_load(&n_fsync);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
-	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync) + atomic_load(&n_fsync), before);
+	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync) + atomic_load(&n_fsync),
+			before);
 	char *buf = malloc(NSTABLE * 8192);
-	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), buf, NSTABLE * 8192, 0), NSTABLE * 8192);
+	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), buf, NSTABLE * 8192, 0),
+			NSTABLE * 8192);
 	for (int i = 0; i < NSTABLE; i++)
-		CU_ASSERT_TRUE(tl_check(buf + i * 8192, 8192, (uint64_t)i * 8192, 4));
+		CU_ASSERT_TRUE(
+			tl_check(buf + i * 8192, 8192, (uint64_t)i * 8192, 4));
 	free(buf);
 	teardown(&c);
 }
 
-static void t_stable_pool(void) { stable_writes(false, DCIO_FLUSH_COALESCED); }
-static void t_stable_uring(void) { stable_writes(true, DCIO_FLUSH_COALESCED); }
-static void t_stable_inline(void) { stable_writes(true, DCIO_FLUSH_INLINE); }
+static void t_stable_pool(void)
+{
+	stable_writes(false, DCIO_FLUSH_COALESCED);
+}
+static void t_stable_uring(void)
+{
+	stable_writes(true, DCIO_FLUSH_COALESCED);
+}
+static void t_stable_inline(void)
+{
+	stable_writes(true, DCIO_FLUSH_INLINE);
+}
 
 int main(void)
 {
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("group commit", NULL, NULL);
-	CU_add_test(s, "16 concurrent COMMITs share one fdatasync", t_group_commit);
-	CU_add_test(s, "COMMIT with nothing dirty makes no syscall", t_nothing_dirty);
+	CU_add_test(s, "16 concurrent COMMITs share one fdatasync",
+		    t_group_commit);
+	CU_add_test(s, "COMMIT with nothing dirty makes no syscall",
+		    t_nothing_dirty);
 	CU_add_test(s, "close flushes a dirty file", t_close_flushes);
-	CU_add_test(s, "stable writes wait for a later flush (pool)", t_stable_pool);
-	CU_add_test(s, "stable writes wait for a later flush (io_uring)", t_stable_uring);
+	CU_add_test(s, "stable writes wait for a later flush (pool)",
+		    t_stable_pool);
+	CU_add_test(s, "stable writes wait for a later flush (io_uring)",
+		    t_stable_uring);
 	CU_add_test(s, "stable writes, inline flush mode", t_stable_inline);
 	return tl_run_tests();
 }

@@ -9,7 +9,7 @@
 
 #define NTHR 64
 #define BLK (64 * 1024)
-#define BASE 104		/* not aligned: direct mode has to split */
+#define BASE 104 /* not aligned: direct mode has to split */
 
 struct thr {
 	struct dcio_file *f;
@@ -52,7 +52,8 @@ static void *writer(void *arg)
 	struct thr *t = arg;
 	struct tl_wait w;
 	struct tagged ops[4];
-	size_t nops = t->phase == 1 ? 4 : 1, len = t->phase == 1 ? BLK / 4 : 2 * BLK;
+	size_t nops = t->phase == 1 ? 4 : 1,
+	       len = t->phase == 1 ? BLK / 4 : 2 * BLK;
 	uint64_t *bufs[4];
 
 	tl_wait_init(&w);
@@ -60,11 +61,16 @@ static void *writer(void *arg)
 	for (size_t k = 0; k < nops; k++) {
 		uint64_t off = BASE + (uint64_t)t->id * BLK + k * len;
 		bufs[k] = malloc(len);
-		fill_words(bufs[k], len / 8, t->phase == 1 ? t->id : t->id + 1000, off);
-		ops[k] = (struct tagged){ .op = { .w = &w }, .submitter = pthread_self(),
+		fill_words(bufs[k], len / 8,
+			   t->phase == 1 ? t->id : t->id + 1000, off);
+		ops[k] = (struct tagged){ .op = { .w = &w },
+					  .submitter = pthread_self(),
 					  .inline_ = t->inline_ };
-		struct iovec iov[2] = { { bufs[k], len / 2 }, { (char *)bufs[k] + len / 2, len / 2 } };
-		if (dcio_write(t->f, iov, 2, off, DCIO_UNSTABLE, tagged_done, &ops[k]))
+		struct iovec iov[2] = { { bufs[k], len / 2 },
+					{ (char *)bufs[k] + len / 2,
+					  len / 2 } };
+		if (dcio_write(t->f, iov, 2, off, DCIO_UNSTABLE, tagged_done,
+			       &ops[k]))
 			t->failures++;
 	}
 	tl_wait_for(&w, (int)nops);
@@ -86,7 +92,11 @@ static int run_phase(struct dcio_file *f, int phase, bool inline_)
 
 	pthread_barrier_init(&bar, NULL, NTHR);
 	for (int i = 0; i < NTHR; i++) {
-		t[i] = (struct thr){ .f = f, .id = i, .phase = phase, .bar = &bar, .inline_ = inline_ };
+		t[i] = (struct thr){ .f = f,
+				     .id = i,
+				     .phase = phase,
+				     .bar = &bar,
+				     .inline_ = inline_ };
 		pthread_create(&tid[i], NULL, writer, &t[i]);
 	}
 	for (int i = 0; i < NTHR; i++) {
@@ -100,7 +110,8 @@ static int run_phase(struct dcio_file *f, int phase, bool inline_)
 
 static void verify(const char *path, int phase)
 {
-	size_t span = phase == 1 ? (size_t)NTHR * BLK : (size_t)(NTHR + 1) * BLK;
+	size_t span =
+		phase == 1 ? (size_t)NTHR * BLK : (size_t)(NTHR + 1) * BLK;
 	uint64_t *buf = malloc(span);
 	int fd = open(path, O_RDONLY);
 	CU_ASSERT_EQUAL(pread(fd, buf, span, BASE), (ssize_t)span);
@@ -122,12 +133,15 @@ static void verify(const char *path, int phase)
 	free(buf);
 }
 
-static void run(bool tmpfs, bool uring, enum dcio_write_mode wm, enum dcio_flush_mode fm)
+static void run(bool tmpfs, bool uring, enum dcio_write_mode wm,
+		enum dcio_flush_mode fm)
 {
 	struct tl_fs fs;
 	int rc = tmpfs ? tl_fs_tmpfs(&fs, 64) : tl_fs_ext4(&fs);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 32, .use_uring = uring };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 32,
+					 .use_uring = uring };
 	struct dcio_engine *e;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
 	CU_ASSERT_EQUAL(dcio_engine_uses_uring(e), uring);
@@ -136,7 +150,8 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm, enum dcio_flush
 	struct dcio_export *x;
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "c", dfd, &x), 0);
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
+			      0);
 
 	CU_ASSERT_EQUAL(run_phase(f, 1, fm == DCIO_FLUSH_INLINE), 0);
 	verify(tl_path(&fs, "f"), 1);
@@ -152,7 +167,8 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm, enum dcio_flush
 	double ops = 0;
 	for (int m = 0; m < 4; m++) {
 		char key[64];
-		snprintf(key, sizeof(key), "writes.%s.ops", dcio_write_mode_name(m));
+		snprintf(key, sizeof(key), "writes.%s.ops",
+			 dcio_write_mode_name(m));
 		ops += tl_json_num(js, key);
 	}
 	CU_ASSERT_EQUAL(ops, NTHR * 5);
@@ -164,11 +180,12 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm, enum dcio_flush
 	tl_fs_cleanup(&fs);
 }
 
-#define CASE(fsn, tmp, be, ur, mode)                                  \
-	static void t_##fsn##_##be##_##mode(void)                     \
-	{                                                             \
+#define CASE(fsn, tmp, be, ur, mode)                                   \
+	static void t_##fsn##_##be##_##mode(void)                      \
+	{                                                              \
 		run(tmp, ur, DCIO_WRITE_##mode, DCIO_FLUSH_COALESCED); \
 	}
+/* clang-format off */
 #define MODES(fsn, tmp, be, ur)                                       \
 	CASE(fsn, tmp, be, ur, DONTCACHE) CASE(fsn, tmp, be, ur, BUFFERED) \
 	CASE(fsn, tmp, be, ur, DIRECT) CASE(fsn, tmp, be, ur, DROPBEHIND)
@@ -186,7 +203,8 @@ ICASE(DONTCACHE) ICASE(BUFFERED) ICASE(DIRECT) ICASE(DROPBEHIND)
 #define ADD(fsn, be, mode) CU_add_test(s, #fsn " " #be " " #mode, t_##fsn##_##be##_##mode)
 #define ADDM(fsn, be) ADD(fsn, be, DONTCACHE); ADD(fsn, be, BUFFERED); ADD(fsn, be, DIRECT); ADD(fsn, be, DROPBEHIND)
 
-int main(void)
+	/* clang-format on */
+	int main(void)
 {
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("concurrent writers", NULL, NULL);

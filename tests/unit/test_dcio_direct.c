@@ -27,13 +27,19 @@ struct ctx {
 
 static void setup(struct ctx *c, bool tmpfs, enum dcio_flush_mode fm)
 {
-	CU_ASSERT_EQUAL_FATAL(tmpfs ? tl_fs_tmpfs(&c->fs, 32) : tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = true };
+	CU_ASSERT_EQUAL_FATAL(
+		tmpfs ? tl_fs_tmpfs(&c->fs, 32) : tl_fs_ext4(&c->fs), 0);
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 64,
+					 .use_uring = true };
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &c->e), 0);
 	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DIRECT, DCIO_READ_DIRECT, fm);
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "direct", c->dfd, &c->x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+	struct dcio_export_params p =
+		tl_params(DCIO_WRITE_DIRECT, DCIO_READ_DIRECT, fm);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_export_create(c->e, &p, "direct", c->dfd, &c->x), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
 }
 
 static void teardown(struct ctx *c)
@@ -46,7 +52,8 @@ static void teardown(struct ctx *c)
 }
 
 /* the write comes from an odd address too: the middle needs a bounce buffer */
-static void one_write(struct ctx *c, char *shadow, uint64_t off, uint64_t len, unsigned seed)
+static void one_write(struct ctx *c, char *shadow, uint64_t off, uint64_t len,
+		      unsigned seed)
 {
 	char *src = malloc(len + 3);
 	tl_fill(src + 3, len, off, seed);
@@ -58,12 +65,14 @@ static void one_write(struct ctx *c, char *shadow, uint64_t off, uint64_t len, u
 static void check_file(struct ctx *c, const char *shadow, uint64_t size)
 {
 	char *back = malloc(size);
-	CU_ASSERT_EQUAL(pread(dcio_file_fd(c->f), back, size, 0), (ssize_t)size);
+	CU_ASSERT_EQUAL(pread(dcio_file_fd(c->f), back, size, 0),
+			(ssize_t)size);
 	CU_ASSERT_EQUAL(memcmp(back, shadow, size), 0);
 	free(back);
 }
 
-static void check_reads(struct ctx *c, const char *shadow, uint64_t size, unsigned seed)
+static void check_reads(struct ctx *c, const char *shadow, uint64_t size,
+			unsigned seed)
 {
 	char *back = malloc(300001);
 	int bad = 0;
@@ -91,15 +100,19 @@ static void direct(bool tmpfs, enum dcio_flush_mode fm)
 	unsigned seed = 42;
 	uint64_t size = 0;
 	/* shapes: inside one block, exact blocks, head only, tail only, both */
-	uint64_t shapes[][2] = { { 100, 200 }, { 4096, 8192 }, { 4000, 8288 }, { 8192, 5000 },
-				 { 511, 1 << 20 }, { 3 << 20, 65536 }, { 12345, 4096 } };
+	uint64_t shapes[][2] = { { 100, 200 },	   { 4096, 8192 },
+				 { 4000, 8288 },   { 8192, 5000 },
+				 { 511, 1 << 20 }, { 3 << 20, 65536 },
+				 { 12345, 4096 } };
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-		one_write(&c, shadow, shapes[i][0], shapes[i][1], (unsigned)i + 1);
+		one_write(&c, shadow, shapes[i][0], shapes[i][1],
+			  (unsigned)i + 1);
 		if (shapes[i][0] + shapes[i][1] > size)
 			size = shapes[i][0] + shapes[i][1];
 	}
 	for (int i = 0; i < 150; i++) {
-		uint64_t len = 1 + rnd(&seed) % 200000, off = rnd(&seed) % (SPAN - len);
+		uint64_t len = 1 + rnd(&seed) % 200000,
+			 off = rnd(&seed) % (SPAN - len);
 		one_write(&c, shadow, off, len, 100 + i);
 		if (off + len > size)
 			size = off + len;
@@ -113,29 +126,42 @@ static void direct(bool tmpfs, enum dcio_flush_mode fm)
 		/* no DIO alignment and no RWF_DONTCACHE: counted where they went */
 		CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.ops"), 157);
 		CU_ASSERT_TRUE(tl_json_num(js, "fallbacks.direct") >= 1);
-		CU_ASSERT_EQUAL(tl_json_num(js, "writes.direct.issued_bytes"), 0);
+		CU_ASSERT_EQUAL(tl_json_num(js, "writes.direct.issued_bytes"),
+				0);
 		CU_ASSERT_TRUE(dcio_export_fallback(c.x));
 	} else {
 		CU_ASSERT_EQUAL(tl_json_num(js, "writes.direct.ops"), 157);
 		CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.direct"), 0);
-		CU_ASSERT_TRUE(tl_json_num(js, "writes.direct.issued_bytes") > 0);
-		CU_ASSERT_TRUE(tl_json_num(js, "writes.dontcache.issued_bytes") > 0);
+		CU_ASSERT_TRUE(tl_json_num(js, "writes.direct.issued_bytes") >
+			       0);
+		CU_ASSERT_TRUE(
+			tl_json_num(js, "writes.dontcache.issued_bytes") > 0);
 	}
 	free(js);
 	free(shadow);
 	teardown(&c);
 }
 
-static void t_ext4(void) { direct(false, DCIO_FLUSH_COALESCED); }
-static void t_ext4_inline(void) { direct(false, DCIO_FLUSH_INLINE); }
-static void t_tmpfs(void) { direct(true, DCIO_FLUSH_COALESCED); }
+static void t_ext4(void)
+{
+	direct(false, DCIO_FLUSH_COALESCED);
+}
+static void t_ext4_inline(void)
+{
+	direct(false, DCIO_FLUSH_INLINE);
+}
+static void t_tmpfs(void)
+{
+	direct(true, DCIO_FLUSH_COALESCED);
+}
 
 /* Every O_DIRECT write the engine issues, through a fake pwritev2 in the
  * syscall table: offset, length and buffers aligned to the split unit
  * (4096, the DIO offset alignment of ext4 here). */
 static atomic_int n_direct, n_misaligned;
 
-static ssize_t align_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t align_pwritev2(int fd, const struct iovec *iov, int cnt,
+			      off_t off, int flags)
 {
 	int fl = fcntl(fd, F_GETFL);
 
@@ -151,7 +177,8 @@ static ssize_t align_pwritev2(int fd, const struct iovec *iov, int cnt, off_t of
 		atomic_fetch_add(&n_direct, 1);
 		if (bad) {
 			atomic_fetch_add(&n_misaligned, 1);
-			fprintf(stderr, "misaligned O_DIRECT write: off %lld len %llu\n",
+			fprintf(stderr,
+				"misaligned O_DIRECT write: off %lld len %llu\n",
 				(long long)off, (unsigned long long)len);
 		}
 	}
@@ -171,12 +198,14 @@ static void t_aligned(void)
 
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &sys, &e), 0);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DIRECT, DCIO_READ_BUFFERED,
-						DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DIRECT, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "align", -1, &x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
+			      0);
 	for (int i = 0; i < 200; i++) {
-		uint64_t off = rnd(&seed) % SPAN, len = 1 + rnd(&seed) % (1 << 20);
+		uint64_t off = rnd(&seed) % SPAN,
+			 len = 1 + rnd(&seed) % (1 << 20);
 
 		tl_fill(buf, len, off, 1);
 		CU_ASSERT_EQUAL(tl_write(f, buf, len, off, DCIO_UNSTABLE), 0);
@@ -194,9 +223,11 @@ int main(void)
 {
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("direct", NULL, NULL);
-	CU_add_test(s, "ext4: misaligned direct writes and reads byte-exact", t_ext4);
+	CU_add_test(s, "ext4: misaligned direct writes and reads byte-exact",
+		    t_ext4);
 	CU_add_test(s, "ext4, inline flush mode", t_ext4_inline);
 	CU_add_test(s, "tmpfs: direct falls back, still exact", t_tmpfs);
-	CU_add_test(s, "every O_DIRECT write aligned (fake pwritev2)", t_aligned);
+	CU_add_test(s, "every O_DIRECT write aligned (fake pwritev2)",
+		    t_aligned);
 	return tl_run_tests();
 }

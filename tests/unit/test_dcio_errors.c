@@ -12,9 +12,11 @@
 
 #define NCOMMIT 8
 
-static atomic_int n_fdatasync, fail_fdatasync_once, fail_fdatasync_always, entered, gate_on;
+static atomic_int n_fdatasync, fail_fdatasync_once, fail_fdatasync_always,
+	entered, gate_on;
 static atomic_int fail_sfr_once, n_sfr_fail, n_calls;
-static atomic_int sfr_fail_delay_us;	/* the failing sync_file_range returns this late */
+static atomic_int
+	sfr_fail_delay_us; /* the failing sync_file_range returns this late */
 static atomic_long fail_write_off = -1;
 static atomic_int fail_write_errno = ENOSPC;
 static atomic_int hold_trunc, trunc_in;
@@ -23,7 +25,8 @@ static atomic_int chaos;
  * kernel holds for a page whose writeback failed) */
 static atomic_int fail_fdatasync_n;
 /* hold_*: the fake syscall waits (bounded) while the flag is set; *_in: it got there */
-static atomic_int hold_fdatasync, fdatasync_in, hold_write, write_in, write_out, hold_sfr, sfr_in;
+static atomic_int hold_fdatasync, fdatasync_in, hold_write, write_in, write_out,
+	hold_sfr, sfr_in;
 static atomic_long hold_write_off = -1;
 
 static void hold_while(atomic_int *flag)
@@ -38,7 +41,8 @@ static int fake_fdatasync(int fd)
 	atomic_store(&fdatasync_in, 1);
 	hold_while(&hold_fdatasync);
 	if (atomic_exchange(&gate_on, 0)) {
-		for (int i = 0; i < 5000 && atomic_load(&entered) < NCOMMIT; i++)
+		for (int i = 0; i < 5000 && atomic_load(&entered) < NCOMMIT;
+		     i++)
 			usleep(1000);
 		usleep(50000);
 	}
@@ -49,7 +53,8 @@ static int fake_fdatasync(int fd)
 	if (!e) {
 		int n = atomic_load(&fail_fdatasync_n);
 
-		while (n > 0 && !atomic_compare_exchange_weak(&fail_fdatasync_n, &n, n - 1))
+		while (n > 0 && !atomic_compare_exchange_weak(&fail_fdatasync_n,
+							      &n, n - 1))
 			;
 		if (n > 0)
 			e = ENOSPC;
@@ -66,7 +71,8 @@ static int fake_fsync(int fd)
 	return fake_fdatasync(fd);
 }
 
-static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
 {
 	int n = atomic_fetch_add(&n_calls, 1);
 	if (off == atomic_load(&hold_write_off)) {
@@ -156,20 +162,27 @@ struct ctx {
 
 static void setup(struct ctx *c, bool pool, enum dcio_write_mode wm)
 {
-	struct dcio_syscalls t = { .fdatasync = fake_fdatasync, .fsync = fake_fsync,
-				   .sync_file_range = fake_sfr, .ftruncate = fake_ftruncate };
+	struct dcio_syscalls t = { .fdatasync = fake_fdatasync,
+				   .fsync = fake_fsync,
+				   .sync_file_range = fake_sfr,
+				   .ftruncate = fake_ftruncate };
 	if (pool)
 		t.pwritev2 = fake_pwritev2;
 	reset();
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 64,
+					 .use_uring = true };
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &c->e), 0);
 	CU_ASSERT_EQUAL(dcio_engine_uses_uring(c->e), !pool);
 	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p =
+		tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	p.flush_file_bytes = 64 << 10;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "err", c->dfd, &c->x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_export_create(c->e, &p, "err", c->dfd, &c->x), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
 }
 
 static void teardown(struct ctx *c, int close_err)
@@ -246,7 +259,9 @@ static void t_fdatasync_eio(void)
 	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), n + 1);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 512 << 10, 512 << 10), EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
-	CU_ASSERT_EQUAL(tl_write(c.f, buf + (512 << 10), 512 << 10, 512 << 10, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf + (512 << 10), 512 << 10, 512 << 10,
+				 DCIO_UNSTABLE),
+			0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 512 << 10, 1), 0);
 
@@ -287,8 +302,11 @@ static void t_stable_eio(void)
 	for (int i = 0; i < 16; i++) {
 		ops[i] = (struct tl_op){ .w = &w };
 		struct iovec iov = { buf + i * 4096, 4096 };
-		CU_ASSERT_EQUAL(dcio_write(c.f, &iov, 1, (uint64_t)i * 4096,
-					   i % 2 ? DCIO_FILE_SYNC : DCIO_DATA_SYNC, tl_op_done, &ops[i]), 0);
+		CU_ASSERT_EQUAL(
+			dcio_write(c.f, &iov, 1, (uint64_t)i * 4096,
+				   i % 2 ? DCIO_FILE_SYNC : DCIO_DATA_SYNC,
+				   tl_op_done, &ops[i]),
+			0);
 	}
 	tl_wait_for(&w, 16);
 	for (int i = 0; i < 16; i++) {
@@ -345,17 +363,23 @@ static void t_write_enospc_refused(void)
 		tl_fill(buf, 65536, 0, 4);
 		CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
 		atomic_store(&fail_write_off, 1 << 20);
-		CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), errs[i]);
+		CU_ASSERT_EQUAL(
+			tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE),
+			errs[i]);
 		CU_ASSERT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
 		CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), 0);
 		/* the refused write's own range holds no data it asked for */
 		CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), errs[i]);
 		CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), errs[i]);
 		atomic_store(&fail_write_off, -1);
-		CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
+		CU_ASSERT_EQUAL(
+			tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
 		CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 		CU_ASSERT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
-		CU_ASSERT_EQUAL(stat_num(&c, errs[i] == ENOSPC ? "errors.ENOSPC" : "errors.EDQUOT"), 1);
+		CU_ASSERT_EQUAL(stat_num(&c, errs[i] == ENOSPC
+						     ? "errors.ENOSPC"
+						     : "errors.EDQUOT"),
+				1);
 		teardown(&c, 0);
 	}
 }
@@ -431,14 +455,15 @@ struct async_write {
 	struct tl_op op;
 };
 
-static void start_write(struct async_write *a, struct dcio_file *f, size_t len, uint64_t off,
-			enum dcio_stable st)
+static void start_write(struct async_write *a, struct dcio_file *f, size_t len,
+			uint64_t off, enum dcio_stable st)
 {
 	struct iovec iov = { buf, len };
 
 	tl_wait_init(&a->w);
 	a->op = (struct tl_op){ .w = &a->w };
-	CU_ASSERT_EQUAL_FATAL(dcio_write(f, &iov, 1, off, st, tl_op_done, &a->op), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_write(f, &iov, 1, off, st, tl_op_done, &a->op), 0);
 }
 
 static void wait_flag(atomic_int *flag)
@@ -495,13 +520,14 @@ static void t_stable_write_lost_before_flush(void)
 	atomic_store(&fail_fdatasync_once, EIO);
 	struct committer k = { .f = c.f };
 	pthread_t tid;
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, failing_commit, &k), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, failing_commit, &k),
+			      0);
 	wait_flag(&fdatasync_in);
 	atomic_store(&hold_write_off, 1 << 20);
 	struct async_write a;
 	start_write(&a, c.f, 65536, 1 << 20, DCIO_DATA_SYNC);
 	wait_flag(&write_out);
-	usleep(50000);	/* acknowledged and queued behind the held flush */
+	usleep(50000); /* acknowledged and queued behind the held flush */
 	atomic_store(&hold_fdatasync, 0);
 	pthread_join(tid, NULL);
 	CU_ASSERT_EQUAL(k.rc, EIO);
@@ -524,7 +550,8 @@ static void t_failed_write_settles(void)
 	tl_fill(buf, 65536, 0, 12);
 	atomic_store(&fail_write_off, 1 << 20);
 	atomic_store(&fail_fdatasync_once, EIO);
-	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), ENOSPC);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE),
+			ENOSPC);
 	for (int i = 0; i < 10000 && atomic_load(&fail_fdatasync_once); i++)
 		usleep(1000);
 	CU_ASSERT_EQUAL_FATAL(atomic_load(&fail_fdatasync_once), 0);
@@ -553,9 +580,9 @@ static void t_flusher_error_during_flush(void)
 	atomic_store(&fail_sfr_once, 1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 256 << 10, 0, DCIO_UNSTABLE), 0);
 	wait_flag(&sfr_in);
-	atomic_store(&hold_fdatasync, 0);	/* the flush answers 0 first */
+	atomic_store(&hold_fdatasync, 0); /* the flush answers 0 first */
 	usleep(50000);
-	atomic_store(&hold_sfr, 0);		/* then the flusher sees EIO */
+	atomic_store(&hold_sfr, 0); /* then the flusher sees EIO */
 	tl_wait_for(&a.w, 1);
 	CU_ASSERT_EQUAL(a.op.err, EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 4096), EIO);
@@ -570,17 +597,22 @@ static void t_retries(void)
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	atomic_store(&chaos, 1);
 	tl_fill(buf, sizeof(buf), 12345, 8);
-	struct iovec iov[3] = { { buf, 1000 }, { buf + 1000, 70000 }, { buf + 71000, sizeof(buf) - 71000 } };
+	struct iovec iov[3] = { { buf, 1000 },
+				{ buf + 1000, 70000 },
+				{ buf + 71000, sizeof(buf) - 71000 } };
 	struct tl_wait w;
 	struct tl_op op = { .w = &w };
 	tl_wait_init(&w);
-	CU_ASSERT_EQUAL(dcio_write(c.f, iov, 3, 12345, DCIO_UNSTABLE, tl_op_done, &op), 0);
+	CU_ASSERT_EQUAL(
+		dcio_write(c.f, iov, 3, 12345, DCIO_UNSTABLE, tl_op_done, &op),
+		0);
 	tl_wait_for(&w, 1);
 	CU_ASSERT_EQUAL(op.err, 0);
 	CU_ASSERT_EQUAL(op.bytes, sizeof(buf));
 	atomic_store(&chaos, 0);
 	static char back[1 << 20];
-	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, sizeof(back), 12345), (ssize_t)sizeof(back));
+	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, sizeof(back), 12345),
+			(ssize_t)sizeof(back));
 	CU_ASSERT_TRUE(tl_check(back, sizeof(back), 12345, 8));
 	teardown(&c, 0);
 }
@@ -641,7 +673,9 @@ static void t_flush_keeps_inflight_loss(void)
 	atomic_store(&fail_fdatasync_once, EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
 	/* an acknowledged write over the same range, then a flush of it */
-	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536 + 4096, (1 << 20) - 4096, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536 + 4096, (1 << 20) - 4096,
+				 DCIO_UNSTABLE),
+			0);
 	start_held_flush(&c, &k, &tid);
 	atomic_store(&hold_write, 0);
 	tl_wait_for(&a.w, 1);
@@ -701,7 +735,8 @@ static void t_close_clean_keeps_failed(void)
 	/* clean: closes, like dcio_file_close */
 	CU_ASSERT_TRUE(dcio_file_close_clean(c.f, &err));
 	CU_ASSERT_EQUAL(err, 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, tl_open(&c.fs, "f", 0), &c.f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, tl_open(&c.fs, "f", 0), &c.f),
+			      0);
 	/* a write acknowledged just before the close, whose flush fails */
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
 	atomic_store(&fail_fdatasync_once, EIO);
@@ -749,7 +784,8 @@ static void t_truncate_trims_lost(void)
 	/* the O_TRUNC rewrite */
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 8192, 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
-	CU_ASSERT_EQUAL(dcio_file_truncate(c.f, (uint64_t)INT64_MAX + 1), EFBIG);
+	CU_ASSERT_EQUAL(dcio_file_truncate(c.f, (uint64_t)INT64_MAX + 1),
+			EFBIG);
 	teardown(&c, 0);
 }
 
@@ -803,16 +839,20 @@ static void t_pending_bounded_while_lost(void)
 	tl_fill(buf, 1 << 20, 0, 19);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 4096, 0, DCIO_UNSTABLE), 0);
 	for (int i = 0; i < 16; i++)
-		CU_ASSERT_EQUAL(tl_write(c.f, buf, 1 << 20, 2 * g + ((uint64_t)i << 20),
-					 DCIO_UNSTABLE), 0);
+		CU_ASSERT_EQUAL(tl_write(c.f, buf, 1 << 20,
+					 2 * g + ((uint64_t)i << 20),
+					 DCIO_UNSTABLE),
+				0);
 	atomic_store(&fail_fdatasync_once, EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
 	int max = 0;
 	for (int i = 0; i < 6000; i++) {
 		/* odd: new scattered ranges; even: every other 512 bytes of
 		 * the lost [2 GiB, +16 MiB) rewritten */
-		uint64_t off = (i % 2 ? g + (64 << 20) : 2 * g) + (uint64_t)i * 1024;
-		CU_ASSERT_EQUAL_FATAL(tl_write(c.f, buf, 512, off, DCIO_UNSTABLE), 0);
+		uint64_t off =
+			(i % 2 ? g + (64 << 20) : 2 * g) + (uint64_t)i * 1024;
+		CU_ASSERT_EQUAL_FATAL(
+			tl_write(c.f, buf, 512, off, DCIO_UNSTABLE), 0);
 		int n = pending_ranges(c.f);
 		if (n > max)
 			max = n;
@@ -830,30 +870,47 @@ int main(void)
 {
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("errors", NULL, NULL);
-	CU_add_test(s, "fdatasync EIO reaches the batch and later COMMITs", t_fdatasync_eio);
-	CU_add_test(s, "rewrite must be flushed successfully to clear", t_rewrite_needs_flush);
+	CU_add_test(s, "fdatasync EIO reaches the batch and later COMMITs",
+		    t_fdatasync_eio);
+	CU_add_test(s, "rewrite must be flushed successfully to clear",
+		    t_rewrite_needs_flush);
 	CU_add_test(s, "stable writes see flush errors", t_stable_eio);
-	CU_add_test(s, "pwritev2 EIO marks acknowledged data lost", t_write_eio);
-	CU_add_test(s, "pwritev2 ENOSPC/EDQUOT loses only that write, keeps the verifier",
-		    t_write_enospc_refused);
-	CU_add_test(s, "flusher error returned by close", t_flusher_error_close);
+	CU_add_test(s, "pwritev2 EIO marks acknowledged data lost",
+		    t_write_eio);
+	CU_add_test(
+		s,
+		"pwritev2 ENOSPC/EDQUOT loses only that write, keeps the verifier",
+		t_write_enospc_refused);
+	CU_add_test(s, "flusher error returned by close",
+		    t_flusher_error_close);
 	CU_add_test(s, "flusher error reported once", t_flusher_error_commit);
-	CU_add_test(s, "write error returned by close", t_close_unreported_write_error);
+	CU_add_test(s, "write error returned by close",
+		    t_close_unreported_write_error);
 	CU_add_test(s, "EINTR, EAGAIN and short writes retried", t_retries);
-	CU_add_test(s, "bad-request write errors lose nothing else", t_bad_request_no_loss);
-	CU_add_test(s, "a write in flight during a flush error is lost", t_inflight_write_lost);
-	CU_add_test(s, "a stable write lost before its flush fails", t_stable_write_lost_before_flush);
-	CU_add_test(s, "a failed write's writeback error is settled at once", t_failed_write_settles);
-	CU_add_test(s, "a flusher error during a flush fails that flush", t_flusher_error_during_flush);
+	CU_add_test(s, "bad-request write errors lose nothing else",
+		    t_bad_request_no_loss);
+	CU_add_test(s, "a write in flight during a flush error is lost",
+		    t_inflight_write_lost);
+	CU_add_test(s, "a stable write lost before its flush fails",
+		    t_stable_write_lost_before_flush);
+	CU_add_test(s, "a failed write's writeback error is settled at once",
+		    t_failed_write_settles);
+	CU_add_test(s, "a flusher error during a flush fails that flush",
+		    t_flusher_error_during_flush);
 	CU_add_test(s, "a flush does not clear a range lost while it ran",
 		    t_flush_keeps_range_lost_meanwhile);
-	CU_add_test(s, "a flush does not clear a write lost in flight while it ran",
-		    t_flush_keeps_inflight_loss);
-	CU_add_test(s, "a failed flush settles writes acknowledged while it ran",
+	CU_add_test(
+		s, "a flush does not clear a write lost in flight while it ran",
+		t_flush_keeps_inflight_loss);
+	CU_add_test(s,
+		    "a failed flush settles writes acknowledged while it ran",
 		    t_failed_flush_settles);
-	CU_add_test(s, "close keeps a file whose final flush failed", t_close_clean_keeps_failed);
-	CU_add_test(s, "truncate forgets lost ranges past the size", t_truncate_trims_lost);
-	CU_add_test(s, "truncate keeps ranges lost while it ran", t_truncate_keeps_concurrent);
+	CU_add_test(s, "close keeps a file whose final flush failed",
+		    t_close_clean_keeps_failed);
+	CU_add_test(s, "truncate forgets lost ranges past the size",
+		    t_truncate_trims_lost);
+	CU_add_test(s, "truncate keeps ranges lost while it ran",
+		    t_truncate_keeps_concurrent);
 	CU_add_test(s, "pending memory bounded while ranges are lost",
 		    t_pending_bounded_while_lost);
 	return tl_run_tests();

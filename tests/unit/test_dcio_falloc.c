@@ -18,7 +18,8 @@
 static atomic_int hold_on, held, release_it, fail_flush, n_fdatasync;
 
 /* with hold_on set, the next pwritev2 waits (bounded) until released */
-static ssize_t held_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t held_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
 {
 	if (atomic_exchange(&hold_on, 0)) {
 		atomic_store(&held, 1);
@@ -57,13 +58,17 @@ static void setup(struct ctx *c)
 	atomic_store(&fail_flush, 0);
 	atomic_store(&n_fdatasync, 0);
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = false };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 64,
+					 .use_uring = false };
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &table, &c->e), 0);
 	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
-						DCIO_FLUSH_COALESCED);
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "falloc", c->dfd, &c->x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_export_create(c->e, &p, "falloc", c->dfd, &c->x), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
 }
 
 static void teardown(struct ctx *c)
@@ -115,7 +120,9 @@ static void punch_vs_held_write(uint64_t woff, bool expect_wait)
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
 	atomic_store(&hold_on, 1);
 	struct iovec iov = { buf, sizeof(buf) };
-	CU_ASSERT_EQUAL_FATAL(dcio_write(c.f, &iov, 1, woff, DCIO_UNSTABLE, tl_op_done, &op), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_write(c.f, &iov, 1, woff, DCIO_UNSTABLE, tl_op_done, &op),
+		0);
 	CU_ASSERT_FATAL(wait_flag(&held, 5000));
 	p.f = c.f;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, punch_main, &p), 0);
@@ -132,7 +139,8 @@ static void punch_vs_held_write(uint64_t woff, bool expect_wait)
 	tl_wait_for(&w, 1);
 	CU_ASSERT_EQUAL(op.err, 0);
 	CU_ASSERT_EQUAL(p.rc, 0);
-	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, sizeof(back), 0), (ssize_t)sizeof(back));
+	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, sizeof(back), 0),
+			(ssize_t)sizeof(back));
 	/* the punch came after the write it waited for: zeros */
 	static const char zeros[64 * KiB];
 	CU_ASSERT(memcmp(back, zeros, sizeof(back)) == 0);
@@ -165,13 +173,14 @@ static void t_error_rule(void)
 	n = atomic_load(&n_fdatasync);
 	CU_ASSERT_EQUAL(dcio_fallocate(c.f, DCIO_ALLOCATE, 0, 128 * KiB), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 64 * KiB), EIO);
-	CU_ASSERT(atomic_load(&n_fdatasync) > n);	/* the allocation was flushed */
+	CU_ASSERT(atomic_load(&n_fdatasync) >
+		  n); /* the allocation was flushed */
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 64 * KiB, 64 * KiB), 0);
 	/* a punch of part of it rewrites that part (zeros), once flushed */
 	CU_ASSERT_EQUAL(dcio_fallocate(c.f, DCIO_PUNCH, 0, 32 * KiB), 0);
 	n = atomic_load(&n_fdatasync);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 32 * KiB), 0);
-	CU_ASSERT(atomic_load(&n_fdatasync) > n);	/* not "nothing dirty" */
+	CU_ASSERT(atomic_load(&n_fdatasync) > n); /* not "nothing dirty" */
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 32 * KiB, 32 * KiB), EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
 	/* a punch whose flush fails is lost like a write */
@@ -186,7 +195,10 @@ static void t_error_rule(void)
 
 static void t_hostile(void)
 {
-	static const struct { uint64_t off, len; int err; } bad[] = {
+	static const struct {
+		uint64_t off, len;
+		int err;
+	} bad[] = {
 		{ 1ull << 63, 1, EINVAL },
 		{ UINT64_MAX, 1, EINVAL },
 		{ UINT64_MAX, UINT64_MAX, EINVAL },
@@ -195,7 +207,7 @@ static void t_hostile(void)
 		{ 0, 0, EINVAL },
 		{ (1ull << 63) - 1, 2, EFBIG },
 		{ 1ull << 62, 1ull << 62, EFBIG },
-		{ 1ull << 50, 4096, EFBIG },	/* past ext4's maximum: the kernel's */
+		{ 1ull << 50, 4096, EFBIG }, /* past ext4's maximum: the kernel's */
 	};
 	struct ctx c;
 	static char buf[16 * KiB], back[16 * KiB];
@@ -208,22 +220,25 @@ static void t_hostile(void)
 	CU_ASSERT_EQUAL(fstat(dcio_file_fd(c.f), &a), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		for (int op = DCIO_ALLOCATE; op <= DCIO_PUNCH; op++) {
-			int rc = dcio_fallocate(c.f, op, bad[i].off, bad[i].len);
+			int rc =
+				dcio_fallocate(c.f, op, bad[i].off, bad[i].len);
 
 			CU_ASSERT_EQUAL(rc, bad[i].err);
 			if (rc != bad[i].err)
-				fprintf(stderr, "op %d off %llu len %llu: %d\n", op,
-					(unsigned long long)bad[i].off,
+				fprintf(stderr, "op %d off %llu len %llu: %d\n",
+					op, (unsigned long long)bad[i].off,
 					(unsigned long long)bad[i].len, rc);
 		}
 	}
 	CU_ASSERT_EQUAL(fstat(dcio_file_fd(c.f), &b), 0);
 	CU_ASSERT_EQUAL(a.st_size, b.st_size);
 	CU_ASSERT_EQUAL(a.st_blocks, b.st_blocks);
-	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, sizeof(back), 0), (ssize_t)sizeof(back));
+	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, sizeof(back), 0),
+			(ssize_t)sizeof(back));
 	CU_ASSERT(memcmp(back, buf, sizeof(buf)) == 0);
 	CU_ASSERT_EQUAL(dcio_fallocate(NULL, DCIO_PUNCH, 0, 1), EINVAL);
-	CU_ASSERT_EQUAL(dcio_fallocate(c.f, (enum dcio_falloc_op)7, 0, 1), EINVAL);
+	CU_ASSERT_EQUAL(dcio_fallocate(c.f, (enum dcio_falloc_op)7, 0, 1),
+			EINVAL);
 	teardown(&c);
 }
 
@@ -231,9 +246,12 @@ int main(void)
 {
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("fallocate", NULL, NULL);
-	CU_add_test(s, "a punch waits for the in-flight write of its range", t_waits_for_write_of_range);
-	CU_add_test(s, "a punch does not wait for writes elsewhere", t_not_for_other_ranges);
-	CU_add_test(s, "error rule: allocate keeps lost, punch rewrites", t_error_rule);
+	CU_add_test(s, "a punch waits for the in-flight write of its range",
+		    t_waits_for_write_of_range);
+	CU_add_test(s, "a punch does not wait for writes elsewhere",
+		    t_not_for_other_ranges);
+	CU_add_test(s, "error rule: allocate keeps lost, punch rewrites",
+		    t_error_rule);
 	CU_add_test(s, "hostile offsets and lengths change nothing", t_hostile);
 	return tl_run_tests();
 }

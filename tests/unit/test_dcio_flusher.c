@@ -62,20 +62,26 @@ struct ctx {
 	int dfd;
 };
 
-static void setup(struct ctx *c, uint64_t file_thr, uint64_t export_thr, uint32_t interval)
+static void setup(struct ctx *c, uint64_t file_thr, uint64_t export_thr,
+		  uint32_t interval)
 {
-	struct dcio_syscalls t = { .sync_file_range = fake_sfr, .posix_fadvise = fake_fadvise };
+	struct dcio_syscalls t = { .sync_file_range = fake_sfr,
+				   .posix_fadvise = fake_fadvise };
 	ncalls = ndontneed = 0;
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 64,
+					 .use_uring = true };
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &c->e), 0);
 	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
-						DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p =
+		tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
+			  DCIO_FLUSH_COALESCED);
 	p.flush_file_bytes = file_thr;
 	p.flush_export_bytes = export_thr;
 	p.flush_interval_ms = interval;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "fl", c->dfd, &c->x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "fl", c->dfd, &c->x),
+			      0);
 }
 
 static void teardown(struct ctx *c)
@@ -92,7 +98,8 @@ static void t_coalesce(void)
 	struct ctx c;
 	setup(&c, 1 << 20, 64 << 20, 60000);
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, tl_open(&c.fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c.x, tl_open(&c.fs, "f", O_TRUNC), &f), 0);
 	static char buf[1 << 20];
 	tl_fill(buf, sizeof(buf), 0, 3);
 	struct tl_wait w;
@@ -109,13 +116,17 @@ static void t_coalesce(void)
 	}
 	for (int i = 0; i < 256; i++) {
 		struct iovec iov = { buf + order[i] * 4096, 4096 };
-		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1, (uint64_t)order[i] * 4096, DCIO_UNSTABLE, tl_done, &w), 0);
+		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1,
+					   (uint64_t)order[i] * 4096,
+					   DCIO_UNSTABLE, tl_done, &w),
+				0);
 	}
 	tl_wait_for(&w, 256);
 	CU_ASSERT_TRUE_FATAL(wait_for(SYNC_FILE_RANGE_WRITE, 1));
 	/* the counters move after the syscalls the fake table saw */
 	char *js = tl_stats(c.x);
-	for (int i = 0; i < 500 && tl_json_num(js, "flusher.bytes") < (1 << 20); i++) {
+	for (int i = 0; i < 500 && tl_json_num(js, "flusher.bytes") < (1 << 20);
+	     i++) {
 		free(js);
 		usleep(10000);
 		js = tl_stats(c.x);
@@ -131,7 +142,8 @@ static void t_coalesce(void)
 	pthread_mutex_lock(&mu);
 	bool whole = false;
 	for (int i = 0; i < ncalls; i++)
-		if (calls[i].flags == SYNC_FILE_RANGE_WRITE && calls[i].off == 0 && calls[i].len == 1 << 20)
+		if (calls[i].flags == SYNC_FILE_RANGE_WRITE &&
+		    calls[i].off == 0 && calls[i].len == 1 << 20)
 			whole = true;
 	pthread_mutex_unlock(&mu);
 	CU_ASSERT_TRUE(whole);
@@ -148,7 +160,8 @@ static void t_interval_then_drop(void)
 	struct ctx c;
 	setup(&c, 64 << 20, 256 << 20, 50);
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, tl_open(&c.fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c.x, tl_open(&c.fs, "f", O_TRUNC), &f), 0);
 	static char buf[65536];
 	CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_TRUE(wait_for(SYNC_FILE_RANGE_WRITE, 1));
@@ -171,10 +184,14 @@ static void t_export_threshold(void)
 	for (int i = 0; i < 4; i++) {
 		char name[8];
 		snprintf(name, sizeof(name), "f%d", i);
-		CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, tl_open(&c.fs, name, O_TRUNC), &f[i]), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			dcio_file_open(c.x, tl_open(&c.fs, name, O_TRUNC),
+				       &f[i]),
+			0);
 	}
 	for (int i = 0; i < 3; i++)
-		CU_ASSERT_EQUAL(tl_write(f[i], buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+		CU_ASSERT_EQUAL(
+			tl_write(f[i], buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
 	usleep(20000);
 	CU_ASSERT_EQUAL(count_flags(SYNC_FILE_RANGE_WRITE), 0);
 	CU_ASSERT_EQUAL(tl_write(f[3], buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
@@ -189,7 +206,9 @@ int main(void)
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("flusher", NULL, NULL);
 	CU_add_test(s, "256 writes coalesce into merged ranges", t_coalesce);
-	CU_add_test(s, "interval flush, then wait and drop", t_interval_then_drop);
-	CU_add_test(s, "export threshold flushes every file", t_export_threshold);
+	CU_add_test(s, "interval flush, then wait and drop",
+		    t_interval_then_drop);
+	CU_add_test(s, "export threshold flushes every file",
+		    t_export_threshold);
 	return tl_run_tests();
 }

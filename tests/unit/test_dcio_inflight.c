@@ -16,7 +16,8 @@ static atomic_int slow, gate_closed;
 static pthread_mutex_t gmu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gcv = PTHREAD_COND_INITIALIZER;
 
-static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
 {
 	long len = 0;
 	for (int i = 0; i < cnt; i++)
@@ -52,21 +53,27 @@ struct ctx {
 	int dfd;
 };
 
-static void setup(struct ctx *c, bool fake, unsigned threads, uint64_t bound, uint32_t wait_ms)
+static void setup(struct ctx *c, bool fake, unsigned threads, uint64_t bound,
+		  uint32_t wait_ms)
 {
 	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2 };
 	atomic_store(&cur, 0);
 	atomic_store(&peak, 0);
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = threads, .ring_entries = 64, .use_uring = true };
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, fake ? &t : NULL, &c->e), 0);
+	struct dcio_engine_params ep = { .threads = threads,
+					 .ring_entries = 64,
+					 .use_uring = true };
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, fake ? &t : NULL, &c->e),
+			      0);
 	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
-						DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	p.max_inflight_bytes = bound;
 	p.inflight_wait_ms = wait_ms;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "inflight", c->dfd, &c->x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_export_create(c->e, &p, "inflight", c->dfd, &c->x), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
 }
 
 static void teardown(struct ctx *c)
@@ -99,7 +106,8 @@ static void *flood_thread(void *arg)
 		uint64_t off = ((uint64_t)t->id * PER + k) * WLEN;
 		tl_fill(t->buf + k * WLEN, WLEN, off, 9);
 		struct iovec iov = { t->buf + k * WLEN, WLEN };
-		if (dcio_write(t->f, &iov, 1, off, DCIO_UNSTABLE, tl_done, &t->w))
+		if (dcio_write(t->f, &iov, 1, off, DCIO_UNSTABLE, tl_done,
+			       &t->w))
 			t->refused++;
 	}
 	tl_wait_for(&t->w, PER - t->refused);
@@ -132,17 +140,25 @@ static void flood(bool fake, unsigned threads)
 	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.bytes"), 0);
 	CU_ASSERT_TRUE(tl_json_num(js, "inflight.waits") > 0);
 	if (fake)
-		CU_ASSERT_TRUE(atomic_load(&peak) > 0 && atomic_load(&peak) <= BOUND);
+		CU_ASSERT_TRUE(atomic_load(&peak) > 0 &&
+			       atomic_load(&peak) <= BOUND);
 	free(js);
 	char *back = malloc(NTHR * PER * WLEN);
-	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, NTHR * PER * WLEN, 0), NTHR * PER * WLEN);
+	CU_ASSERT_EQUAL(pread(dcio_file_fd(c.f), back, NTHR * PER * WLEN, 0),
+			NTHR * PER * WLEN);
 	CU_ASSERT_TRUE(tl_check(back, NTHR * PER * WLEN, 0, 9));
 	free(back);
 	teardown(&c);
 }
 
-static void t_flood_pool(void) { flood(true, 4); }
-static void t_flood_uring(void) { flood(false, 2); }
+static void t_flood_pool(void)
+{
+	flood(true, 4);
+}
+static void t_flood_uring(void)
+{
+	flood(false, 2);
+}
 
 static void t_eagain(void)
 {
@@ -154,11 +170,17 @@ static void t_eagain(void)
 	struct tl_op a = { .w = &w }, b = { .w = &w }, d = { .w = &w };
 	tl_wait_init(&w);
 	atomic_store(&gate_closed, 1);
-	struct iovec i1 = { buf, 64 << 10 }, i2 = { buf + (64 << 10), 64 << 10 };
+	struct iovec i1 = { buf, 64 << 10 },
+		     i2 = { buf + (64 << 10), 64 << 10 };
 	struct iovec i3 = { buf + (128 << 10), 64 << 10 };
-	CU_ASSERT_EQUAL(dcio_write(c.f, &i1, 1, 0, DCIO_UNSTABLE, tl_op_done, &a), 0);
-	CU_ASSERT_EQUAL(dcio_write(c.f, &i2, 1, 64 << 10, DCIO_UNSTABLE, tl_op_done, &b), 0);
-	CU_ASSERT_EQUAL(dcio_write(c.f, &i3, 1, 128 << 10, DCIO_UNSTABLE, tl_op_done, &d), EAGAIN);
+	CU_ASSERT_EQUAL(
+		dcio_write(c.f, &i1, 1, 0, DCIO_UNSTABLE, tl_op_done, &a), 0);
+	CU_ASSERT_EQUAL(dcio_write(c.f, &i2, 1, 64 << 10, DCIO_UNSTABLE,
+				   tl_op_done, &b),
+			0);
+	CU_ASSERT_EQUAL(dcio_write(c.f, &i3, 1, 128 << 10, DCIO_UNSTABLE,
+				   tl_op_done, &d),
+			EAGAIN);
 	open_gate();
 	tl_wait_for(&w, 2);
 	CU_ASSERT_EQUAL(a.err, 0);
@@ -182,8 +204,11 @@ int main(void)
 {
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("in-flight bound", NULL, NULL);
-	CU_add_test(s, "flood through a slow pwritev2 stays under the bound", t_flood_pool);
-	CU_add_test(s, "flood through io_uring stays under the bound", t_flood_uring);
-	CU_add_test(s, "EAGAIN after inflight_wait_ms, oversized write alone", t_eagain);
+	CU_add_test(s, "flood through a slow pwritev2 stays under the bound",
+		    t_flood_pool);
+	CU_add_test(s, "flood through io_uring stays under the bound",
+		    t_flood_uring);
+	CU_add_test(s, "EAGAIN after inflight_wait_ms, oversized write alone",
+		    t_eagain);
 	return tl_run_tests();
 }

@@ -18,7 +18,8 @@ static atomic_int w_dc, w_plain, r_dc, r_plain, sfr_calls, refuse_dontcache;
 static pthread_t submitter;
 static atomic_int write_on_submitter;
 
-static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
 {
 	if (pthread_equal(pthread_self(), submitter))
 		atomic_fetch_add(&write_on_submitter, 1);
@@ -34,7 +35,8 @@ static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off
 	return pwritev2(fd, iov, cnt, off, flags);
 }
 
-static ssize_t fake_preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t fake_preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
+			    int flags)
 {
 	if (flags & RWF_DONTCACHE) {
 		atomic_fetch_add(&r_dc, 1);
@@ -70,27 +72,34 @@ static void reset(void)
 
 struct result {
 	char *js;
-	int inline_early;	/* done seen before dcio_write returned */
+	int inline_early; /* done seen before dcio_write returned */
 };
 
-static void roundtrip(bool tmpfs, bool table, enum dcio_write_mode wm, enum dcio_read_mode rm,
-		      enum dcio_flush_mode fm, struct result *res)
+static void roundtrip(bool tmpfs, bool table, enum dcio_write_mode wm,
+		      enum dcio_read_mode rm, enum dcio_flush_mode fm,
+		      struct result *res)
 {
-	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2, .preadv2 = fake_preadv2,
+	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2,
+				   .preadv2 = fake_preadv2,
 				   .sync_file_range = fake_sfr };
 	struct tl_fs fs;
 	reset();
-	CU_ASSERT_EQUAL_FATAL(tmpfs ? tl_fs_tmpfs(&fs, 16) : tl_fs_ext4(&fs), 0);
-	struct dcio_engine_params ep = { .threads = 1, .ring_entries = 8, .use_uring = true };
+	CU_ASSERT_EQUAL_FATAL(tmpfs ? tl_fs_tmpfs(&fs, 16) : tl_fs_ext4(&fs),
+			      0);
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 8,
+					 .use_uring = true };
 	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, table ? &t : NULL, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, table ? &t : NULL, &e),
+			      0);
 	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p = tl_params(wm, rm, fm);
 	p.flush_file_bytes = 4096;
 	struct dcio_export *x;
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "modes", dfd, &x), 0);
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
+			      0);
 
 	static char buf[LEN], back[LEN + 100];
 	tl_fill(buf, LEN, 333, (unsigned)(wm * 10 + rm));
@@ -98,7 +107,8 @@ static void roundtrip(bool tmpfs, bool table, enum dcio_write_mode wm, enum dcio
 	struct tl_op op = { .w = &w };
 	struct iovec iov[2] = { { buf, 1000 }, { buf + 1000, LEN - 1000 } };
 	tl_wait_init(&w);
-	CU_ASSERT_EQUAL(dcio_write(f, iov, 2, 333, DCIO_UNSTABLE, tl_op_done, &op), 0);
+	CU_ASSERT_EQUAL(
+		dcio_write(f, iov, 2, 333, DCIO_UNSTABLE, tl_op_done, &op), 0);
 	pthread_mutex_lock(&w.mu);
 	res->inline_early = w.n;
 	pthread_mutex_unlock(&w.mu);
@@ -133,16 +143,28 @@ static void t_all_modes(void)
 				for (int rm = 0; rm < 3; rm++)
 					for (int fm = 0; fm < 2; fm++) {
 						struct result r;
-						roundtrip(tmp, tbl, wm, rm, fm, &r);
+						roundtrip(tmp, tbl, wm, rm, fm,
+							  &r);
 						char key[64];
-						snprintf(key, sizeof(key), "write_mode");
+						snprintf(key, sizeof(key),
+							 "write_mode");
 						char v[32];
-						CU_ASSERT_TRUE(tl_json_get(r.js, key, v, sizeof(v)));
-						CU_ASSERT_STRING_EQUAL(v, dcio_write_mode_name(wm));
-						CU_ASSERT_TRUE(tl_json_get(r.js, "backend", v, sizeof(v)));
-						CU_ASSERT_STRING_EQUAL(v, tbl ? "pool" : "io_uring");
+						CU_ASSERT_TRUE(tl_json_get(
+							r.js, key, v,
+							sizeof(v)));
+						CU_ASSERT_STRING_EQUAL(
+							v, dcio_write_mode_name(
+								   wm));
+						CU_ASSERT_TRUE(tl_json_get(
+							r.js, "backend", v,
+							sizeof(v)));
+						CU_ASSERT_STRING_EQUAL(
+							v, tbl ? "pool"
+							       : "io_uring");
 						if (fm == DCIO_FLUSH_INLINE) {
-							CU_ASSERT_EQUAL(r.inline_early, 1);
+							CU_ASSERT_EQUAL(
+								r.inline_early,
+								1);
 						}
 						free(r.js);
 					}
@@ -152,7 +174,8 @@ static void t_all_modes(void)
 static void t_flags(void)
 {
 	struct result r;
-	roundtrip(false, true, DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE, DCIO_FLUSH_COALESCED, &r);
+	roundtrip(false, true, DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
+		  DCIO_FLUSH_COALESCED, &r);
 	CU_ASSERT_TRUE(atomic_load(&w_dc) >= 1);
 	CU_ASSERT_EQUAL(atomic_load(&w_plain), 0);
 	CU_ASSERT_TRUE(atomic_load(&r_dc) >= 1);
@@ -161,7 +184,8 @@ static void t_flags(void)
 	CU_ASSERT_EQUAL(tl_json_num(r.js, "writes.dontcache.ops"), 1);
 	free(r.js);
 
-	roundtrip(false, true, DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED, &r);
+	roundtrip(false, true, DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED,
+		  DCIO_FLUSH_COALESCED, &r);
 	CU_ASSERT_EQUAL(atomic_load(&w_dc), 0);
 	CU_ASSERT_EQUAL(atomic_load(&r_dc), 0);
 	CU_ASSERT_EQUAL(atomic_load(&sfr_calls), 0);
@@ -169,18 +193,21 @@ static void t_flags(void)
 	free(r.js);
 
 	/* dropbehind: buffered writes, then the flusher's sync_file_range */
-	roundtrip(false, true, DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED, &r);
+	roundtrip(false, true, DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
+		  DCIO_FLUSH_COALESCED, &r);
 	CU_ASSERT_EQUAL(atomic_load(&w_dc), 0);
 	CU_ASSERT_TRUE(atomic_load(&w_plain) >= 1);
 	CU_ASSERT_EQUAL(tl_json_num(r.js, "writes.dropbehind.ops"), 1);
 	free(r.js);
 
 	/* inline: the caller's thread writes and kicks its own range */
-	roundtrip(false, true, DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED, DCIO_FLUSH_INLINE, &r);
+	roundtrip(false, true, DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
+		  DCIO_FLUSH_INLINE, &r);
 	CU_ASSERT_TRUE(atomic_load(&write_on_submitter) >= 1);
 	CU_ASSERT_TRUE(atomic_load(&sfr_calls) >= 1);
 	free(r.js);
-	roundtrip(false, true, DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_INLINE, &r);
+	roundtrip(false, true, DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
+		  DCIO_FLUSH_INLINE, &r);
 	CU_ASSERT_TRUE(atomic_load(&write_on_submitter) >= 1);
 	CU_ASSERT_TRUE(atomic_load(&w_dc) >= 1);
 	free(r.js);
@@ -190,22 +217,26 @@ static void t_tmpfs_fallback(void)
 {
 	struct result r;
 	char v[32];
-	roundtrip(true, false, DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE, DCIO_FLUSH_COALESCED, &r);
+	roundtrip(true, false, DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
+		  DCIO_FLUSH_COALESCED, &r);
 	CU_ASSERT_TRUE(tl_json_get(r.js, "fallback", v, sizeof(v)));
 	CU_ASSERT_STRING_EQUAL(v, "true");
-	CU_ASSERT_TRUE(tl_json_get(r.js, "dontcache_write_supported", v, sizeof(v)));
+	CU_ASSERT_TRUE(
+		tl_json_get(r.js, "dontcache_write_supported", v, sizeof(v)));
 	CU_ASSERT_STRING_EQUAL(v, "false");
 	CU_ASSERT_EQUAL(tl_json_num(r.js, "writes.dropbehind.ops"), 1);
 	CU_ASSERT_EQUAL(tl_json_num(r.js, "writes.dontcache.ops"), 0);
 	free(r.js);
 
 	/* buffered on tmpfs needs no fallback */
-	roundtrip(true, false, DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED, &r);
+	roundtrip(true, false, DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED,
+		  DCIO_FLUSH_COALESCED, &r);
 	CU_ASSERT_TRUE(tl_json_get(r.js, "fallback", v, sizeof(v)));
 	CU_ASSERT_STRING_EQUAL(v, "false");
 	free(r.js);
 
-	roundtrip(false, false, DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE, DCIO_FLUSH_COALESCED, &r);
+	roundtrip(false, false, DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
+		  DCIO_FLUSH_COALESCED, &r);
 	CU_ASSERT_TRUE(tl_json_get(r.js, "fallback", v, sizeof(v)));
 	CU_ASSERT_STRING_EQUAL(v, "false");
 	free(r.js);
@@ -214,21 +245,26 @@ static void t_tmpfs_fallback(void)
 /* ext4 probe says yes, then a write answers EOPNOTSUPP: resubmitted buffered */
 static void t_runtime_eopnotsupp(void)
 {
-	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2, .preadv2 = fake_preadv2 };
+	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2,
+				   .preadv2 = fake_preadv2 };
 	struct tl_fs fs;
 	reset();
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 8, .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 8,
+					 .use_uring = true };
 	struct dcio_engine *e;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &e), 0);
 	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
-						DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p =
+		tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
+			  DCIO_FLUSH_COALESCED);
 	struct dcio_export *x;
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "rt", dfd, &x), 0);
 	CU_ASSERT_FALSE(dcio_export_fallback(x));
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
+			      0);
 	atomic_store(&refuse_dontcache, 1);
 	static char buf[65536], back[65536];
 	tl_fill(buf, sizeof(buf), 0, 77);
@@ -245,7 +281,8 @@ static void t_runtime_eopnotsupp(void)
 	char *js = tl_stats(x);
 	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.dontcache_write"), 1);
 	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.dontcache_read"), 1);
-	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.issued_bytes"), 2 * sizeof(buf));
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.issued_bytes"),
+			2 * sizeof(buf));
 	free(js);
 	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
 	dcio_export_destroy(x);
@@ -259,13 +296,16 @@ static void t_probe_readonly(void)
 {
 	struct tl_fs fs;
 	CU_ASSERT_EQUAL_FATAL(tl_fs_tmpfs(&fs, 4), 0);
-	CU_ASSERT_EQUAL_FATAL(mount(NULL, fs.dir, NULL, MS_REMOUNT | MS_RDONLY, NULL), 0);
-	struct dcio_engine_params ep = { .threads = 1, .ring_entries = 8, .use_uring = true };
+	CU_ASSERT_EQUAL_FATAL(
+		mount(NULL, fs.dir, NULL, MS_REMOUNT | MS_RDONLY, NULL), 0);
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 8,
+					 .use_uring = true };
 	struct dcio_engine *e;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
 	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
-						DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct dcio_export *x;
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "ro", dfd, &x), 0);
 	char *js = tl_stats(x);
@@ -288,21 +328,24 @@ static void t_parse(void)
 	for (int i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(dcio_parse_write_mode(wn[i], &w), 0);
 		CU_ASSERT_EQUAL(w, i);
-		CU_ASSERT_EQUAL(dcio_parse_write_mode(dcio_write_mode_name(i), &w), 0);
+		CU_ASSERT_EQUAL(
+			dcio_parse_write_mode(dcio_write_mode_name(i), &w), 0);
 		CU_ASSERT_EQUAL(w, i);
 	}
 	const char *rn[] = { "Buffered", "DONTCACHE", "direct" };
 	for (int i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(dcio_parse_read_mode(rn[i], &r), 0);
 		CU_ASSERT_EQUAL(r, i);
-		CU_ASSERT_EQUAL(dcio_parse_read_mode(dcio_read_mode_name(i), &r), 0);
+		CU_ASSERT_EQUAL(
+			dcio_parse_read_mode(dcio_read_mode_name(i), &r), 0);
 		CU_ASSERT_EQUAL(r, i);
 	}
 	CU_ASSERT_EQUAL(dcio_parse_flush_mode("Coalesced", &fl), 0);
 	CU_ASSERT_EQUAL(fl, DCIO_FLUSH_COALESCED);
 	CU_ASSERT_EQUAL(dcio_parse_flush_mode("INLINE", &fl), 0);
 	CU_ASSERT_EQUAL(fl, DCIO_FLUSH_INLINE);
-	CU_ASSERT_STRING_EQUAL(dcio_flush_mode_name(DCIO_FLUSH_INLINE), "inline");
+	CU_ASSERT_STRING_EQUAL(dcio_flush_mode_name(DCIO_FLUSH_INLINE),
+			       "inline");
 	CU_ASSERT_EQUAL(dcio_parse_write_mode("dropbehind ", &w), EINVAL);
 	CU_ASSERT_EQUAL(dcio_parse_write_mode("", &w), EINVAL);
 	CU_ASSERT_EQUAL(dcio_parse_write_mode(NULL, &w), EINVAL);
@@ -314,11 +357,16 @@ int main(void)
 {
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("modes", NULL, NULL);
-	CU_add_test(s, "every mode combination round-trips (ext4, tmpfs, ring, pool)", t_all_modes);
+	CU_add_test(
+		s,
+		"every mode combination round-trips (ext4, tmpfs, ring, pool)",
+		t_all_modes);
 	CU_add_test(s, "syscall flags per mode, inline on the caller", t_flags);
 	CU_add_test(s, "tmpfs export falls back and says so", t_tmpfs_fallback);
-	CU_add_test(s, "run-time EOPNOTSUPP resubmits buffered", t_runtime_eopnotsupp);
-	CU_add_test(s, "read-only filesystem: probe skipped, export up", t_probe_readonly);
+	CU_add_test(s, "run-time EOPNOTSUPP resubmits buffered",
+		    t_runtime_eopnotsupp);
+	CU_add_test(s, "read-only filesystem: probe skipped, export up",
+		    t_probe_readonly);
 	CU_add_test(s, "mode names parse case-insensitively", t_parse);
 	return tl_run_tests();
 }

@@ -11,11 +11,12 @@
 #define LEN (1u << 20)
 
 static struct tl_fs fs;
-static int fail_preadv2;	/* the fake preadv2 fails with this errno */
+static int fail_preadv2; /* the fake preadv2 fails with this errno */
 
-static int nowait_eagain;	/* RWF_NOWAIT reads answer EAGAIN: "not cached" */
+static int nowait_eagain; /* RWF_NOWAIT reads answer EAGAIN: "not cached" */
 
-static ssize_t fake_preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t fake_preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
+			    int flags)
 {
 	if (nowait_eagain && (flags & RWF_NOWAIT)) {
 		errno = EAGAIN;
@@ -35,15 +36,21 @@ struct fixture {
 	int dfd;
 };
 
-static void setup(struct fixture *t, enum dcio_read_mode rm, const struct dcio_syscalls *sys)
+static void setup(struct fixture *t, enum dcio_read_mode rm,
+		  const struct dcio_syscalls *sys)
 {
-	struct dcio_engine_params ep = { .threads = 1, .ring_entries = 64, .use_uring = true };
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, rm, DCIO_FLUSH_COALESCED);
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = true };
+	struct dcio_export_params p =
+		tl_params(DCIO_WRITE_DONTCACHE, rm, DCIO_FLUSH_COALESCED);
 
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, sys, &t->e), 0);
 	t->dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(t->e, &p, "nowait", t->dfd, &t->x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(t->x, tl_open(&fs, "f", 0), &t->f), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_export_create(t->e, &p, "nowait", t->dfd, &t->x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(t->x, tl_open(&fs, "f", 0), &t->f),
+			      0);
 }
 
 static void teardown(struct fixture *t)
@@ -65,7 +72,8 @@ static void make_file(bool cached)
 	CU_ASSERT_EQUAL_FATAL(pwrite(fd, buf, LEN, 0), LEN);
 	if (!cached) {
 		CU_ASSERT_EQUAL(fsync(fd), 0);
-		CU_ASSERT_EQUAL(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+		CU_ASSERT_EQUAL(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED),
+				0);
 	}
 	close(fd);
 }
@@ -73,7 +81,8 @@ static void make_file(bool cached)
 static void t_cached(void)
 {
 	static char back[LEN];
-	struct iovec iov[2] = { { back, 4096 }, { back + 4096, LEN / 2 - 4096 } };
+	struct iovec iov[2] = { { back, 4096 },
+				{ back + 4096, LEN / 2 - 4096 } };
 	struct fixture t;
 	size_t got = 0;
 	char *s;
@@ -137,7 +146,8 @@ static void t_dropped_reads_right(void)
 		struct iovec iov = { back + off, 65536 };
 
 		if (dcio_read_nowait(t.f, &iov, 1, off, &got) == EAGAIN)
-			CU_ASSERT_EQUAL(tl_read(t.f, back + off, 65536, off, &got), 0);
+			CU_ASSERT_EQUAL(
+				tl_read(t.f, back + off, 65536, off, &got), 0);
 		CU_ASSERT_EQUAL(got, 65536);
 	}
 	CU_ASSERT(tl_check(back, LEN, 0, 9));
@@ -190,7 +200,8 @@ int main(void)
 	CU_add_test(s, "cached data answered on the caller", t_cached);
 	CU_add_test(s, "uncached data left to the engine", t_uncached);
 	CU_add_test(s, "dropped data reads back right", t_dropped_reads_right);
-	CU_add_test(s, "direct reads left to the engine", t_direct_goes_to_engine);
+	CU_add_test(s, "direct reads left to the engine",
+		    t_direct_goes_to_engine);
 	CU_add_test(s, "errors left to the engine", t_error_goes_to_engine);
 	rc = tl_run_tests();
 	tl_fs_cleanup(&fs);

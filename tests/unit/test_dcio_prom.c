@@ -20,7 +20,7 @@
 
 struct psample {
 	char name[96];
-	char labels[512];	/* as written, between the braces */
+	char labels[512]; /* as written, between the braces */
 	double v;
 };
 
@@ -30,7 +30,7 @@ struct parsed {
 	char fam[128][96];
 	char type[128][16];
 	int nfam;
-	int bad;		/* malformed lines */
+	int bad; /* malformed lines */
 };
 
 static char *prom_text(struct dcio_export *x, const char *labels)
@@ -87,13 +87,14 @@ static void parse(const char *text, struct parsed *p)
 	char *copy = strdup(text), *save = NULL;
 
 	memset(p, 0, sizeof(*p));
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (char *line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "# HELP ", 7) == 0)
 			continue;
 		if (strncmp(line, "# TYPE ", 7) == 0) {
 			char name[96], type[16];
-			if (sscanf(line + 7, "%95s %15s", name, type) != 2 || p->nfam == 128 ||
-			    fam_type(p, name)) {
+			if (sscanf(line + 7, "%95s %15s", name, type) != 2 ||
+			    p->nfam == 128 || fam_type(p, name)) {
 				p->bad++;
 				continue;
 			}
@@ -108,7 +109,8 @@ static void parse(const char *text, struct parsed *p)
 			p->bad++;
 			continue;
 		}
-		while ((isalnum((unsigned char)*c) || *c == '_' || *c == ':') && k < sizeof(s->name) - 1)
+		while ((isalnum((unsigned char)*c) || *c == '_' || *c == ':') &&
+		       k < sizeof(s->name) - 1)
 			s->name[k++] = *c++;
 		s->name[k] = '\0';
 		s->labels[0] = '\0';
@@ -122,7 +124,8 @@ static void parse(const char *text, struct parsed *p)
 				else if (*end == '"')
 					q = !q;
 			}
-			if (*end != '}' || (size_t)(end - c - 1) >= sizeof(s->labels)) {
+			if (*end != '}' ||
+			    (size_t)(end - c - 1) >= sizeof(s->labels)) {
 				p->bad++;
 				continue;
 			}
@@ -153,7 +156,8 @@ static void parse(const char *text, struct parsed *p)
 static double get(struct parsed *p, const char *name, const char *extra)
 {
 	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->s[i].name, name) == 0 && strstr(p->s[i].labels, extra))
+		if (strcmp(p->s[i].name, name) == 0 &&
+		    strstr(p->s[i].labels, extra))
 			return p->s[i].v;
 	return -1;
 }
@@ -168,13 +172,16 @@ static double check_hist(struct parsed *p, const char *base)
 
 	snprintf(bname, sizeof(bname), "%s_bucket", base);
 	snprintf(cname, sizeof(cname), "%s_count", base);
-	CU_ASSERT_STRING_EQUAL(fam_type(p, base) ? fam_type(p, base) : "", "histogram");
+	CU_ASSERT_STRING_EQUAL(fam_type(p, base) ? fam_type(p, base) : "",
+			       "histogram");
 	for (int i = 0; i < p->n; i++) {
 		if (strcmp(p->s[i].name, bname) != 0)
 			continue;
 		const char *le = strstr(p->s[i].labels, "le=\"");
 		CU_ASSERT_PTR_NOT_NULL_FATAL(le);
-		double lv = strncmp(le + 4, "+Inf", 4) == 0 ? INFINITY : strtod(le + 4, NULL);
+		double lv = strncmp(le + 4, "+Inf", 4) == 0
+				    ? INFINITY
+				    : strtod(le + 4, NULL);
 		CU_ASSERT_TRUE(lv > prev_le);
 		CU_ASSERT_TRUE(p->s[i].v >= prev);
 		prev_le = lv;
@@ -200,22 +207,30 @@ static void t_prom(void)
 {
 	struct tl_fs fs;
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 16, .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 16,
+					 .use_uring = true };
 	struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
 	struct dcio_engine *e;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &e), 0);
 	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params prm = tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
-						  DCIO_FLUSH_COALESCED);
+	struct dcio_export_params prm =
+		tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
+			  DCIO_FLUSH_COALESCED);
 	prm.flush_file_bytes = 256 * 1024;
 	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &prm, "export-7", dfd, &x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &prm, "export-7", dfd, &x),
+			      0);
 
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
+			      0);
 	static char buf[65536];
 	for (int i = 0; i < 32; i++)
-		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), (uint64_t)i * sizeof(buf), DCIO_UNSTABLE), 0);
+		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf),
+					 (uint64_t)i * sizeof(buf),
+					 DCIO_UNSTABLE),
+				0);
 	size_t got;
 	for (int i = 0; i < 3; i++)
 		CU_ASSERT_EQUAL(tl_read(f, buf, sizeof(buf), 0, &got), 0);
@@ -247,7 +262,8 @@ static void t_prom(void)
 		const char *ty = fam_type(&p, base);
 		if (!ty) {
 			char *u = strrchr(base, '_');
-			if (u && (!strcmp(u, "_bucket") || !strcmp(u, "_sum") || !strcmp(u, "_count")))
+			if (u && (!strcmp(u, "_bucket") || !strcmp(u, "_sum") ||
+				  !strcmp(u, "_count")))
 				*u = '\0';
 			ty = fam_type(&p, base);
 			CU_ASSERT_STRING_EQUAL(ty ? ty : "", "histogram");
@@ -255,29 +271,43 @@ static void t_prom(void)
 		CU_ASSERT_PTR_NOT_NULL(ty);
 		if (ty && !strcmp(ty, "counter")) {
 			size_t l = strlen(s->name);
-			CU_ASSERT_TRUE(l > 6 && !strcmp(s->name + l - 6, "_total"));
+			CU_ASSERT_TRUE(l > 6 &&
+				       !strcmp(s->name + l - 6, "_total"));
 		}
 		CU_ASSERT_TRUE(s->v >= 0);
 	}
 
 	/* the same figures as the JSON */
-	static const struct { const char *prom, *extra, *json; } same[] = {
-		{ "dontcache_writes_total", "mode=\"dropbehind\"", "writes.dropbehind.ops" },
-		{ "dontcache_write_bytes_total", "mode=\"dropbehind\"", "writes.dropbehind.bytes" },
-		{ "dontcache_writes_total", "mode=\"dontcache\"", "writes.dontcache.ops" },
-		{ "dontcache_issued_bytes_total", "mode=\"dropbehind\"", "writes.dropbehind.issued_bytes" },
+	static const struct {
+		const char *prom, *extra, *json;
+	} same[] = {
+		{ "dontcache_writes_total", "mode=\"dropbehind\"",
+		  "writes.dropbehind.ops" },
+		{ "dontcache_write_bytes_total", "mode=\"dropbehind\"",
+		  "writes.dropbehind.bytes" },
+		{ "dontcache_writes_total", "mode=\"dontcache\"",
+		  "writes.dontcache.ops" },
+		{ "dontcache_issued_bytes_total", "mode=\"dropbehind\"",
+		  "writes.dropbehind.issued_bytes" },
 		{ "dontcache_worker_writes_total", "", "worker_writes.ops" },
 		{ "dontcache_reads_total", "", "reads.ops" },
 		{ "dontcache_read_bytes_total", "", "reads.bytes" },
 		{ "dontcache_reads_nowait_total", "", "reads.nowait" },
-		{ "dontcache_fallbacks_total", "kind=\"dontcache_write\"", "fallbacks.dontcache_write" },
+		{ "dontcache_fallbacks_total", "kind=\"dontcache_write\"",
+		  "fallbacks.dontcache_write" },
 		{ "dontcache_flusher_passes_total", "", "flusher.passes" },
-		{ "dontcache_flusher_writes_total", "", "flusher.writes_coalesced" },
-		{ "dontcache_sync_file_range_calls_total", "", "flusher.sync_file_range_calls" },
-		{ "dontcache_group_commit_batches_total", "", "group_commit.batches" },
-		{ "dontcache_group_commit_requests_total", "", "group_commit.requests" },
-		{ "dontcache_group_commit_syscalls_total", "", "group_commit.syscalls" },
-		{ "dontcache_lost_range_reports_total", "", "group_commit.lost_range_reports" },
+		{ "dontcache_flusher_writes_total", "",
+		  "flusher.writes_coalesced" },
+		{ "dontcache_sync_file_range_calls_total", "",
+		  "flusher.sync_file_range_calls" },
+		{ "dontcache_group_commit_batches_total", "",
+		  "group_commit.batches" },
+		{ "dontcache_group_commit_requests_total", "",
+		  "group_commit.requests" },
+		{ "dontcache_group_commit_syscalls_total", "",
+		  "group_commit.syscalls" },
+		{ "dontcache_lost_range_reports_total", "",
+		  "group_commit.lost_range_reports" },
 		{ "dontcache_errors_total", "errno=\"EIO\"", "errors.EIO" },
 		{ "dontcache_inflight_waits_total", "", "inflight.waits" },
 		{ "dontcache_inflight_eagain_total", "", "inflight.eagain" },
@@ -285,22 +315,30 @@ static void t_prom(void)
 		{ "dontcache_inflight_peak_bytes", "", "inflight.peak" },
 		{ "dontcache_inflight_limit_bytes", "", "inflight.limit" },
 		{ "dontcache_verifier_generation", "", "verifier_gen" },
-		{ "dontcache_write_latency_seconds_count", "", "latency.write.count" },
-		{ "dontcache_read_latency_seconds_count", "", "latency.read.count" },
-		{ "dontcache_commit_latency_seconds_count", "", "latency.commit.count" },
+		{ "dontcache_write_latency_seconds_count", "",
+		  "latency.write.count" },
+		{ "dontcache_read_latency_seconds_count", "",
+		  "latency.read.count" },
+		{ "dontcache_commit_latency_seconds_count", "",
+		  "latency.commit.count" },
 	};
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
-		double a = get(&p, same[i].prom, same[i].extra), b = tl_json_num(js, same[i].json);
+		double a = get(&p, same[i].prom, same[i].extra),
+		       b = tl_json_num(js, same[i].json);
 		if (a != b || a < 0)
-			fprintf(stderr, "%s{%s} = %g, JSON %s = %g\n", same[i].prom, same[i].extra,
-				a, same[i].json, b);
+			fprintf(stderr, "%s{%s} = %g, JSON %s = %g\n",
+				same[i].prom, same[i].extra, a, same[i].json,
+				b);
 		CU_ASSERT_TRUE(a == b && a >= 0);
 	}
-	CU_ASSERT_EQUAL(get(&p, "dontcache_writes_total", "mode=\"dropbehind\""), 32);
+	CU_ASSERT_EQUAL(
+		get(&p, "dontcache_writes_total", "mode=\"dropbehind\""), 32);
 	CU_ASSERT_EQUAL(get(&p, "dontcache_errors_total", "errno=\"EIO\""), 1);
 	CU_ASSERT_TRUE(get(&p, "dontcache_flusher_passes_total", "") > 0);
 	CU_ASSERT_EQUAL(get(&p, "dontcache_fallback", ""), 0);
-	CU_ASSERT_EQUAL(get(&p, "dontcache_export_info", "write_mode=\"dropbehind\""), 1);
+	CU_ASSERT_EQUAL(
+		get(&p, "dontcache_export_info", "write_mode=\"dropbehind\""),
+		1);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_write_latency_seconds"), 32);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_read_latency_seconds"), 3);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_commit_latency_seconds"), 2);
@@ -323,24 +361,27 @@ static void t_prom(void)
 /* Known latencies land under the right bounds; _sum is their sum. */
 static void t_buckets(void)
 {
-	struct dcio_engine_params ep = { .threads = 1, .ring_entries = 16, .use_uring = false };
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 16,
+					 .use_uring = false };
 	struct dcio_engine *e;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
-	struct dcio_export_params prm = tl_params(DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED,
-						  DCIO_FLUSH_COALESCED);
+	struct dcio_export_params prm = tl_params(
+		DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct dcio_export *x;
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &prm, "b", -1, &x), 0);
 	for (int i = 0; i < 1000; i++) {
-		hist_add(&x->st.lat_c, 40000);		/* 40 us */
-		hist_add(&x->st.lat_c, 200000);		/* 200 us */
+		hist_add(&x->st.lat_c, 40000); /* 40 us */
+		hist_add(&x->st.lat_c, 200000); /* 200 us */
 	}
 	for (int i = 0; i < 10; i++)
-		hist_add(&x->st.lat_c, 20000000000ull);	/* 20 s */
+		hist_add(&x->st.lat_c, 20000000000ull); /* 20 s */
 	char *text = prom_text(x, "export_id=\"1\"");
 	static struct parsed p;
 	parse(text, &p);
 	CU_ASSERT_EQUAL(p.bad, 0);
-	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_commit_latency_seconds"), 2010);
+	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_commit_latency_seconds"),
+			2010);
 	const char *b = "dontcache_commit_latency_seconds_bucket";
 	CU_ASSERT_EQUAL(get(&p, b, "le=\"5e-05\""), 1000);
 	CU_ASSERT_EQUAL(get(&p, b, "le=\"0.0001\""), 1000);
@@ -351,7 +392,9 @@ static void t_buckets(void)
 	CU_ASSERT_TRUE(fabs(sum - (0.04 + 0.2 + 200)) < 1e-6);
 	/* an empty histogram: every bucket 0 */
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_read_latency_seconds"), 0);
-	CU_ASSERT_EQUAL(get(&p, "dontcache_read_latency_seconds_bucket", "le=\"10\""), 0);
+	CU_ASSERT_EQUAL(
+		get(&p, "dontcache_read_latency_seconds_bucket", "le=\"10\""),
+		0);
 	free(text);
 	dcio_export_destroy(x);
 	dcio_engine_destroy(e);
@@ -396,26 +439,35 @@ static void t_log_sink(void)
 		fprintf(stderr, "no tmpfs: skipped\n");
 		return;
 	}
-	struct dcio_engine_params ep = { .threads = 1, .ring_entries = 16, .use_uring = true,
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 16,
+					 .use_uring = true,
 					 .log = capture };
 	struct dcio_engine *e;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
-	struct dcio_export_params prm = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
-						  DCIO_FLUSH_COALESCED);
+	struct dcio_export_params prm = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &prm, "export-9", -1, &x), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &prm, "export-9", -1, &x),
+			      0);
 	char why[256];
-	CU_ASSERT_STRING_EQUAL(dcio_export_write_path(x, why, sizeof(why)), "dontcache");
+	CU_ASSERT_STRING_EQUAL(dcio_export_write_path(x, why, sizeof(why)),
+			       "dontcache");
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
+			      0);
 	static char buf[8192];
 	for (int i = 0; i < 4; i++)
-		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), (uint64_t)i * sizeof(buf), DCIO_UNSTABLE), 0);
+		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf),
+					 (uint64_t)i * sizeof(buf),
+					 DCIO_UNSTABLE),
+				0);
 	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
 	CU_ASSERT_EQUAL(logged, 1);
 	CU_ASSERT_EQUAL(logged_level, DCIO_LOG_WARN);
 	CU_ASSERT_PTR_NOT_NULL(strstr(logged_msg, "export-9"));
-	CU_ASSERT_STRING_EQUAL(dcio_export_write_path(x, why, sizeof(why)), "dropbehind");
+	CU_ASSERT_STRING_EQUAL(dcio_export_write_path(x, why, sizeof(why)),
+			       "dropbehind");
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "at run time"));
 	dcio_export_destroy(x);
 	dcio_engine_destroy(e);

@@ -21,9 +21,10 @@ static bool matches(const struct dcio_rangeset *rs, const int *model)
 		if (rs->r[i].lo >= rs->r[i].hi || rs->r[i].hi > SPAN)
 			return false;
 		if (i && rs->r[i].lo < rs->r[i - 1].hi)
-			return false;	/* sorted, disjoint */
-		if (i && rs->r[i].lo == rs->r[i - 1].hi && rs->r[i].err == rs->r[i - 1].err)
-			return false;	/* touching equals are merged */
+			return false; /* sorted, disjoint */
+		if (i && rs->r[i].lo == rs->r[i - 1].hi &&
+		    rs->r[i].err == rs->r[i - 1].err)
+			return false; /* touching equals are merged */
 		for (uint64_t b = rs->r[i].lo; b < rs->r[i].hi; b++)
 			got[b] = rs->r[i].err ? rs->r[i].err : -1;
 	}
@@ -38,7 +39,8 @@ static void t_model(void)
 		int model[SPAN] = { 0 };
 		int bad = 0;
 		for (int op = 0; op < 400; op++) {
-			uint64_t lo = rnd(&seed) % SPAN, len = 1 + rnd(&seed) % 64;
+			uint64_t lo = rnd(&seed) % SPAN,
+				 len = 1 + rnd(&seed) % 64;
 			uint64_t hi = lo + len > SPAN ? SPAN : lo + len;
 			unsigned kind = rnd(&seed) % 3;
 			if (kind == 0) {

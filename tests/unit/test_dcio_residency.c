@@ -21,9 +21,12 @@ static void write_gib(struct dcio_file *f)
 	int sent = 0;
 	for (uint64_t off = 0; off < FILE_SIZE; off += WLEN) {
 		tl_wait_for(&w, sent - DEPTH + 1);
-		struct iovec iov = { bufs + (sent % DEPTH) * (size_t)WLEN, WLEN };
+		struct iovec iov = { bufs + (sent % DEPTH) * (size_t)WLEN,
+				     WLEN };
 		/* every slot holds the same bytes: reuse order does not matter */
-		CU_ASSERT_EQUAL_FATAL(dcio_write(f, &iov, 1, off, DCIO_UNSTABLE, tl_done, &w), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			dcio_write(f, &iov, 1, off, DCIO_UNSTABLE, tl_done, &w),
+			0);
 		sent++;
 	}
 	tl_wait_for(&w, sent);
@@ -48,11 +51,14 @@ static double run_once(enum dcio_write_mode wm, int passes, char **stats)
 {
 	struct tl_fs fs;
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 64,
+					 .use_uring = true };
 	struct dcio_engine *e;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
 	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p =
+		tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	p.flush_file_bytes = 16 << 20;
 	p.flush_export_bytes = 64 << 20;
 	p.flush_interval_ms = 100;
@@ -60,7 +66,8 @@ static double run_once(enum dcio_write_mode wm, int passes, char **stats)
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "res", dfd, &x), 0);
 	CU_ASSERT_FALSE(dcio_export_fallback(x));
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "big", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(x, tl_open(&fs, "big", O_TRUNC), &f), 0);
 	for (int i = 0; i < passes; i++)
 		write_gib(f);
 
@@ -72,7 +79,8 @@ static double run_once(enum dcio_write_mode wm, int passes, char **stats)
 		/* no COMMIT: the flusher alone must write back and drop */
 		for (int i = 0; i < 200; i++) {
 			char *js = tl_stats(x);
-			bool started = tl_json_num(js, "flusher.bytes") == (double)FILE_SIZE;
+			bool started = tl_json_num(js, "flusher.bytes") ==
+				       (double)FILE_SIZE;
 			free(js);
 			if (started && tl_resident(tl_path(&fs, "big")) < 0.05)
 				break;
@@ -81,7 +89,8 @@ static double run_once(enum dcio_write_mode wm, int passes, char **stats)
 	} else {
 		CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), 0);
 		/* what the kernel did not drop, the flusher's next pass does */
-		for (int i = 0; i < 100 && tl_resident(tl_path(&fs, "big")) >= 0.05; i++)
+		for (int i = 0;
+		     i < 100 && tl_resident(tl_path(&fs, "big")) >= 0.05; i++)
 			usleep(50000);
 	}
 	res = tl_resident(tl_path(&fs, "big"));
@@ -127,7 +136,8 @@ static void t_dontcache_overwrite(void)
 	double r = run(DCIO_WRITE_DONTCACHE, 2, &js);
 	fprintf(stderr, " [resident %.2f%%] ", r * 100);
 	CU_ASSERT_TRUE(r >= 0 && r < 0.05);
-	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.bytes"), 2.0 * FILE_SIZE);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.bytes"),
+			2.0 * FILE_SIZE);
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.dontneed_calls") > 0);
 	free(js);
 }
@@ -165,8 +175,10 @@ int main(void)
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("residency", NULL, NULL);
 	CU_add_test(s, "dontcache leaves 1 GiB under 5% resident", t_dontcache);
-	CU_add_test(s, "dontcache overwriting 1 GiB stays under 5% resident", t_dontcache_overwrite);
-	CU_add_test(s, "dropbehind flusher leaves 1 GiB under 5% resident", t_dropbehind);
+	CU_add_test(s, "dontcache overwriting 1 GiB stays under 5% resident",
+		    t_dontcache_overwrite);
+	CU_add_test(s, "dropbehind flusher leaves 1 GiB under 5% resident",
+		    t_dropbehind);
 	CU_add_test(s, "buffered leaves most of 1 GiB resident", t_buffered);
 	int rc = tl_run_tests();
 

@@ -51,16 +51,41 @@ static void t_quantiles(void)
 }
 
 static const char *keys[] = {
-	"export", "write_mode", "read_mode", "flush_mode", "backend", "fallback", "verifier_gen",
-	"writes.dontcache.ops", "writes.dontcache.bytes", "writes.buffered.ops",
-	"writes.direct.bytes", "writes.dropbehind.ops", "reads.ops", "reads.bytes",
-	"fallbacks.dontcache_write", "fallbacks.dontcache_read", "fallbacks.direct",
-	"flusher.passes", "flusher.writes_coalesced", "flusher.writes_per_pass",
-	"flusher.max_writes_per_pass", "group_commit.batches", "group_commit.requests",
-	"group_commit.syscalls_saved", "group_commit.max_batch", "inflight.bytes",
-	"inflight.peak", "inflight.limit", "inflight.eagain",
-	"latency.write.p50_us", "latency.write.p99_us", "latency.write.p999_us",
-	"latency.write.max_us", "latency.read.p50_us", "latency.commit.p99_us",
+	"export",
+	"write_mode",
+	"read_mode",
+	"flush_mode",
+	"backend",
+	"fallback",
+	"verifier_gen",
+	"writes.dontcache.ops",
+	"writes.dontcache.bytes",
+	"writes.buffered.ops",
+	"writes.direct.bytes",
+	"writes.dropbehind.ops",
+	"reads.ops",
+	"reads.bytes",
+	"fallbacks.dontcache_write",
+	"fallbacks.dontcache_read",
+	"fallbacks.direct",
+	"flusher.passes",
+	"flusher.writes_coalesced",
+	"flusher.writes_per_pass",
+	"flusher.max_writes_per_pass",
+	"group_commit.batches",
+	"group_commit.requests",
+	"group_commit.syscalls_saved",
+	"group_commit.max_batch",
+	"inflight.bytes",
+	"inflight.peak",
+	"inflight.limit",
+	"inflight.eagain",
+	"latency.write.p50_us",
+	"latency.write.p99_us",
+	"latency.write.p999_us",
+	"latency.write.max_us",
+	"latency.read.p50_us",
+	"latency.commit.p99_us",
 };
 
 static int fail_fdatasync(int fd)
@@ -74,13 +99,15 @@ static void t_json(void)
 {
 	struct tl_fs fs;
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 16, .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 16,
+					 .use_uring = true };
 	struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
 	struct dcio_engine *e;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &e), 0);
 	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
-						DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct dcio_export *x;
 	const char *name = "odd \"name\"\\ with\ttab";
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, name, dfd, &x), 0);
@@ -93,10 +120,14 @@ static void t_json(void)
 	free(js);
 
 	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
+			      0);
 	static char buf[65536];
 	for (int i = 0; i < 20; i++)
-		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), (uint64_t)i * sizeof(buf), DCIO_UNSTABLE), 0);
+		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf),
+					 (uint64_t)i * sizeof(buf),
+					 DCIO_UNSTABLE),
+				0);
 	size_t got;
 	CU_ASSERT_EQUAL(tl_read(f, buf, sizeof(buf), 0, &got), 0);
 	CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), EIO);
@@ -111,13 +142,16 @@ static void t_json(void)
 		CU_ASSERT_TRUE(has);
 	}
 	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.ops"), 20);
-	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.bytes"), 20 * sizeof(buf));
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.bytes"),
+			20 * sizeof(buf));
 	CU_ASSERT_EQUAL(tl_json_num(js, "reads.ops"), 1);
 	CU_ASSERT_EQUAL(tl_json_num(js, "errors.EIO"), 1);
 	CU_ASSERT_EQUAL(tl_json_num(js, "latency.write.count"), 20);
 	CU_ASSERT_EQUAL(tl_json_num(js, "latency.commit.count"), 2);
-	double p50 = tl_json_num(js, "latency.write.p50_us"), p99 = tl_json_num(js, "latency.write.p99_us");
-	double p999 = tl_json_num(js, "latency.write.p999_us"), mx = tl_json_num(js, "latency.write.max_us");
+	double p50 = tl_json_num(js, "latency.write.p50_us"),
+	       p99 = tl_json_num(js, "latency.write.p99_us");
+	double p999 = tl_json_num(js, "latency.write.p999_us"),
+	       mx = tl_json_num(js, "latency.write.max_us");
 	CU_ASSERT_TRUE(p50 > 0 && p50 <= p99 && p99 <= p999 && p999 <= mx);
 	CU_ASSERT_TRUE(tl_json_get(js, "backend", v, sizeof(v)));
 	CU_ASSERT_STRING_EQUAL(v, "io_uring");
@@ -134,7 +168,8 @@ static void t_json(void)
 static void t_json_checker(void)
 {
 	/* the test's own JSON checker must reject what it should */
-	CU_ASSERT_TRUE(tl_json_valid("{\"a\":{\"b\":[1,2.5e3,true,null]},\"c\":\"x\"}"));
+	CU_ASSERT_TRUE(tl_json_valid(
+		"{\"a\":{\"b\":[1,2.5e3,true,null]},\"c\":\"x\"}"));
 	CU_ASSERT_FALSE(tl_json_valid("{\"a\":1,}"));
 	CU_ASSERT_FALSE(tl_json_valid("{\"a\":01}"));
 	CU_ASSERT_FALSE(tl_json_valid("{\"a\":\"\t\"}"));
@@ -150,7 +185,8 @@ static void t_json_checker(void)
  * exactly in test_dcio_errors and test_dcio_inflight. */
 static atomic_int refused_w, refused_r;
 
-static ssize_t once_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t once_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
 {
 	if ((flags & RWF_DONTCACHE) && !atomic_exchange(&refused_w, 1)) {
 		errno = EOPNOTSUPP;
@@ -159,7 +195,8 @@ static ssize_t once_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off
 	return pwritev2(fd, iov, cnt, off, flags);
 }
 
-static ssize_t once_preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+static ssize_t once_preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
+			    int flags)
 {
 	if ((flags & RWF_DONTCACHE) && !atomic_exchange(&refused_r, 1)) {
 		errno = EOPNOTSUPP;
@@ -183,7 +220,8 @@ static double num(struct dcio_export *x, const char *path)
 
 static void t_counters(void)
 {
-	struct dcio_syscalls sys = { .pwritev2 = once_pwritev2, .preadv2 = once_preadv2 };
+	struct dcio_syscalls sys = { .pwritev2 = once_pwritev2,
+				     .preadv2 = once_preadv2 };
 	struct dcio_engine_params ep = { .threads = 2 };
 	struct dcio_engine *e;
 	struct dcio_export *x;
@@ -194,18 +232,21 @@ static void t_counters(void)
 
 	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &sys, &e), 0);
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
-						DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p =
+		tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
+			  DCIO_FLUSH_COALESCED);
 	p.caller_write_max = 4096;
 	p.flush_file_bytes = W;
 	p.flush_interval_ms = 20;
 	p.max_inflight_bytes = 1 << 20;
 	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "counters", -1, &x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
+			      0);
 
 	tl_fill(buf, W, 0, 9);
 	for (int i = 0; i < NW; i++)
-		CU_ASSERT_EQUAL(tl_write(f, buf, W, (uint64_t)i * W, DCIO_UNSTABLE), 0);
+		CU_ASSERT_EQUAL(
+			tl_write(f, buf, W, (uint64_t)i * W, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(tl_write(f, buf, 4096, 1 << 20, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(tl_read(f, buf, W, 0, &got), 0);
 	CU_ASSERT_EQUAL(got, W);
@@ -236,7 +277,8 @@ static void t_counters(void)
 	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.issued_bytes"), 0);
 	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.ops"), NW);
 	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.bytes"), wbytes - W);
-	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.issued_bytes"), wbytes);
+	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.issued_bytes"),
+			wbytes);
 	CU_ASSERT_EQUAL(tl_json_num(js, "writes.buffered.ops"), 0);
 	CU_ASSERT_EQUAL(tl_json_num(js, "writes.direct.ops"), 0);
 	CU_ASSERT_EQUAL(tl_json_num(js, "worker_writes.ops"), 1);
@@ -247,7 +289,7 @@ static void t_counters(void)
 	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.dontcache_write"), 1);
 	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.dontcache_read"), 1);
 	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.direct"), 0);
-	CU_ASSERT_EQUAL(tl_json_num(js, "fallback"), -1);	/* a boolean */
+	CU_ASSERT_EQUAL(tl_json_num(js, "fallback"), -1); /* a boolean */
 
 	double passes = tl_json_num(js, "flusher.passes");
 	double fw = tl_json_num(js, "flusher.writes_coalesced");
@@ -255,7 +297,8 @@ static void t_counters(void)
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.files") > 0);
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.files") >= passes);
 	CU_ASSERT_EQUAL(fw, NW + 1);
-	CU_ASSERT_TRUE(fabs(tl_json_num(js, "flusher.writes_per_pass") - fw / passes) < 0.01);
+	CU_ASSERT_TRUE(fabs(tl_json_num(js, "flusher.writes_per_pass") -
+			    fw / passes) < 0.01);
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.max_writes_per_pass") > 0);
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.max_writes_per_pass") <= fw);
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.ranges") > 0);
@@ -272,7 +315,8 @@ static void t_counters(void)
 	CU_ASSERT_EQUAL(b, 1);
 	CU_ASSERT_EQUAL(rq, 1);
 	CU_ASSERT_EQUAL(b, sc);
-	CU_ASSERT_EQUAL(rq - sc, tl_json_num(js, "group_commit.syscalls_saved"));
+	CU_ASSERT_EQUAL(rq - sc,
+			tl_json_num(js, "group_commit.syscalls_saved"));
 	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.avg_batch"), rq / b);
 	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.max_batch"), 1);
 	CU_ASSERT_EQUAL(tl_json_num(js, "group_commit.nothing_dirty"), 1);

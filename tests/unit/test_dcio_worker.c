@@ -37,16 +37,20 @@ struct fixture {
 
 static void setup(struct fixture *t, uint32_t caller_max, int nice)
 {
-	struct dcio_engine_params ep = { .threads = 2, .ring_entries = 64, .use_uring = true,
+	struct dcio_engine_params ep = { .threads = 2,
+					 .ring_entries = 64,
+					 .use_uring = true,
 					 .nice = nice };
-	struct dcio_export_params p = tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
-						DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 
 	p.caller_write_max = caller_max;
 	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &t->e), 0);
 	t->dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(t->e, &p, "worker", t->dfd, &t->x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(t->x, tl_open(&fs, "f", O_TRUNC), &t->f), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_export_create(t->e, &p, "worker", t->dfd, &t->x), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(t->x, tl_open(&fs, "f", O_TRUNC), &t->f), 0);
 }
 
 static void teardown(struct fixture *t)
@@ -66,7 +70,8 @@ static bool write_here(struct fixture *t, void *buf, size_t len, uint64_t off,
 	bool before;
 
 	tl_wait_init(&s.w);
-	CU_ASSERT_EQUAL_FATAL(dcio_write(t->f, &iov, 1, off, st, seen_done, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_write(t->f, &iov, 1, off, st, seen_done, &s),
+			      0);
 	pthread_mutex_lock(&s.w.mu);
 	before = s.w.n == 1;
 	pthread_mutex_unlock(&s.w.mu);
@@ -87,19 +92,23 @@ static void t_small_on_caller(void)
 	CU_ASSERT(write_here(&t, buf, 65536, 0, DCIO_UNSTABLE));
 	CU_ASSERT(write_here(&t, buf + 65536, 4096, 65536, DCIO_UNSTABLE));
 	/* larger: handed to an engine thread */
-	CU_ASSERT_FALSE(write_here(&t, buf + 69632, 65537, 69632, DCIO_UNSTABLE));
+	CU_ASSERT_FALSE(
+		write_here(&t, buf + 69632, 65537, 69632, DCIO_UNSTABLE));
 	/* a stable small write still waits for its group commit */
-	CU_ASSERT_FALSE(write_here(&t, buf + 135169, 4096, 135169, DCIO_FILE_SYNC));
+	CU_ASSERT_FALSE(
+		write_here(&t, buf + 135169, 4096, 135169, DCIO_FILE_SYNC));
 	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(tl_read(t.f, back, 139265, 0, &got), 0);
 	CU_ASSERT_EQUAL(got, 139265);
 	CU_ASSERT(tl_check(back, 139265, 0, 3));
 	s = tl_stats(t.x);
 	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.ops"), 3);
-	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.bytes"), 65536 + 4096 + 4096);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.bytes"),
+			65536 + 4096 + 4096);
 	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dontcache.ops"), 4);
 	/* the small ones went buffered, for the flusher to drop */
-	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dropbehind.issued_bytes"), 65536 + 4096 + 4096);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dropbehind.issued_bytes"),
+			65536 + 4096 + 4096);
 	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dontcache.issued_bytes"), 65537);
 	free(s);
 	teardown(&t);
@@ -116,11 +125,12 @@ static void t_small_dropped(void)
 	setup(&t, 65536, 0);
 	tl_fill(buf, sizeof(buf), 0, 8);
 	for (int i = 0; i < 16; i++)
-		CU_ASSERT(write_here(&t, buf + i * 65536, 65536, (uint64_t)i * 65536,
-				     DCIO_UNSTABLE));
+		CU_ASSERT(write_here(&t, buf + i * 65536, 65536,
+				     (uint64_t)i * 65536, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
 	/* the flusher's interval (1 s by default), bounded */
-	for (int i = 0; i < 100 && (res = tl_resident(tl_path(&fs, "f"))) > 0.05; i++)
+	for (int i = 0;
+	     i < 100 && (res = tl_resident(tl_path(&fs, "f"))) > 0.05; i++)
 		usleep(50000);
 	CU_ASSERT(res <= 0.05);
 	teardown(&t);
@@ -156,7 +166,8 @@ static int threads_nice(const char *prefix)
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 de->d_name);
 		if ((fp = fopen(path, "r")) == NULL)
 			continue;
 		if (!fgets(comm, sizeof(comm), fp))
@@ -164,7 +175,8 @@ static int threads_nice(const char *prefix)
 		fclose(fp);
 		if (strncmp(comm, prefix, strlen(prefix)) != 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", de->d_name);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat",
+			 de->d_name);
 		if ((fp = fopen(path, "r")) == NULL)
 			continue;
 		if (fgets(stat, sizeof(stat), fp)) {
@@ -172,9 +184,12 @@ static int threads_nice(const char *prefix)
 			long v[17];
 
 			/* after ")": state, then fields 4..19; nice is field 19 */
-			if (p && sscanf(p + 2, "%*c %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld",
-					&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
-					&v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15]) == 16)
+			if (p &&
+			    sscanf(p + 2,
+				   "%*c %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld",
+				   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+				   &v[6], &v[7], &v[8], &v[9], &v[10], &v[11],
+				   &v[12], &v[13], &v[14], &v[15]) == 16)
 				n = (int)v[15];
 		}
 		fclose(fp);
@@ -210,8 +225,10 @@ int main(void)
 		return 2;
 	s = CU_add_suite("worker writes", NULL, NULL);
 	CU_add_test(s, "small writes issued on the caller", t_small_on_caller);
-	CU_add_test(s, "caller_write_max 0: every write to the engine", t_zero_means_none);
-	CU_add_test(s, "small writes on the caller are dropped behind", t_small_dropped);
+	CU_add_test(s, "caller_write_max 0: every write to the engine",
+		    t_zero_means_none);
+	CU_add_test(s, "small writes on the caller are dropped behind",
+		    t_small_dropped);
 	CU_add_test(s, "engine threads run at the given nice", t_engine_nice);
 	rc = tl_run_tests();
 	tl_fs_cleanup(&fs);

@@ -9,15 +9,18 @@
 
 #include "handle_codec.h"
 
-static const uint8_t key[DC_KEY_LEN] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+static const uint8_t key[DC_KEY_LEN] = { 0, 1, 2,  3,  4,  5,  6,  7,
+					 8, 9, 10, 11, 12, 13, 14, 15 };
 
 /* Reference vectors of SipHash-2-4 with 128-bit output (key 00..0f, message 00..len-1). */
 static void test_siphash_vectors(void)
 {
-	static const uint8_t empty[16] = { 0xa3, 0x81, 0x7f, 0x04, 0xba, 0x25, 0xa8, 0xe6,
-					   0x6d, 0xf6, 0x72, 0x14, 0xc7, 0x55, 0x02, 0x93 };
-	static const uint8_t one[16] = { 0xda, 0x87, 0xc1, 0xd8, 0x6b, 0x99, 0xaf, 0x44,
-					 0x34, 0x76, 0x59, 0x11, 0x9b, 0x22, 0xfc, 0x45 };
+	static const uint8_t empty[16] = { 0xa3, 0x81, 0x7f, 0x04, 0xba, 0x25,
+					   0xa8, 0xe6, 0x6d, 0xf6, 0x72, 0x14,
+					   0xc7, 0x55, 0x02, 0x93 };
+	static const uint8_t one[16] = { 0xda, 0x87, 0xc1, 0xd8, 0x6b, 0x99,
+					 0xaf, 0x44, 0x34, 0x76, 0x59, 0x11,
+					 0x9b, 0x22, 0xfc, 0x45 };
 	uint8_t msg[1] = { 0 }, out[16];
 
 	dc_siphash128(key, msg, 0, out);
@@ -47,7 +50,9 @@ static void test_roundtrip(void)
 	CU_ASSERT_EQUAL_FATAL(dc_fh_parse_host(wire, (size_t)h, &back), 0);
 	CU_ASSERT_EQUAL(dc_fh_type(&back), 1);
 	CU_ASSERT_EQUAL(dc_fh_kernel_len(&back), 8);
-	CU_ASSERT_EQUAL(memcmp(dc_fh_kernel_bytes(&back), dc_fh_kernel_bytes(&fh), 8), 0);
+	CU_ASSERT_EQUAL(
+		memcmp(dc_fh_kernel_bytes(&back), dc_fh_kernel_bytes(&fh), 8),
+		0);
 	/* too small an output buffer */
 	CU_ASSERT_EQUAL(dc_fh_to_wire(&fh, key, wire, (size_t)n - 1), -1);
 }
@@ -99,7 +104,8 @@ static void test_lengths_rejected(void)
 	CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, sizeof(wire), key), -1);
 	CU_ASSERT_EQUAL(dc_fh_verify_wire(NULL, 20, key), -1);
 	/* kernel handles that do not fit an NFSv3 handle are refused */
-	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, DC_FH_MAX_FHANDLE + 1), -1);
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, DC_FH_MAX_FHANDLE + 1),
+			-1);
 	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, 0), -1);
 	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 300, wire, 8), -1);
 	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, DC_FH_MAX_FHANDLE), 0);
@@ -224,7 +230,8 @@ static void test_key_bind(void)
 	CU_ASSERT_NOT_EQUAL(memcmp(a, c, DC_KEY_LEN), 0);
 	CU_ASSERT_NOT_EQUAL(memcmp(a, key, DC_KEY_LEN), 0);
 	CU_ASSERT_EQUAL(memcmp(a, d, DC_KEY_LEN), 0);
-	CU_ASSERT_EQUAL_FATAL(dc_fh_from_kernel(&fh, 1, root1, sizeof(root1)), 0);
+	CU_ASSERT_EQUAL_FATAL(dc_fh_from_kernel(&fh, 1, root1, sizeof(root1)),
+			      0);
 	n = dc_fh_to_wire(&fh, a, wire, sizeof(wire));
 	CU_ASSERT_FATAL(n > 0);
 	CU_ASSERT(dc_fh_verify_wire(wire, (size_t)n, a) > 0);
@@ -242,13 +249,17 @@ int main(void)
 	s = CU_add_suite("handle_codec", NULL, NULL);
 	CU_add_test(s, "siphash128 reference vectors", test_siphash_vectors);
 	CU_add_test(s, "encode/verify/parse round trip", test_roundtrip);
-	CU_add_test(s, "every single-bit flip rejected", test_every_bit_flip_rejected);
-	CU_add_test(s, "another export's key rejected", test_wrong_key_rejected);
-	CU_add_test(s, "truncated and oversized rejected", test_lengths_rejected);
+	CU_add_test(s, "every single-bit flip rejected",
+		    test_every_bit_flip_rejected);
+	CU_add_test(s, "another export's key rejected",
+		    test_wrong_key_rejected);
+	CU_add_test(s, "truncated and oversized rejected",
+		    test_lengths_rejected);
 	CU_add_test(s, "random garbage rejected", test_random_garbage_rejected);
 	CU_add_test(s, "host form parsing", test_host_parse);
 	CU_add_test(s, "secret file create/reload/corrupt", test_key_file);
-	CU_add_test(s, "secret file readable by others refused", test_key_file_perms);
+	CU_add_test(s, "secret file readable by others refused",
+		    test_key_file_perms);
 	CU_add_test(s, "per-export key binding", test_key_bind);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

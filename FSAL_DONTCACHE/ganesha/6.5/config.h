@@ -17,9 +17,10 @@
 #define CONFIG_H
 
 #define GSH_CHECK_VERSION(major, minor, micro, libmajor, libminor, libmicro) \
-	((libmajor) > (major) || \
-	 ((libmajor) == (major) && (libminor) > (minor)) || \
-	 ((libmajor) == (major) && (libminor) == (minor) && (libmicro) >= (micro)))
+	((libmajor) > (major) ||                                             \
+	 ((libmajor) == (major) && (libminor) > (minor)) ||                  \
+	 ((libmajor) == (major) && (libminor) == (minor) &&                  \
+	  (libmicro) >= (micro)))
 
 #define GANESHA_VERSION_MAJOR 6
 #define GANESHA_VERSION_MINOR .5
@@ -27,7 +28,8 @@
 #define GANESHA_VERSION "6.5"
 #define GANESHA_BUILD_RELEASE 1
 #define VERSION GANESHA_VERSION
-#define VERSION_COMMENT "GANESHA file server is 64 bits compliant and supports NFS v3,4.0,4.1 (pNFS) and 9P"
+#define VERSION_COMMENT \
+	"GANESHA file server is 64 bits compliant and supports NFS v3,4.0,4.1 (pNFS) and 9P"
 #define _GIT_HEAD_COMMIT ""
 #define _GIT_DESCRIBE ""
 #define BUILD_HOST "fsal-dontcache"
