@@ -32,7 +32,8 @@ pkgs=(build-essential cmake pkg-config clang
       libntirpc-dev liburcu-dev libkrb5-dev liburing-dev libnfs-dev libnfs-utils
       libcunit1-dev gnuplot-nox jq e2fsprogs iproute2 util-linux dpkg-dev procps
       libdbus-1-dev dbus-daemon dbus-bin
-      libclang-rt-14-dev valgrind strace curl prometheus-node-exporter file debootstrap)
+      libclang-rt-14-dev valgrind strace curl prometheus-node-exporter file debootstrap
+      clang-format)
 
 missing=()
 for p in "${pkgs[@]}"; do

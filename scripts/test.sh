@@ -37,11 +37,15 @@ bash "$top/tests/run.sh" "$build" --ganesha 6 --install --no-unit --prefix g6: \
   --module "$build-g6/FSAL_DONTCACHE/libfsaldontcache.so" | tee "$out6"
 t_run6=$(($(date +%s) - t0))
 
+# house style: every C file as .clang-format says (one more test in the count)
+if bash "$top/scripts/check-format.sh"; then echo "PASS format"; pf=1 ff=0
+else echo "FAIL format"; pf=0 ff=1; fi
+
 count() { tail -n 1 "$1" | sed -n "s/^\([0-9]*\) passed, \([0-9]*\) failed$/\\$2/p"; }
 p4=$(count "$out4" 1) f4=$(count "$out4" 2) p6=$(count "$out6" 1) f6=$(count "$out6" 2)
 echo "ganesha 4.3: ${p4:-?} passed, ${f4:-?} failed (with the unit tests); ganesha 6.5:" \
      "${p6:-?} passed, ${f6:-?} failed; 6.5 setup+build ${t_setup6}s, tests ${t_run6}s;" \
      "clean roots ${t_clean:-?}s (beside the builds)"
 [ -n "$p4" ] && [ -n "$p6" ] || { echo "0 passed, 1 failed"; exit 1; }
-echo "$((p4 + p6)) passed, $((f4 + f6)) failed"
-[ $((f4 + f6)) -eq 0 ]
+echo "$((p4 + p6 + pf)) passed, $((f4 + f6 + ff)) failed"
+[ $((f4 + f6 + ff)) -eq 0 ]
