@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Malloc_Tuning (module block): ganesha's WRITE buffers are reused instead of being given back
 # to the kernel and faulted in again. Ganesha is started twice, with the default (false) and
-# with Malloc_Tuning = true; each time 4 writers send 1 MiB WRITEs (two warm-up rounds, then a
-# measured round of 64 MiB), and ganesha's minor page faults during the measured round are
-# read from /proc/PID/stat. PASS: the tuned server takes under half of the untuned one's
+# with Malloc_Tuning = true; each time 4 writers send 1 MiB WRITEs (two warm-up rounds, then
+# three measured rounds of 64 MiB), and ganesha's minor page faults during each measured round
+# are read from /proc/PID/stat; the fewest of the three counts (one round can take a burst of
+# faults that is not the WRITE buffers': seen with ganesha 6.5). PASS: the tuned server takes under half of the untuned one's
 # faults, says so in its log, the untuned one does not, and all data committed.
 # Usage: malloc_tuning.sh [BUILD_DIR]
 [ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
@@ -32,9 +33,14 @@ for t in false true; do
   ft_start "$mnt"
   round "w$t"
   round "v$t"
-  f0=$(minflt)
-  round "m$t"
-  faults[$t]=$(( $(minflt) - f0 ))
+  faults[$t]=
+  for m in 1 2 3; do
+    mkdir -p "$FT_WORK/rec-m$m$t"
+    f0=$(minflt)
+    round "m$m$t"
+    f=$(( $(minflt) - f0 ))
+    [ -z "${faults[$t]}" ] || [ "$f" -lt "${faults[$t]}" ] && faults[$t]=$f
+  done
   tuned_log=$(grep -c 'malloc tuned for WRITE buffers' "$(ft_gsh_log)")
   gsh_stop
   ft_log "Malloc_Tuning=$t: ${faults[$t]} minor faults for 64 MiB written, log lines: $tuned_log"
