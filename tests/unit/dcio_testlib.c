@@ -438,3 +438,28 @@ int tl_run_tests(void)
 	CU_cleanup_registry();
 	return fails ? 1 : 0;
 }
+
+void tl_ctx_open(struct tl_ctx *c, const struct tl_fs *fs,
+		 const struct dcio_engine_params *ep,
+		 const struct dcio_syscalls *sys,
+		 const struct dcio_export_params *p, const char *name,
+		 int flags)
+{
+	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(ep, sys, &c->e), 0);
+	c->dfd = open(fs->dir, O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_FATAL(c->dfd >= 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, p, name, c->dfd, &c->x),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c->x, tl_open(fs, name, flags), &c->f), 0);
+}
+
+int tl_ctx_close(struct tl_ctx *c)
+{
+	int rc = dcio_file_close(c->f);
+
+	dcio_export_destroy(c->x);
+	dcio_engine_destroy(c->e);
+	close(c->dfd);
+	return rc;
+}

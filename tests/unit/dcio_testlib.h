@@ -61,6 +61,24 @@ bool tl_check(const void *buf, size_t len, uint64_t off, unsigned seed);
 /* Fraction of the file's pages resident in the page cache (mincore). */
 double tl_resident(const char *path);
 
+/* An engine, one export over fs's directory and one open file: the set-up
+ * and tear-down most engine tests share. */
+struct tl_ctx {
+	struct dcio_engine *e;
+	struct dcio_export *x;
+	struct dcio_file *f;
+	int dfd;
+};
+/* Creates them (CUnit-fatal on failure): the export is named name, and so is
+ * its file in fs, opened with tl_open(flags). */
+void tl_ctx_open(struct tl_ctx *c, const struct tl_fs *fs,
+		 const struct dcio_engine_params *ep,
+		 const struct dcio_syscalls *sys,
+		 const struct dcio_export_params *p, const char *name,
+		 int flags);
+/* Closes the file (its result is returned), destroys export and engine. */
+int tl_ctx_close(struct tl_ctx *c);
+
 /* Runs the registered CUnit suites verbosely, frees the registry; the exit
  * status for main(): 0 when every test and assertion passed. */
 int tl_run_tests(void);

@@ -29,14 +29,7 @@ static ssize_t fake_preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
 	return preadv2(fd, iov, cnt, off, flags);
 }
 
-struct fixture {
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	struct dcio_file *f;
-	int dfd;
-};
-
-static void setup(struct fixture *t, enum dcio_read_mode rm,
+static void setup(struct tl_ctx *t, enum dcio_read_mode rm,
 		  const struct dcio_syscalls *sys)
 {
 	struct dcio_engine_params ep = { .threads = 1,
@@ -45,20 +38,12 @@ static void setup(struct fixture *t, enum dcio_read_mode rm,
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DONTCACHE, rm, DCIO_FLUSH_COALESCED);
 
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, sys, &t->e), 0);
-	t->dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_export_create(t->e, &p, "nowait", t->dfd, &t->x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(t->x, tl_open(&fs, "f", 0), &t->f),
-			      0);
+	tl_ctx_open(t, &fs, &ep, sys, &p, "f", 0);
 }
 
-static void teardown(struct fixture *t)
+static void teardown(struct tl_ctx *t)
 {
-	CU_ASSERT_EQUAL(dcio_file_close(t->f), 0);
-	dcio_export_destroy(t->x);
-	dcio_engine_destroy(t->e);
-	close(t->dfd);
+	CU_ASSERT_EQUAL(tl_ctx_close(t), 0);
 }
 
 /* A file of LEN bytes, written through the page cache (resident) or written
@@ -83,7 +68,7 @@ static void t_cached(void)
 	static char back[LEN];
 	struct iovec iov[2] = { { back, 4096 },
 				{ back + 4096, LEN / 2 - 4096 } };
-	struct fixture t;
+	struct tl_ctx t;
 	size_t got = 0;
 	char *s;
 
@@ -114,7 +99,7 @@ static void t_uncached(void)
 	static char back[LEN];
 	struct iovec iov = { back, LEN };
 	struct dcio_syscalls sys = { .preadv2 = fake_preadv2 };
-	struct fixture t;
+	struct tl_ctx t;
 	size_t got = 0;
 	char *s;
 
@@ -137,7 +122,7 @@ static void t_uncached(void)
 static void t_dropped_reads_right(void)
 {
 	static char back[LEN];
-	struct fixture t;
+	struct tl_ctx t;
 	size_t got = 0;
 
 	make_file(false);
@@ -158,7 +143,7 @@ static void t_direct_goes_to_engine(void)
 {
 	static char back[4096];
 	struct iovec iov = { back, sizeof(back) };
-	struct fixture t;
+	struct tl_ctx t;
 	size_t got = 0;
 
 	make_file(true);
@@ -173,7 +158,7 @@ static void t_error_goes_to_engine(void)
 	static char back[4096];
 	struct iovec iov = { back, sizeof(back) };
 	struct dcio_syscalls sys = { .preadv2 = fake_preadv2 };
-	struct fixture t;
+	struct tl_ctx t;
 	size_t got = 0;
 
 	make_file(true);

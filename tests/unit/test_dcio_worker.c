@@ -28,14 +28,7 @@ static void seen_done(void *arg, int err, size_t bytes)
 	tl_done(&s->w, err, bytes);
 }
 
-struct fixture {
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	struct dcio_file *f;
-	int dfd;
-};
-
-static void setup(struct fixture *t, uint32_t caller_max, int nice)
+static void setup(struct tl_ctx *t, uint32_t caller_max, int nice)
 {
 	struct dcio_engine_params ep = { .threads = 2,
 					 .ring_entries = 64,
@@ -45,24 +38,16 @@ static void setup(struct fixture *t, uint32_t caller_max, int nice)
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 
 	p.caller_write_max = caller_max;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &t->e), 0);
-	t->dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_export_create(t->e, &p, "worker", t->dfd, &t->x), 0);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_file_open(t->x, tl_open(&fs, "f", O_TRUNC), &t->f), 0);
+	tl_ctx_open(t, &fs, &ep, NULL, &p, "f", O_TRUNC);
 }
 
-static void teardown(struct fixture *t)
+static void teardown(struct tl_ctx *t)
 {
-	CU_ASSERT_EQUAL(dcio_file_close(t->f), 0);
-	dcio_export_destroy(t->x);
-	dcio_engine_destroy(t->e);
-	close(t->dfd);
+	CU_ASSERT_EQUAL(tl_ctx_close(t), 0);
 }
 
 /* Returns whether done ran on this thread before dcio_write returned. */
-static bool write_here(struct fixture *t, void *buf, size_t len, uint64_t off,
+static bool write_here(struct tl_ctx *t, void *buf, size_t len, uint64_t off,
 		       enum dcio_stable st)
 {
 	struct iovec iov = { buf, len };
@@ -83,7 +68,7 @@ static bool write_here(struct fixture *t, void *buf, size_t len, uint64_t off,
 static void t_small_on_caller(void)
 {
 	static char buf[1 << 20], back[1 << 20];
-	struct fixture t;
+	struct tl_ctx t;
 	size_t got = 0;
 	char *s;
 
@@ -119,7 +104,7 @@ static void t_small_on_caller(void)
 static void t_small_dropped(void)
 {
 	static char buf[1 << 20];
-	struct fixture t;
+	struct tl_ctx t;
 	double res = 1;
 
 	setup(&t, 65536, 0);
@@ -139,7 +124,7 @@ static void t_small_dropped(void)
 static void t_zero_means_none(void)
 {
 	static char buf[4096];
-	struct fixture t;
+	struct tl_ctx t;
 	char *s;
 
 	setup(&t, 0, 0);
@@ -203,7 +188,7 @@ static int threads_nice(const char *prefix)
 static void t_engine_nice(void)
 {
 	static char buf[1 << 20];
-	struct fixture t;
+	struct tl_ctx t;
 
 	setup(&t, 0, 7);
 	/* a write through the ring so that its thread surely ran its start */
