@@ -12,7 +12,16 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
+#include <linux/io_uring.h>
+#include <linux/magic.h>
+
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE 0x00000080
+#endif
 
 int tl_fs_ext4(struct tl_fs *fs)
 {
@@ -439,27 +448,135 @@ int tl_run_tests(void)
 	return fails ? 1 : 0;
 }
 
-void tl_ctx_open(struct tl_ctx *c, const struct tl_fs *fs,
-		 const struct dcio_engine_params *ep,
-		 const struct dcio_syscalls *sys,
-		 const struct dcio_export_params *p, const char *name,
-		 int flags)
+void tl_ctx_open(struct tl_ctx *c, const struct tl_setup *s)
 {
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(ep, sys, &c->e), 0);
-	c->dfd = open(fs->dir, O_RDONLY | O_DIRECTORY);
-	CU_ASSERT_FATAL(c->dfd >= 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, p, name, c->dfd, &c->x),
-			      0);
+	static const struct dcio_engine_params dep = { .threads = 2,
+						       .ring_entries = 64,
+						       .use_uring = true };
+	struct dcio_export_params dp = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	bool nofs = !s->fs && s->kind == TL_FS_NONE;
+
+	memset(c, 0, sizeof(*c));
+	c->dfd = -1;
+	if (s->fs) {
+		c->fs = *s->fs;
+	} else if (!nofs) {
+		CU_ASSERT_EQUAL_FATAL(s->kind == TL_FS_TMPFS
+					      ? tl_fs_tmpfs(&c->fs, s->tmpfs_mb)
+					      : tl_fs_ext4(&c->fs),
+				      0);
+		c->own_fs = true;
+	}
 	CU_ASSERT_EQUAL_FATAL(
-		dcio_file_open(c->x, tl_open(fs, name, flags), &c->f), 0);
+		dcio_engine_create(s->ep ? s->ep : &dep, s->sys, &c->e), 0);
+	if (!nofs && !s->no_dirfd) {
+		c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
+		CU_ASSERT_FATAL(c->dfd >= 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, s->p ? s->p : &dp,
+						 s->name ? s->name : "t",
+						 c->dfd, &c->x),
+			      0);
+	if (nofs || s->no_file)
+		return;
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(
+			c->x,
+			tl_open(&c->fs, s->file ? s->file : "f", s->flags),
+			&c->f),
+		0);
 }
 
 int tl_ctx_close(struct tl_ctx *c)
 {
-	int rc = dcio_file_close(c->f);
+	int rc = c->f ? dcio_file_close(c->f) : 0;
 
+	c->f = NULL;
 	dcio_export_destroy(c->x);
 	dcio_engine_destroy(c->e);
-	close(c->dfd);
+	if (c->dfd >= 0)
+		close(c->dfd);
+	if (c->own_fs)
+		tl_fs_cleanup(&c->fs);
 	return rc;
+}
+
+static void skip(const char *why)
+{
+	fprintf(stderr, "SKIP: %s\n", why);
+	exit(TL_SKIP);
+}
+
+void tl_require(unsigned needs)
+{
+	struct tl_fs fs;
+	struct statfs sf;
+	char msg[256];
+	int err;
+
+	err = tl_fs_ext4(&fs);
+	if (err) {
+		snprintf(msg, sizeof(msg),
+			 "cannot make a directory in /var/tmp: %s",
+			 strerror(err));
+		skip(msg);
+	}
+	if ((needs & TL_NEED_EXT4) &&
+	    (statfs(fs.dir, &sf) < 0 || sf.f_type != EXT4_SUPER_MAGIC)) {
+		tl_fs_cleanup(&fs);
+		skip("/var/tmp is not ext4");
+	}
+	if (needs & TL_NEED_DONTCACHE) {
+		int fd = tl_open(&fs, "probe", O_TRUNC);
+		char b[4096] = { 0 };
+		struct iovec iov = { b, sizeof(b) };
+
+		err = fd < 0 || pwritev2(fd, &iov, 1, 0, RWF_DONTCACHE) < 0
+			      ? errno
+			      : 0;
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			tl_fs_cleanup(&fs);
+			snprintf(msg, sizeof(msg),
+				 "no RWF_DONTCACHE writes on /var/tmp: %s",
+				 strerror(err));
+			skip(msg);
+		}
+	}
+	if (needs & TL_NEED_DIRECT) {
+		int fd = tl_open(&fs, "probe", O_DIRECT);
+
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			tl_fs_cleanup(&fs);
+			snprintf(msg, sizeof(msg),
+				 "no O_DIRECT on /var/tmp: %s", strerror(err));
+			skip(msg);
+		}
+	}
+	tl_fs_cleanup(&fs);
+	if (needs & TL_NEED_TMPFS) {
+		err = tl_fs_tmpfs(&fs, 1);
+		if (err) {
+			snprintf(msg, sizeof(msg), "cannot mount a tmpfs: %s",
+				 strerror(err));
+			skip(msg);
+		}
+		tl_fs_cleanup(&fs);
+	}
+	if (needs & TL_NEED_URING) {
+		struct io_uring_params prm = { 0 };
+		long fd = syscall(__NR_io_uring_setup, 4, &prm);
+
+		if (fd < 0) {
+			snprintf(msg, sizeof(msg), "no io_uring: %s",
+				 strerror(errno));
+			skip(msg);
+		}
+		close((int)fd);
+	}
 }

@@ -61,23 +61,56 @@ bool tl_check(const void *buf, size_t len, uint64_t off, unsigned seed);
 /* Fraction of the file's pages resident in the page cache (mincore). */
 double tl_resident(const char *path);
 
-/* An engine, one export over fs's directory and one open file: the set-up
- * and tear-down most engine tests share. */
+/* An engine, one export and (usually) one open file: the set-up and
+ * tear-down the engine tests share. Zero fields take the default noted. */
+enum tl_fs_kind {
+	TL_FS_EXT4, /* a fresh directory under /var/tmp */
+	TL_FS_TMPFS, /* a private tmpfs of tmpfs_mb MiB */
+	TL_FS_NONE, /* no directory: the export gets no fd, no file */
+};
+
+struct tl_setup {
+	const struct tl_fs *fs; /* the caller's; NULL: one of kind, removed
+				 * by tl_ctx_close */
+	enum tl_fs_kind kind;
+	unsigned tmpfs_mb;
+	const struct dcio_engine_params *ep; /* NULL: 2 threads, 64 ring
+					      * entries, io_uring */
+	const struct dcio_syscalls *sys; /* NULL: the real ones */
+	const struct dcio_export_params *p; /* NULL: tl_params(dontcache,
+					     * buffered, coalesced) */
+	const char *name; /* the export's; NULL: "t" */
+	const char *file; /* opened as c->f; NULL: "f" */
+	int flags; /* for tl_open(file) */
+	bool no_file; /* c->f stays NULL */
+	bool no_dirfd; /* the export is created with dir fd -1 (no probe) */
+};
+
 struct tl_ctx {
+	struct tl_fs fs; /* where the files are */
+	bool own_fs;
 	struct dcio_engine *e;
 	struct dcio_export *x;
 	struct dcio_file *f;
 	int dfd;
 };
-/* Creates them (CUnit-fatal on failure): the export is named name, and so is
- * its file in fs, opened with tl_open(flags). */
-void tl_ctx_open(struct tl_ctx *c, const struct tl_fs *fs,
-		 const struct dcio_engine_params *ep,
-		 const struct dcio_syscalls *sys,
-		 const struct dcio_export_params *p, const char *name,
-		 int flags);
-/* Closes the file (its result is returned), destroys export and engine. */
+/* Creates them (CUnit-fatal on failure). */
+void tl_ctx_open(struct tl_ctx *c, const struct tl_setup *s);
+/* Closes c->f if set (its result is returned, else 0), destroys export and
+ * engine, removes the filesystem the fixture made. */
 int tl_ctx_close(struct tl_ctx *c);
+
+/* What a program needs of this kernel and filesystem; tl_require exits 77
+ * (counted as skipped by ctest) saying why on stderr when one is missing. */
+enum tl_need {
+	TL_NEED_TMPFS = 1 << 0, /* may mount a tmpfs */
+	TL_NEED_URING = 1 << 1, /* io_uring_setup works */
+	TL_NEED_DONTCACHE = 1 << 2, /* RWF_DONTCACHE writes on /var/tmp */
+	TL_NEED_DIRECT = 1 << 3, /* O_DIRECT on /var/tmp */
+	TL_NEED_EXT4 = 1 << 4, /* /var/tmp is ext4 */
+};
+#define TL_SKIP 77
+void tl_require(unsigned needs);
 
 /* Runs the registered CUnit suites verbosely, frees the registry; the exit
  * status for main(): 0 when every test and assertion passed. */

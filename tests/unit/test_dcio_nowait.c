@@ -38,7 +38,11 @@ static void setup(struct tl_ctx *t, enum dcio_read_mode rm,
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DONTCACHE, rm, DCIO_FLUSH_COALESCED);
 
-	tl_ctx_open(t, &fs, &ep, sys, &p, "f", 0);
+	tl_ctx_open(t, &(struct tl_setup){ .fs = &fs,
+					   .ep = &ep,
+					   .sys = sys,
+					   .p = &p,
+					   .name = "f" });
 }
 
 static void teardown(struct tl_ctx *t)
@@ -177,8 +181,9 @@ int main(void)
 	CU_pSuite s;
 	int rc;
 
+	tl_require(0);
 	if (tl_fs_ext4(&fs) != 0)
-		return 77;
+		return 2;
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	s = CU_add_suite("nowait reads", NULL, NULL);

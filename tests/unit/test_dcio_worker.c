@@ -38,7 +38,11 @@ static void setup(struct tl_ctx *t, uint32_t caller_max, int nice)
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 
 	p.caller_write_max = caller_max;
-	tl_ctx_open(t, &fs, &ep, NULL, &p, "f", O_TRUNC);
+	tl_ctx_open(t, &(struct tl_setup){ .fs = &fs,
+					   .ep = &ep,
+					   .p = &p,
+					   .name = "f",
+					   .flags = O_TRUNC });
 }
 
 static void teardown(struct tl_ctx *t)
@@ -204,8 +208,9 @@ int main(void)
 	CU_pSuite s;
 	int rc;
 
+	tl_require(TL_NEED_URING);
 	if (tl_fs_ext4(&fs) != 0)
-		return 77;
+		return 2;
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	s = CU_add_suite("worker writes", NULL, NULL);
