@@ -130,14 +130,6 @@ static inline struct dc_export *dc_exp(const struct fsal_export *e)
 	return container_of(e, struct dc_export, export);
 }
 
-/* errno -> fsal_status_t, in one place */
-static inline fsal_status_t dc_status(int err)
-{
-	if (err == 0)
-		return fsalstat(ERR_FSAL_NO_ERROR, 0);
-	return fsalstat(posix2fsal_error(err), err);
-}
-
 /* A numeric config parameter checked by dc_check_ranges (u32 or u64 field). */
 struct dc_param_range {
 	const char *name;

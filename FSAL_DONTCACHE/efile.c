@@ -248,7 +248,7 @@ static int open_engine_file(struct dc_efile *e, bool need_write)
 	if (fd < 0 && !need_write &&
 	    (errno == EROFS || errno == EACCES || errno == EPERM))
 		fd = dc_open_fh(e->x, &e->fh, O_RDONLY);
-	if (fd < 0)
+	if (fd < 0) /* the handle's inode is gone: ENOENT is ESTALE */
 		return (errno == ENOENT) ? ESTALE : errno;
 	if (e->io != NULL) {
 		/* upgrade a read-only engine file */

@@ -116,7 +116,7 @@ static fsal_status_t dc_get_dynamic_info(struct fsal_export *exp_hdl,
 	struct statvfs sv;
 
 	if (fstatvfs(x->root_fd, &sv) != 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	memset(info, 0, sizeof(*info));
 	info->total_bytes = (uint64_t)sv.f_frsize * sv.f_blocks;
 	info->free_bytes = (uint64_t)sv.f_frsize * sv.f_bfree;
@@ -445,7 +445,7 @@ fail:
 	dc_free_cfg(&x->cfg);
 	gsh_free(x->path);
 	gsh_free(x);
-	return dc_status(rc);
+	return posix2fsal_status(rc);
 }
 
 /* The reload's summary: "Name old -> new" items, comma separated. */

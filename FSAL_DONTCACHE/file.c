@@ -85,10 +85,10 @@ static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 	int rc = get_engine_file(h, true, &io);
 
 	if (rc != 0)
-		return dc_status(rc);
+		return posix2fsal_status(rc);
 	rc = dcio_file_truncate(io, size);
 	put_engine_file(h);
-	return dc_status(rc);
+	return posix2fsal_status(rc);
 }
 
 /* Opens an existing file. Unless this call created it (created), the
@@ -228,13 +228,14 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	}
 	dfd = dc_open_fh(dir->exp, &dir->fh, O_PATH | O_DIRECTORY);
 	if (dfd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	fd = open_or_create(dfd, name, mode, createmode, &created);
 	err = errno;
 	if (fd < 0) {
 		close(dfd);
-		/* O_NOFOLLOW on a symlink */
-		return dc_status(err == ELOOP ? EINVAL : err);
+		/* O_NOFOLLOW met a symlink: ELOOP becomes EINVAL (an OPEN
+		 * of a symlink is an invalid argument, not a loop) */
+		return posix2fsal_status(err == ELOOP ? EINVAL : err);
 	}
 	/* the inode this call created: undone on failure only while the name
 	 * still refers to it */
@@ -447,7 +448,8 @@ static void io_done(void *arg, int err, size_t bytes)
 	io->io_arg->io_amount = err ? 0 : bytes;
 	if (io->is_read && !err)
 		io->io_arg->end_of_file = bytes < io->want;
-	io->done_cb(io->obj, dc_status(err), io->io_arg, io->caller_arg);
+	io->done_cb(io->obj, posix2fsal_status(err), io->io_arg,
+		    io->caller_arg);
 	if (own_ctx) {
 		/* the export reference is io's, dropped below */
 		op_ctx->ctx_export = NULL;
@@ -522,7 +524,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 	}
 	rc = get_engine_file(h, !is_read, &file);
 	if (rc != 0) {
-		done_cb(obj, dc_status(rc), a, caller_arg);
+		done_cb(obj, posix2fsal_status(rc), a, caller_arg);
 		return;
 	}
 	/* past the filesystem's maximum file size (per inode: ext4 files
@@ -547,7 +549,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 			put_engine_file(h);
 			a->io_amount = n;
 			a->end_of_file = rc == 0 && n < want;
-			done_cb(obj, dc_status(rc), a, caller_arg);
+			done_cb(obj, posix2fsal_status(rc), a, caller_arg);
 			return;
 		}
 	}
@@ -575,7 +577,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 		/* refused at once (EAGAIN: in-flight bound full) */
 		put_gsh_export(io->gexp);
 		gsh_free(io);
-		done_cb(obj, dc_status(rc), a, caller_arg);
+		done_cb(obj, posix2fsal_status(rc), a, caller_arg);
 	}
 }
 
@@ -609,16 +611,16 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 	}
 	rc = get_engine_file(h, false, &io);
 	if (rc != 0)
-		return dc_status(rc);
+		return posix2fsal_status(rc);
 	/* An error a closed engine file left behind is reported once. */
 	pending = dc_efile_take_error(h->file.ef);
 	if (pending != 0) {
 		put_engine_file(h);
-		return dc_status(pending);
+		return posix2fsal_status(pending);
 	}
 	rc = dcio_commit(io, (uint64_t)offset, (uint64_t)len);
 	put_engine_file(h);
-	return dc_status(rc);
+	return posix2fsal_status(rc);
 }
 
 /* Byte-range locks are arbitrated by ganesha's SAL among NFS clients; the

@@ -75,12 +75,12 @@ fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,
 	int mnt_id, flags = *name ? 0 : AT_EMPTY_PATH;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW | flags) != 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	if (st.st_dev != x->dev)
 		return fsalstat(ERR_FSAL_XDEV, EXDEV);
 	k.fh.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(dirfd, name, &k.fh, &mnt_id, flags) != 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	if (dc_fh_from_kernel(&fh, k.fh.handle_type, k.fh.f_handle,
 			      k.fh.handle_bytes) != 0) {
 		LogCrit(COMPONENT_FSAL,
@@ -133,7 +133,7 @@ static fsal_status_t dc_lookup(struct fsal_obj_handle *parent, const char *path,
 		return st;
 	fd = dir_fd(dir);
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	/* ".." of the export root stays inside the export. */
 	if (strcmp(path, "..") == 0) {
 		struct stat a, b;
@@ -166,7 +166,7 @@ fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
 		return fsalstat(ERR_FSAL_NOENT, ENOENT);
 	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	st = dc_make_handle(x, fd, "", &h, attrs_out);
 	close(fd);
 	if (!FSAL_IS_ERROR(st))
@@ -211,7 +211,7 @@ fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 		/* A handle of a deleted file (or from another fs) is stale. */
 		if (err == ENOENT || err == ESTALE || err == EINVAL)
 			return fsalstat(ERR_FSAL_STALE, ESTALE);
-		return dc_status(err);
+		return posix2fsal_status(err);
 	}
 	st = dc_make_handle(x, fd, "", &h, attrs_out);
 	close(fd);
@@ -227,6 +227,7 @@ static fsal_status_t dc_getattrs(struct fsal_obj_handle *obj,
 	struct stat st;
 	int fd = hdl_open(h, O_PATH | O_NOFOLLOW), err = 0;
 
+	/* the handle's inode is gone: ENOENT becomes ESTALE */
 	if (fd < 0)
 		err = (errno == ENOENT || errno == ESTALE) ? ESTALE : errno;
 	else if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
@@ -236,7 +237,7 @@ static fsal_status_t dc_getattrs(struct fsal_obj_handle *obj,
 	if (err != 0) {
 		if (attrs->request_mask & ATTR_RDATTR_ERR)
 			attrs->valid_mask = ATTR_RDATTR_ERR;
-		return dc_status(err);
+		return posix2fsal_status(err);
 	}
 	return dc_stat_attrs(h->exp, &st, attrs);
 }
@@ -263,16 +264,16 @@ static fsal_status_t dc_readdir(struct fsal_obj_handle *dir_hdl,
 
 	*eof = false;
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	if (whence != NULL && lseek(fd, (off_t)*whence, SEEK_SET) < 0) {
-		st = dc_status(errno);
+		st = posix2fsal_status(errno);
 		goto out;
 	}
 	while (!stop) {
 		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
 
 		if (n < 0) {
-			st = dc_status(errno);
+			st = posix2fsal_status(errno);
 			break;
 		}
 		if (n == 0) {
@@ -400,9 +401,9 @@ static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
 		return st;
 	fd = dir_fd(dir);
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	if (AS_CALLER(mkdirat(fd, name, mode)) != 0)
-		st = dc_status(errno);
+		st = posix2fsal_status(errno);
 	else
 		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
 	close(fd);
@@ -446,9 +447,9 @@ static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl,
 		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_RAWDEV);
 	fd = dir_fd(dir);
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	if (AS_CALLER(mknodat(fd, name, mode, dev)) != 0)
-		st = dc_status(errno);
+		st = posix2fsal_status(errno);
 	else
 		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
 	close(fd);
@@ -470,12 +471,12 @@ static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl,
 		return st;
 	fd = dir_fd(dir);
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	/* Linux symlinks have no mode of their own. */
 	if (attrs_in != NULL)
 		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_MODE);
 	if (AS_CALLER(symlinkat(link_path, fd, name)) != 0)
-		st = dc_status(errno);
+		st = posix2fsal_status(errno);
 	else
 		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
 	close(fd);
@@ -493,11 +494,11 @@ static fsal_status_t dc_readlink(struct fsal_obj_handle *obj,
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
 	fd = hdl_open(dc_hdl(obj), O_PATH | O_NOFOLLOW);
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	n = readlinkat(fd, "", buf, sizeof(buf) - 1);
 	close(fd);
 	if (n < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	buf[n] = '\0';
 	out->addr = gsh_strdup(buf);
 	out->len = (size_t)n + 1;
@@ -526,7 +527,7 @@ static fsal_status_t dc_link(struct fsal_obj_handle *obj,
 		close(fd);
 	if (dfd >= 0)
 		close(dfd);
-	return dc_status(err);
+	return posix2fsal_status(err);
 }
 
 /* Removals and renames run as the caller: ganesha leaves their permission
@@ -554,7 +555,7 @@ static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 		close(ofd);
 	if (nfd >= 0)
 		close(nfd);
-	return dc_status(err);
+	return posix2fsal_status(err);
 }
 
 static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
@@ -568,12 +569,12 @@ static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
 		return st;
 	fd = dir_fd(dc_hdl(dir_hdl));
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	if (AS_CALLER(unlinkat(fd, name,
 			       obj->type == DIRECTORY ? AT_REMOVEDIR : 0)) != 0)
 		err = errno;
 	close(fd);
-	return dc_status(err);
+	return posix2fsal_status(err);
 }
 
 static int set_times(int fd, struct fsal_attrlist *a)
@@ -701,14 +702,14 @@ static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
 	}
 	fd = hdl_open(h, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
-		return dc_status(errno);
+		return posix2fsal_status(errno);
 	if (AS_CALLER(set_mode(h, fd, a)) != 0 ||
 	    AS_CALLER(set_owner(fd, a)) != 0 ||
 	    (explicit_times(a) ? AS_CALLER(set_times(fd, a))
 			       : set_times(fd, a)) != 0)
 		err = errno;
 	close(fd);
-	return dc_status(err);
+	return posix2fsal_status(err);
 }
 
 static fsal_status_t dc_handle_to_wire(const struct fsal_obj_handle *obj,

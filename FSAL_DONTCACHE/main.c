@@ -154,7 +154,7 @@ static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
 	if (DC.engine == NULL) {
 		rc = start_engine();
 		if (rc != 0)
-			return dc_status(rc);
+			return posix2fsal_status(rc);
 	}
 	display_fsinfo(fsal_hdl);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);

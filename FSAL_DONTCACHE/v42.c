@@ -37,17 +37,17 @@ fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 		return st;
 	rc = dcio_falloc_check(offset, length);
 	if (rc != 0)
-		return dc_status(rc);
+		return posix2fsal_status(rc);
 	rc = dc_get_engine_file(h, true, &io);
 	if (rc != 0)
-		return dc_status(rc);
+		return posix2fsal_status(rc);
 	/* as the caller, like FSAL_VFS (root could use reserved blocks) */
 	fsal_set_credentials(&op_ctx->creds);
 	rc = dcio_fallocate(io, allocate ? DCIO_ALLOCATE : DCIO_PUNCH, offset,
 			    length);
 	fsal_restore_ganesha_credentials();
 	dc_put_engine_file(h);
-	return dc_status(rc);
+	return posix2fsal_status(rc);
 }
 
 /* SEEK ------------------------------------------------------------------ */
@@ -83,8 +83,9 @@ fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 		return st;
 	/* not the engine's fd: its file position is none of SEEK's business */
 	fd = dc_open_fh(h->exp, &h->fh, O_RDONLY | O_NOFOLLOW);
+	/* the handle's inode is gone: ENOENT becomes ESTALE */
 	if (fd < 0)
-		return dc_status(errno == ENOENT ? ESTALE : errno);
+		return posix2fsal_status(errno == ENOENT ? ESTALE : errno);
 	if (fstat(fd, &sb) != 0) {
 		err = errno;
 	} else if (off >= (uint64_t)sb.st_size) {
@@ -102,7 +103,7 @@ fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 		}
 	}
 	close(fd);
-	return dc_status(err);
+	return posix2fsal_status(err);
 }
 
 /* Extended attributes --------------------------------------------------- */
@@ -138,7 +139,7 @@ static fsal_status_t xattr_status(int err)
 	case ENOENT:
 		return fsalstat(ERR_FSAL_STALE, ESTALE);
 	default:
-		return dc_status(err);
+		return posix2fsal_status(err);
 	}
 }
 
@@ -152,7 +153,7 @@ struct xattr_obj {
 static int xattr_open(struct dc_handle *h, struct xattr_obj *o)
 {
 	o->fd = dc_open_fh(h->exp, &h->fh, O_PATH | O_NOFOLLOW);
-	if (o->fd < 0)
+	if (o->fd < 0) /* the handle's inode is gone: ENOENT is ESTALE */
 		return errno == ENOENT ? ESTALE : errno;
 	snprintf(o->path, sizeof(o->path), "/proc/self/fd/%d", o->fd);
 	return 0;
@@ -171,7 +172,7 @@ fsal_status_t dc_getxattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name,
 		return st;
 	err = xattr_open(dc_hdl(obj), &o);
 	if (err != 0)
-		return dc_status(err);
+		return posix2fsal_status(err);
 	/* read permission as the kernel checks it for the caller; a zero-length
 	 * buffer asks for the size (ganesha's retry after XATTR2BIG) */
 	fsal_set_credentials(&op_ctx->creds);
@@ -213,7 +214,7 @@ fsal_status_t dc_setxattrs(struct fsal_obj_handle *obj, setxattr_option4 option,
 		return st;
 	err = xattr_open(dc_hdl(obj), &o);
 	if (err != 0)
-		return dc_status(err);
+		return posix2fsal_status(err);
 	/* write permission (and the sticky-directory rule) as the kernel
 	 * checks them for the caller: refused like a WRITE would be */
 	fsal_set_credentials(&op_ctx->creds);
@@ -236,7 +237,7 @@ fsal_status_t dc_removexattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name)
 		return st;
 	err = xattr_open(dc_hdl(obj), &o);
 	if (err != 0)
-		return dc_status(err);
+		return posix2fsal_status(err);
 	fsal_set_credentials(&op_ctx->creds);
 	rc = removexattr(o.path, name);
 	err = errno;
@@ -259,7 +260,7 @@ fsal_status_t dc_listxattrs(struct fsal_obj_handle *obj, count4 la_maxcount,
 
 	err = xattr_open(dc_hdl(obj), &o);
 	if (err != 0)
-		return dc_status(err);
+		return posix2fsal_status(err);
 	fsal_set_credentials(&op_ctx->creds);
 	/* the list may grow between the size query and the read */
 	for (i = 0, err = ERANGE; i < DC_XATTR_LIST_TRIES && err == ERANGE;
