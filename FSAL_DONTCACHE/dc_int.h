@@ -205,8 +205,9 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		       bool *caller_perm_check DC_PARENT_ATTRS);
 fsal_status_t dc_reopen2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 			 fsal_openflags_t openflags);
-fsal_openflags_t dc_status2(struct fsal_obj_handle *obj_hdl,
-			    struct state_t *state);
+/* status2: the open flags of state */
+fsal_openflags_t dc_state_openflags(struct fsal_obj_handle *obj_hdl,
+				    struct state_t *state);
 void dc_read2(struct fsal_obj_handle *obj_hdl, bool bypass,
 	      fsal_async_cb done_cb, struct fsal_io_arg *read_arg,
 	      void *caller_arg);

@@ -322,7 +322,9 @@ fsal_status_t dc_reopen2(struct fsal_obj_handle *obj, struct state_t *state,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-fsal_openflags_t dc_status2(struct fsal_obj_handle *obj, struct state_t *state)
+/* ganesha's status2: the open flags a state's fd records */
+fsal_openflags_t dc_state_openflags(struct fsal_obj_handle *obj,
+				    struct state_t *state)
 {
 	return state_fd(state)->openflags;
 }

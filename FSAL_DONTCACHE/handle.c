@@ -779,7 +779,7 @@ void dc_handle_ops_init(struct fsal_obj_ops *ops)
 	ops->handle_cmp = dc_handle_cmp;
 	ops->open2 = dc_open2;
 	ops->reopen2 = dc_reopen2;
-	ops->status2 = dc_status2;
+	ops->status2 = dc_state_openflags;
 	ops->read2 = dc_read2;
 	ops->write2 = dc_write2;
 	ops->commit2 = dc_commit2;
