@@ -435,29 +435,29 @@ static void put_export_off_engine(struct gsh_export *gexp)
 			gexp->export_id, strerror(rc));
 }
 
-/* Engine completion: runs on an engine thread, so it brings its own op
- * context (MDCACHE's callback dereferences op_ctx->fsal_export). */
+/* The completion of every READ and WRITE the engine answers later (the only
+ * asynchronous completion of the module: COMMIT and the v42.c operations
+ * answer synchronously). Like FSAL_MEM's mem_async_complete it always builds
+ * an op context of its own from the request's exports, whether it runs on an
+ * engine thread (no op context: MDCACHE's callback dereferences
+ * op_ctx->fsal_export) or inline on the request's thread (that context is
+ * saved and restored around it). The context uses io's export reference,
+ * which is dropped off the engine afterwards. */
 static void io_done(void *arg, int err, size_t bytes)
 {
 	struct dc_io *io = arg;
 	struct req_op_context ctx;
-	bool own_ctx = op_ctx == NULL;
 
-	if (own_ctx)
-		init_op_context_simple(&ctx, io->gexp, io->fexp);
-	else
-		put_gsh_export(io->gexp);
+	init_op_context_simple(&ctx, io->gexp, io->fexp);
 	io->io_arg->io_amount = err ? 0 : bytes;
 	if (io->is_read && !err)
 		io->io_arg->end_of_file = bytes < io->want;
 	io->done_cb(io->obj, posix2fsal_status(err), io->io_arg,
 		    io->caller_arg);
-	if (own_ctx) {
-		/* the export reference is io's, dropped below */
-		op_ctx->ctx_export = NULL;
-		release_op_context();
-		put_export_off_engine(io->gexp);
-	}
+	/* the export reference is io's: not release_op_context's to drop */
+	op_ctx->ctx_export = NULL;
+	release_op_context();
+	put_export_off_engine(io->gexp);
 	gsh_free(io);
 }
 
