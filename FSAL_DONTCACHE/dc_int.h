@@ -130,23 +130,25 @@ static inline struct dc_export *dc_exp(const struct fsal_export *e)
 	return container_of(e, struct dc_export, export);
 }
 
-/* A numeric config parameter checked by dc_check_ranges (u32 or u64 field). */
-struct dc_param_range {
-	const char *name;
-	size_t off;
-	unsigned int size;
-	uint64_t min, max;
-};
-
-/* main.c: at a reload, logs changes to the DONTCACHE block (not reloadable) */
+/* config.c: the DONTCACHE block at start, into DC (0 or EINVAL, logged) */
+int dc_load_module_config(config_file_t root,
+			  struct config_error_type *err_type);
+/* at a reload, logs changes to the DONTCACHE block (not reloadable) */
 void dc_module_reload_check(config_file_t root);
 #if FSAL_MAJOR_VERSION < 13
 config_file_t dc_parse_root(void *node); /* 4.3: get_parse_root */
 #endif
+/* the export's FSAL block into x->cfg, checked (0 or EINVAL, logged; sets
+ * err_type's flags) */
+int dc_load_export_cfg(struct dc_export *x, void *parse_node,
+		       struct config_error_type *err_type);
+void dc_export_cfg_free(struct dc_export_cfg *c);
+/* Handle_Key_File's secret (its directory made if missing; logged) */
+int dc_read_key_file(struct dc_export *x, uint8_t secret[DC_KEY_LEN]);
+/* warnings for Stats_File/Prometheus_File paths that will not work */
+void dc_check_stats_paths(struct dc_export *x);
 
 /* export.c */
-int dc_check_ranges(const char *where, const struct dc_param_range *r,
-		    const void *base);
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops);
@@ -169,7 +171,6 @@ void dc_stats_shutdown(void);
 void dc_engine_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void dc_log_export_start(struct dc_export *x);
-void dc_check_stats_paths(struct dc_export *x);
 /* a reload changed Stats_File/Prometheus_File: takes both strings */
 void dc_stats_files_update(struct dc_export *x, char *stats_file,
 			   char *prom_file);

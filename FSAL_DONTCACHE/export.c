@@ -1,5 +1,5 @@
-/* FSAL_DONTCACHE exports: per-export config, create/release, handle wire
- * conversions, dynamic fs info, write verifier. */
+/* FSAL_DONTCACHE exports: create/release/update (the FSAL block read by
+ * config.c), handle wire conversions, dynamic fs info, write verifier. */
 #include "dc_int.h"
 
 #include <errno.h>
@@ -13,78 +13,6 @@
 #include "nfs_exports.h"
 #include "export_mgr.h"
 #include "nfs_core.h"
-
-#define DC_STATE_DIR "/var/lib/nfs/ganesha/dontcache"
-
-#define MiB (1024ULL * 1024ULL)
-
-/* Ranges are checked here rather than by ganesha so that the error names the
- * parameter (ganesha's own message for a bad number or token does not). */
-static const struct dc_param_range export_ranges[] = {
-	{ "Max_Inflight_Bytes",
-	  offsetof(struct dc_export_cfg, max_inflight_bytes), 8, 1 * MiB,
-	  64ULL * 1024 * MiB },
-	{ "Inflight_Wait_Ms", offsetof(struct dc_export_cfg, inflight_wait_ms),
-	  4, 0, 600000 },
-	{ "Flush_File_Bytes", offsetof(struct dc_export_cfg, flush_file_bytes),
-	  8, 64 * 1024, 64ULL * 1024 * MiB },
-	{ "Flush_Export_Bytes",
-	  offsetof(struct dc_export_cfg, flush_export_bytes), 8, 64 * 1024,
-	  1024ULL * 1024 * MiB },
-	{ "Flush_Interval_Ms",
-	  offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
-	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max),
-	  4, 0, 16 * MiB },
-	{ NULL, 0, 0, 0, 0 }
-};
-
-static struct config_item dc_export_items[] = {
-	CONF_ITEM_NOOP("name"),
-	CONF_ITEM_STR("Write_Mode", 1, 32, "dontcache", dc_export_cfg,
-		      write_mode_s),
-	CONF_ITEM_STR("Read_Mode", 1, 32, "buffered", dc_export_cfg,
-		      read_mode_s),
-	CONF_ITEM_STR("Flush_Mode", 1, 32, "coalesced", dc_export_cfg,
-		      flush_mode_s),
-	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, 256 * MiB,
-		       dc_export_cfg, max_inflight_bytes),
-	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX, 5000, dc_export_cfg,
-		       inflight_wait_ms),
-	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX, 8 * MiB,
-		       dc_export_cfg, flush_file_bytes),
-	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX, 64 * MiB,
-		       dc_export_cfg, flush_export_bytes),
-	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, 1000, dc_export_cfg,
-		       flush_interval_ms),
-	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX, 64 * 1024,
-		       dc_export_cfg, worker_write_max),
-	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
-		       key_file),
-	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
-	CONF_ITEM_PATH("Prometheus_File", 1, 4096, NULL, dc_export_cfg,
-		       prom_file),
-	CONFIG_EOL
-};
-
-static struct config_block dc_export_block = {
-	.dbus_interface_name =
-		"org.ganesha.nfsd.config.fsal.dontcache-export%d",
-	.blk_desc.name = "FSAL",
-	.blk_desc.type = CONFIG_BLOCK,
-	.blk_desc.u.blk.init = noop_conf_init,
-	.blk_desc.u.blk.params = dc_export_items,
-	.blk_desc.u.blk.commit = noop_conf_commit
-};
-
-static void dc_free_cfg(struct dc_export_cfg *c)
-{
-	gsh_free(c->write_mode_s);
-	gsh_free(c->read_mode_s);
-	gsh_free(c->flush_mode_s);
-	gsh_free(c->key_file);
-	gsh_free(c->stats_file);
-	gsh_free(c->prom_file);
-}
 
 static void dc_release_export(struct fsal_export *exp_hdl)
 {
@@ -103,7 +31,7 @@ static void dc_release_export(struct fsal_export *exp_hdl)
 	free_export_ops(exp_hdl);
 	if (x->root_fd >= 0)
 		close(x->root_fd);
-	dc_free_cfg(&x->cfg);
+	dc_export_cfg_free(&x->cfg);
 	gsh_free(x->path);
 	gsh_free(x);
 }
@@ -186,50 +114,6 @@ static void dc_export_ops_init(struct export_ops *ops)
 	dc_fd_export_ops_init(ops);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char buf[4096];
-	size_t n = strlen(dir);
-
-	if (n == 0 || n >= sizeof(buf))
-		return EINVAL;
-	memcpy(buf, dir, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-			return errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-		return errno;
-	return 0;
-}
-
-static int make_parent_dir(const char *path)
-{
-	char buf[4096];
-	char *slash;
-
-	if (strlen(path) >= sizeof(buf))
-		return ENAMETOOLONG;
-	strcpy(buf, path);
-	slash = strrchr(buf, '/');
-	if (slash == NULL || slash == buf)
-		return 0;
-	*slash = '\0';
-	return mkdir_p(buf);
-}
-
-static char *default_path(const char *dir, uint16_t id, const char *suffix)
-{
-	char buf[256];
-
-	snprintf(buf, sizeof(buf), "%s/export-%u.%s", dir, id, suffix);
-	return gsh_strdup(buf);
-}
-
 static int open_root(struct dc_export *x)
 {
 	struct stat st;
@@ -257,22 +141,9 @@ static int load_key(struct dc_export *x)
 	uint8_t secret[DC_KEY_LEN];
 	int rc, mnt_id;
 
-	if (x->cfg.key_file == NULL)
-		x->cfg.key_file =
-			default_path(DC_STATE_DIR, x->export_id, "key");
-	rc = make_parent_dir(x->cfg.key_file);
-	if (rc == 0)
-		rc = dc_key_load(x->cfg.key_file, secret);
-	if (rc != 0) {
-		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE export %u: Handle_Key_File %s: %s%s",
-			x->export_id, x->cfg.key_file, strerror(rc),
-			rc == EINVAL ? " (must hold exactly 16 bytes)"
-			: rc == EPERM
-				? " (must be owned by root with no group or other permissions, e.g. 0600)"
-				: "");
+	rc = dc_read_key_file(x, secret);
+	if (rc != 0)
 		return rc;
-	}
 	/* bind the MAC to this export (id and root): exports sharing a key
 	 * file refuse each other's relabelled handles */
 	k.fh.handle_bytes = MAX_HANDLE_SZ;
@@ -324,77 +195,6 @@ static int start_io(struct dc_export *x)
 	return 0;
 }
 
-static int bad_mode(uint16_t id, const char *param, const char *val,
-		    const char *allowed)
-{
-	LogCrit(COMPONENT_FSAL,
-		"DONTCACHE export %u: config error: %s = \"%s\" is not one of %s",
-		id, param, val, allowed);
-	return EINVAL;
-}
-
-/* The FSAL block: ganesha parses it, then every value is checked here and
- * any error (ganesha's or ours) refuses the export with a line naming it. */
-static int load_export_cfg(struct dc_export *x, void *parse_node,
-			   struct config_error_type *err_type)
-{
-	struct dc_export_cfg *c = &x->cfg;
-	bool bogus = err_type->bogus, invalid = err_type->invalid;
-	uint32_t before = err_type->errors;
-	char where[48];
-	int rc = 0;
-
-	/* ganesha marks an unknown parameter only in err_type->bogus (and does
-	 * not fail the block for it): look at the flags for this block alone. */
-	err_type->bogus = false;
-	err_type->invalid = false;
-	if (load_config_from_node(parse_node, &dc_export_block, c, true,
-				  err_type) != 0 ||
-	    err_type->errors != before || err_type->bogus ||
-	    err_type->invalid) {
-		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE export %u: config error in the FSAL block (%u: see the CONFIG lines above; unknown parameters are named there)",
-			x->export_id, err_type->errors - before);
-		rc = EINVAL;
-	}
-	if (dcio_parse_write_mode(c->write_mode_s, &c->write_mode) != 0)
-		rc = bad_mode(x->export_id, "Write_Mode", c->write_mode_s,
-			      "dontcache, buffered, direct, dropbehind");
-	if (dcio_parse_read_mode(c->read_mode_s, &c->read_mode) != 0)
-		rc = bad_mode(x->export_id, "Read_Mode", c->read_mode_s,
-			      "buffered, dontcache, direct");
-	if (dcio_parse_flush_mode(c->flush_mode_s, &c->flush_mode) != 0)
-		rc = bad_mode(x->export_id, "Flush_Mode", c->flush_mode_s,
-			      "coalesced, inline");
-	snprintf(where, sizeof(where), "DONTCACHE export %u", x->export_id);
-	if (dc_check_ranges(where, export_ranges, c) != 0)
-		rc = EINVAL;
-	err_type->bogus |= bogus;
-	err_type->invalid |= invalid || rc != 0;
-	return rc;
-}
-
-int dc_check_ranges(const char *where, const struct dc_param_range *r,
-		    const void *base)
-{
-	int rc = 0;
-
-	for (; r->name != NULL; r++) {
-		const char *p = (const char *)base + r->off;
-		uint64_t v = r->size == 8 ? *(const uint64_t *)p
-					  : *(const uint32_t *)p;
-
-		if (v < r->min || v > r->max) {
-			LogCrit(COMPONENT_FSAL,
-				"%s: config error: %s = %" PRIu64
-				" is out of range %" PRIu64 "..%" PRIu64,
-				where, r->name, v, r->min, r->max);
-			rc = EINVAL;
-		}
-	}
-	return rc;
-}
-
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops)
@@ -409,7 +209,7 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	dc_export_ops_init(&x->export.exp_ops);
 	x->export_id = op_ctx->ctx_export->export_id;
 
-	rc = load_export_cfg(x, parse_node, err_type);
+	rc = dc_load_export_cfg(x, parse_node, err_type);
 	if (rc != 0)
 		goto fail;
 	x->path = gsh_strdup(CTX_FULLPATH(op_ctx));
@@ -442,7 +242,7 @@ fail:
 	if (x->root_fd >= 0)
 		close(x->root_fd);
 	free_export_ops(&x->export);
-	dc_free_cfg(&x->cfg);
+	dc_export_cfg_free(&x->cfg);
 	gsh_free(x->path);
 	gsh_free(x);
 	return posix2fsal_status(rc);
@@ -557,7 +357,7 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 	/* ganesha's messages still go to its CONFIG lines; its error flags
 	 * stay here (they would make ganesha drop the export) */
 	scratch = *err_type;
-	rc = load_export_cfg(n, parse_node, &scratch);
+	rc = dc_load_export_cfg(n, parse_node, &scratch);
 	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE export %u: reload refused: config error in the FSAL block (see above); the export keeps its running configuration",
@@ -565,8 +365,6 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 		goto out;
 	}
 
-	if (c->key_file == NULL)
-		c->key_file = default_path(DC_STATE_DIR, x->export_id, "key");
 	if (strcmp(c->key_file, o->key_file) != 0) {
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE export %u: reload: Handle_Key_File %s -> %s refused (a new key would invalidate every file handle clients hold; restart ganesha to change it); keeping %s",
@@ -635,7 +433,7 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 		refused.n ? refused.buf : "(none)", wpath, why[0] ? " (" : "",
 		why, why[0] ? ")" : "");
 out:
-	dc_free_cfg(c);
+	dc_export_cfg_free(c);
 	gsh_free(n);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }

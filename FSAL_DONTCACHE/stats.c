@@ -240,46 +240,6 @@ void dc_stats_export_final(struct dc_export *x)
 	free(buf);
 }
 
-static bool dir_exists(const char *path)
-{
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	struct stat st;
-	size_t n;
-
-	if (slash == NULL)
-		return true;
-	n = slash == path ? 1 : (size_t)(slash - path);
-	if (n >= sizeof(dir))
-		return false;
-	memcpy(dir, path, n);
-	dir[n] = '\0';
-	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Warnings only: the export runs without the file (and says why, once). */
-void dc_check_stats_paths(struct dc_export *x)
-{
-	const char *p = x->cfg.prom_file;
-	size_t n;
-
-	if (x->cfg.stats_file != NULL && !dir_exists(x->cfg.stats_file))
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE export %u: Stats_File %s: its directory does not exist (not written until it does)",
-			x->export_id, x->cfg.stats_file);
-	if (p == NULL)
-		return;
-	if (!dir_exists(p))
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE export %u: Prometheus_File %s: its directory does not exist (not written until it does)",
-			x->export_id, p);
-	n = strlen(p);
-	if (n < 5 || strcmp(p + n - 5, ".prom") != 0)
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE export %u: Prometheus_File %s does not end in .prom: node_exporter's textfile collector reads only *.prom files",
-			x->export_id, p);
-}
-
 /* One line per export at start: every parameter's effective value and the
  * write path really taken; a warning when it is a fallback. */
 void dc_log_export_start(struct dc_export *x)

@@ -1,0 +1,407 @@
+/* FSAL_DONTCACHE configuration: the module block (DONTCACHE { }) and the
+ * export's FSAL block, their parameters and range checks, and the paths they
+ * name (Handle_Key_File, Stats_File, Prometheus_File). */
+#include "dc_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "config_parsing.h"
+
+#define DC_STATE_DIR "/var/lib/nfs/ganesha/dontcache"
+
+#define MiB (1024ULL * 1024ULL)
+
+/* A numeric parameter checked by check_ranges (u32 or u64 field). Ranges are
+ * checked here rather than by ganesha so that the error names the parameter
+ * (ganesha's own message for a bad number or token does not). */
+struct dc_param_range {
+	const char *name;
+	size_t off;
+	unsigned int size;
+	uint64_t min, max;
+};
+
+static int check_ranges(const char *where, const struct dc_param_range *r,
+			const void *base)
+{
+	int rc = 0;
+
+	for (; r->name != NULL; r++) {
+		const char *p = (const char *)base + r->off;
+		uint64_t v = r->size == 8 ? *(const uint64_t *)p
+					  : *(const uint32_t *)p;
+
+		if (v < r->min || v > r->max) {
+			LogCrit(COMPONENT_FSAL,
+				"%s: config error: %s = %" PRIu64
+				" is out of range %" PRIu64 "..%" PRIu64,
+				where, r->name, v, r->min, r->max);
+			rc = EINVAL;
+		}
+	}
+	return rc;
+}
+
+/* The module block ----------------------------------------------------- */
+
+static struct config_item dc_module_items[] = {
+	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, 2, dc_module,
+		       engine_threads),
+	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, 256, dc_module,
+		       ring_entries),
+	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module, use_io_uring),
+	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module,
+		       stats_interval_ms),
+	CONF_ITEM_BOOL("Malloc_Tuning", false, dc_module, malloc_tuning),
+	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, 10, dc_module,
+		       engine_nice),
+	CONFIG_EOL
+};
+
+static const struct dc_param_range module_ranges[] = {
+	{ "Engine_Threads", offsetof(struct dc_module, engine_threads), 4, 1,
+	  64 },
+	{ "Ring_Entries", offsetof(struct dc_module, ring_entries), 4, 8,
+	  4096 },
+	{ "Stats_Interval_Ms", offsetof(struct dc_module, stats_interval_ms), 4,
+	  0, 3600000 },
+	{ "Engine_Nice", offsetof(struct dc_module, engine_nice), 4, 0, 19 },
+	{ NULL, 0, 0, 0, 0 }
+};
+
+static struct config_block dc_module_block = {
+	.dbus_interface_name = "org.ganesha.nfsd.config.fsal.dontcache",
+	.blk_desc.name = DC_NAME,
+	.blk_desc.type = CONFIG_BLOCK,
+	.blk_desc.u.blk.init = noop_conf_init,
+	.blk_desc.u.blk.params = dc_module_items,
+	.blk_desc.u.blk.commit = noop_conf_commit
+};
+
+/* The DONTCACHE block at start, into DC: 0, or EINVAL after a line naming
+ * what is wrong (ganesha's CONFIG lines name unknown parameters). */
+int dc_load_module_config(config_file_t root,
+			  struct config_error_type *err_type)
+{
+	bool bogus = err_type->bogus;
+	uint32_t before = err_type->errors;
+	int rc;
+
+	err_type->bogus = false;
+	(void)load_config_from_parse(root, &dc_module_block, &DC, true,
+				     err_type);
+	rc = err_type->errors != before || err_type->bogus ||
+	     !config_error_is_harmless(err_type);
+	err_type->bogus |= bogus;
+	if (rc) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE: config error in the DONTCACHE block (see the CONFIG lines above)");
+		return EINVAL;
+	}
+	if (check_ranges("DONTCACHE block", module_ranges, &DC) != 0) {
+		err_type->invalid = true;
+		return EINVAL;
+	}
+	return 0;
+}
+
+#if FSAL_MAJOR_VERSION < 13
+/* ganesha 4.3 does not export get_parse_root: the same walk, on 4.3's own
+ * parse tree layout (its analyse.h). A second config_ParseFile instead would
+ * reset the parser's global state under the reload that is running. */
+#include "../config_parsing/analyse.h"
+
+config_file_t dc_parse_root(void *node)
+{
+	struct config_node *n = node;
+
+	while (n->type != TYPE_ROOT && n->u.nterm.parent != NULL)
+		n = n->u.nterm.parent;
+	if (n->type != TYPE_ROOT)
+		return NULL;
+	return (config_file_t)container_of(n, struct config_root, root);
+}
+#endif
+
+/* The DONTCACHE block is read at start only: the engine cannot change its
+ * threads or rings live. At a reload the block of the config being loaded
+ * is read only to say which values are not applied: once per change (6.5
+ * calls update_config for each export, 4.3 gets here from update_export). */
+void dc_module_reload_check(config_file_t root)
+{
+	static struct {
+		uint32_t threads, ring, interval, nice;
+		bool uring, mtune;
+	} seen;
+	static bool seen_init;
+	struct config_error_type err;
+	struct dc_module *m;
+
+	if (!seen_init) {
+		seen.threads = DC.engine_threads;
+		seen.ring = DC.ring_entries;
+		seen.interval = DC.stats_interval_ms;
+		seen.nice = DC.engine_nice;
+		seen.uring = DC.use_io_uring;
+		seen.mtune = DC.malloc_tuning;
+		seen_init = true;
+	}
+	/* errors in the block are the parse's own business: not reported
+	 * here (no memstream: ganesha then writes nothing) */
+	memset(&err, 0, sizeof(err));
+	if (root == NULL)
+		return;
+	m = gsh_calloc(1, sizeof(*m));
+	if (load_config_from_parse(root, &dc_module_block, m, true, &err) >=
+		    0 &&
+	    err.errors == 0) {
+#define DC_MODULE_CHANGE(field, sfield, name, fmt)                                                                               \
+	do {                                                                                                                     \
+		if (m->field != seen.sfield)                                                                                     \
+			LogWarn(COMPONENT_FSAL,                                                                                  \
+				"DONTCACHE: reload: " name " %" fmt                                                              \
+				" -> %" fmt                                                                                      \
+				" not applied (the DONTCACHE block is read at start only: restart ganesha); running with %" fmt, \
+				seen.sfield, m->field, DC.field);                                                                \
+		seen.sfield = m->field;                                                                                          \
+	} while (0)
+		DC_MODULE_CHANGE(engine_threads, threads, "Engine_Threads",
+				 PRIu32);
+		DC_MODULE_CHANGE(ring_entries, ring, "Ring_Entries", PRIu32);
+		DC_MODULE_CHANGE(engine_nice, nice, "Engine_Nice", PRIu32);
+		DC_MODULE_CHANGE(stats_interval_ms, interval,
+				 "Stats_Interval_Ms", PRIu32);
+		DC_MODULE_CHANGE(use_io_uring, uring, "Use_Io_Uring", "d");
+		DC_MODULE_CHANGE(malloc_tuning, mtune, "Malloc_Tuning", "d");
+#undef DC_MODULE_CHANGE
+	}
+	gsh_free(m);
+}
+
+/* The export block ----------------------------------------------------- */
+
+static const struct dc_param_range export_ranges[] = {
+	{ "Max_Inflight_Bytes",
+	  offsetof(struct dc_export_cfg, max_inflight_bytes), 8, 1 * MiB,
+	  64ULL * 1024 * MiB },
+	{ "Inflight_Wait_Ms", offsetof(struct dc_export_cfg, inflight_wait_ms),
+	  4, 0, 600000 },
+	{ "Flush_File_Bytes", offsetof(struct dc_export_cfg, flush_file_bytes),
+	  8, 64 * 1024, 64ULL * 1024 * MiB },
+	{ "Flush_Export_Bytes",
+	  offsetof(struct dc_export_cfg, flush_export_bytes), 8, 64 * 1024,
+	  1024ULL * 1024 * MiB },
+	{ "Flush_Interval_Ms",
+	  offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
+	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max),
+	  4, 0, 16 * MiB },
+	{ NULL, 0, 0, 0, 0 }
+};
+
+static struct config_item dc_export_items[] = {
+	CONF_ITEM_NOOP("name"),
+	CONF_ITEM_STR("Write_Mode", 1, 32, "dontcache", dc_export_cfg,
+		      write_mode_s),
+	CONF_ITEM_STR("Read_Mode", 1, 32, "buffered", dc_export_cfg,
+		      read_mode_s),
+	CONF_ITEM_STR("Flush_Mode", 1, 32, "coalesced", dc_export_cfg,
+		      flush_mode_s),
+	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, 256 * MiB,
+		       dc_export_cfg, max_inflight_bytes),
+	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX, 5000, dc_export_cfg,
+		       inflight_wait_ms),
+	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX, 8 * MiB,
+		       dc_export_cfg, flush_file_bytes),
+	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX, 64 * MiB,
+		       dc_export_cfg, flush_export_bytes),
+	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, 1000, dc_export_cfg,
+		       flush_interval_ms),
+	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX, 64 * 1024,
+		       dc_export_cfg, worker_write_max),
+	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
+		       key_file),
+	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
+	CONF_ITEM_PATH("Prometheus_File", 1, 4096, NULL, dc_export_cfg,
+		       prom_file),
+	CONFIG_EOL
+};
+
+static struct config_block dc_export_block = {
+	.dbus_interface_name =
+		"org.ganesha.nfsd.config.fsal.dontcache-export%d",
+	.blk_desc.name = "FSAL",
+	.blk_desc.type = CONFIG_BLOCK,
+	.blk_desc.u.blk.init = noop_conf_init,
+	.blk_desc.u.blk.params = dc_export_items,
+	.blk_desc.u.blk.commit = noop_conf_commit
+};
+
+void dc_export_cfg_free(struct dc_export_cfg *c)
+{
+	gsh_free(c->write_mode_s);
+	gsh_free(c->read_mode_s);
+	gsh_free(c->flush_mode_s);
+	gsh_free(c->key_file);
+	gsh_free(c->stats_file);
+	gsh_free(c->prom_file);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char buf[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(buf))
+		return EINVAL;
+	memcpy(buf, dir, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+		return errno;
+	return 0;
+}
+
+static int make_parent_dir(const char *path)
+{
+	char buf[4096];
+	char *slash;
+
+	if (strlen(path) >= sizeof(buf))
+		return ENAMETOOLONG;
+	strcpy(buf, path);
+	slash = strrchr(buf, '/');
+	if (slash == NULL || slash == buf)
+		return 0;
+	*slash = '\0';
+	return mkdir_p(buf);
+}
+
+static char *default_path(const char *dir, uint16_t id, const char *suffix)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s/export-%u.%s", dir, id, suffix);
+	return gsh_strdup(buf);
+}
+
+static int bad_mode(uint16_t id, const char *param, const char *val,
+		    const char *allowed)
+{
+	LogCrit(COMPONENT_FSAL,
+		"DONTCACHE export %u: config error: %s = \"%s\" is not one of %s",
+		id, param, val, allowed);
+	return EINVAL;
+}
+
+/* The FSAL block: ganesha parses it, then every value is checked here and
+ * any error (ganesha's or ours) refuses the export with a line naming it. */
+int dc_load_export_cfg(struct dc_export *x, void *parse_node,
+		       struct config_error_type *err_type)
+{
+	struct dc_export_cfg *c = &x->cfg;
+	bool bogus = err_type->bogus, invalid = err_type->invalid;
+	uint32_t before = err_type->errors;
+	char where[48];
+	int rc = 0;
+
+	/* ganesha marks an unknown parameter only in err_type->bogus (and does
+	 * not fail the block for it): look at the flags for this block alone. */
+	err_type->bogus = false;
+	err_type->invalid = false;
+	if (load_config_from_node(parse_node, &dc_export_block, c, true,
+				  err_type) != 0 ||
+	    err_type->errors != before || err_type->bogus ||
+	    err_type->invalid) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: config error in the FSAL block (%u: see the CONFIG lines above; unknown parameters are named there)",
+			x->export_id, err_type->errors - before);
+		rc = EINVAL;
+	}
+	if (dcio_parse_write_mode(c->write_mode_s, &c->write_mode) != 0)
+		rc = bad_mode(x->export_id, "Write_Mode", c->write_mode_s,
+			      "dontcache, buffered, direct, dropbehind");
+	if (dcio_parse_read_mode(c->read_mode_s, &c->read_mode) != 0)
+		rc = bad_mode(x->export_id, "Read_Mode", c->read_mode_s,
+			      "buffered, dontcache, direct");
+	if (dcio_parse_flush_mode(c->flush_mode_s, &c->flush_mode) != 0)
+		rc = bad_mode(x->export_id, "Flush_Mode", c->flush_mode_s,
+			      "coalesced, inline");
+	snprintf(where, sizeof(where), "DONTCACHE export %u", x->export_id);
+	if (check_ranges(where, export_ranges, c) != 0)
+		rc = EINVAL;
+	/* Handle_Key_File not given: the export's file in the state dir */
+	if (c->key_file == NULL)
+		c->key_file = default_path(DC_STATE_DIR, x->export_id, "key");
+	err_type->bogus |= bogus;
+	err_type->invalid |= invalid || rc != 0;
+	return rc;
+}
+
+/* Handle_Key_File: its directory is made if missing, then the secret read
+ * (handle_codec.c checks the file's size, owner and mode). */
+int dc_read_key_file(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
+{
+	int rc = make_parent_dir(x->cfg.key_file);
+
+	if (rc == 0)
+		rc = dc_key_load(x->cfg.key_file, secret);
+	if (rc != 0)
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: Handle_Key_File %s: %s%s",
+			x->export_id, x->cfg.key_file, strerror(rc),
+			rc == EINVAL ? " (must hold exactly 16 bytes)"
+			: rc == EPERM
+				? " (must be owned by root with no group or other permissions, e.g. 0600)"
+				: "");
+	return rc;
+}
+
+/* Stats_File, Prometheus_File ------------------------------------------- */
+
+static bool dir_exists(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	size_t n;
+
+	if (slash == NULL)
+		return true;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof(dir))
+		return false;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Warnings only: the export runs without the file (and says why, once). */
+void dc_check_stats_paths(struct dc_export *x)
+{
+	const char *p = x->cfg.prom_file;
+	size_t n;
+
+	if (x->cfg.stats_file != NULL && !dir_exists(x->cfg.stats_file))
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: Stats_File %s: its directory does not exist (not written until it does)",
+			x->export_id, x->cfg.stats_file);
+	if (p == NULL)
+		return;
+	if (!dir_exists(p))
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: Prometheus_File %s: its directory does not exist (not written until it does)",
+			x->export_id, p);
+	n = strlen(p);
+	if (n < 5 || strcmp(p + n - 5, ".prom") != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: Prometheus_File %s does not end in .prom: node_exporter's textfile collector reads only *.prom files",
+			x->export_id, p);
+}
