@@ -104,39 +104,30 @@ static void reset(void)
 	memset(callers, 0, sizeof(callers));
 }
 
-struct ctx {
-	struct tl_fs fs;
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	struct dcio_file *f;
-	int dfd;
-};
-
-static void setup(struct ctx *c, const struct dcio_syscalls *sys, bool uring,
+static void setup(struct tl_ctx *c, const struct dcio_syscalls *sys, bool uring,
 		  enum dcio_write_mode wm, enum dcio_flush_mode fm)
 {
-	reset();
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
 	struct dcio_engine_params ep = { .threads = 2,
 					 .ring_entries = 64,
 					 .use_uring = uring };
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, sys, &c->e), 0);
-	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "gc", c->dfd, &c->x),
-			      0);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+
+	reset();
+	tl_ctx_open(c, &(struct tl_setup){ .ep = &ep,
+					   .sys = sys,
+					   .p = &p,
+					   .name = "gc",
+					   .flags = O_TRUNC });
 }
 
-static void teardown(struct ctx *c)
+/* a file the test closed itself is not closed again */
+static void teardown(struct tl_ctx *c)
 {
-	if (c->f)
-		CU_ASSERT_EQUAL(dcio_file_close(c->f), 0);
-	dcio_export_destroy(c->x);
-	dcio_engine_destroy(c->e);
-	close(c->dfd);
-	tl_fs_cleanup(&c->fs);
+	bool open = c->f != NULL;
+	int rc = tl_ctx_close(c);
+
+	if (open)
+		CU_ASSERT_EQUAL(rc, 0);
 }
 
 struct committer {
@@ -157,7 +148,7 @@ static void *commit_thread(void *arg)
 
 static void t_group_commit(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, &table, true, DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED);
 	static char buf[1 << 20];
 	tl_fill(buf, sizeof(buf), 0, 1);
@@ -199,7 +190,7 @@ static void t_group_commit(void)
 
 static void t_nothing_dirty(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, &table, true, DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), 0);
@@ -229,7 +220,7 @@ static void t_nothing_dirty(void)
 
 static void t_close_flushes(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, &table, true, DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED);
 	char buf[4096];
 	tl_fill(buf, sizeof(buf), 0, 3);
@@ -260,7 +251,7 @@ static void stable_writes(bool uring, enum dcio_flush_mode fm)
 	struct dcio_syscalls t = table;
 	if (!uring)
 		t.pwritev2 = fake_pwritev2;
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, &t, uring, DCIO_WRITE_DONTCACHE, fm);
 	callers[NCOMMIT] = pthread_self();
 	struct tl_wait w;
