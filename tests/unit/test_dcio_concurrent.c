@@ -136,27 +136,27 @@ static void verify(const char *path, int phase)
 static void run(bool tmpfs, bool uring, enum dcio_write_mode wm,
 		enum dcio_flush_mode fm)
 {
-	struct tl_fs fs;
-	int rc = tmpfs ? tl_fs_tmpfs(&fs, 64) : tl_fs_ext4(&fs);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	struct dcio_engine_params ep = { .threads = 2,
 					 .ring_entries = 32,
 					 .use_uring = uring };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
-	CU_ASSERT_EQUAL(dcio_engine_uses_uring(e), uring);
-	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "c", dfd, &x), 0);
-	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
+	struct tl_ctx c;
+
+	tl_ctx_open(&c, &(struct tl_setup){ .kind = tmpfs ? TL_FS_TMPFS
+							  : TL_FS_EXT4,
+					    .tmpfs_mb = 64,
+					    .ep = &ep,
+					    .p = &p,
+					    .name = "c",
+					    .flags = O_TRUNC });
+	CU_ASSERT_EQUAL(dcio_engine_uses_uring(c.e), uring);
+	struct dcio_file *f = c.f;
+	struct dcio_export *x = c.x;
 
 	CU_ASSERT_EQUAL(run_phase(f, 1, fm == DCIO_FLUSH_INLINE), 0);
-	verify(tl_path(&fs, "f"), 1);
+	verify(tl_path(&c.fs, "f"), 1);
 	CU_ASSERT_EQUAL(run_phase(f, 2, fm == DCIO_FLUSH_INLINE), 0);
-	verify(tl_path(&fs, "f"), 2);
+	verify(tl_path(&c.fs, "f"), 2);
 	int crc = dcio_commit(f, 0, 0);
 	CU_ASSERT_EQUAL(crc, 0);
 
@@ -173,48 +173,49 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm,
 	}
 	CU_ASSERT_EQUAL(ops, NTHR * 5);
 	free(js);
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	close(dfd);
-	tl_fs_cleanup(&fs);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
-#define CASE(fsn, tmp, be, ur, mode)                                   \
-	static void t_##fsn##_##be##_##mode(void)                      \
-	{                                                              \
-		run(tmp, ur, DCIO_WRITE_##mode, DCIO_FLUSH_COALESCED); \
-	}
+/* The cases, named "fs backend mode": filesystem, backend (inline: io_uring
+ * with the inline flush mode), on tmpfs, use_uring, write mode, flush mode. */
 /* clang-format off */
-#define MODES(fsn, tmp, be, ur)                                       \
-	CASE(fsn, tmp, be, ur, DONTCACHE) CASE(fsn, tmp, be, ur, BUFFERED) \
-	CASE(fsn, tmp, be, ur, DIRECT) CASE(fsn, tmp, be, ur, DROPBEHIND)
-MODES(ext4, false, uring, true)
-MODES(ext4, false, pool, false)
-MODES(tmpfs, true, uring, true)
-MODES(tmpfs, true, pool, false)
-#define ICASE(mode)                                                   \
-	static void t_inline_##mode(void)                             \
-	{                                                             \
-		run(false, true, DCIO_WRITE_##mode, DCIO_FLUSH_INLINE); \
+#define CASES(X) \
+	X(ext4,  uring,  0, 1, DONTCACHE,  COALESCED) \
+	X(ext4,  uring,  0, 1, BUFFERED,   COALESCED) \
+	X(ext4,  uring,  0, 1, DIRECT,     COALESCED) \
+	X(ext4,  uring,  0, 1, DROPBEHIND, COALESCED) \
+	X(ext4,  pool,   0, 0, DONTCACHE,  COALESCED) \
+	X(ext4,  pool,   0, 0, BUFFERED,   COALESCED) \
+	X(ext4,  pool,   0, 0, DIRECT,     COALESCED) \
+	X(ext4,  pool,   0, 0, DROPBEHIND, COALESCED) \
+	X(tmpfs, uring,  1, 1, DONTCACHE,  COALESCED) \
+	X(tmpfs, uring,  1, 1, BUFFERED,   COALESCED) \
+	X(tmpfs, uring,  1, 1, DIRECT,     COALESCED) \
+	X(tmpfs, uring,  1, 1, DROPBEHIND, COALESCED) \
+	X(tmpfs, pool,   1, 0, DONTCACHE,  COALESCED) \
+	X(tmpfs, pool,   1, 0, BUFFERED,   COALESCED) \
+	X(tmpfs, pool,   1, 0, DIRECT,     COALESCED) \
+	X(tmpfs, pool,   1, 0, DROPBEHIND, COALESCED) \
+	X(ext4,  inline, 0, 1, DONTCACHE,  INLINE)    \
+	X(ext4,  inline, 0, 1, BUFFERED,   INLINE)    \
+	X(ext4,  inline, 0, 1, DIRECT,     INLINE)    \
+	X(ext4,  inline, 0, 1, DROPBEHIND, INLINE)
+#define DEFINE(fs, be, tmp, ur, wm, fm)                                   \
+	static void t_##fs##_##be##_##wm(void)                            \
+	{                                                                 \
+		run(tmp, ur, DCIO_WRITE_##wm, DCIO_FLUSH_##fm);           \
 	}
-ICASE(DONTCACHE) ICASE(BUFFERED) ICASE(DIRECT) ICASE(DROPBEHIND)
+#define ADD(fs, be, tmp, ur, wm, fm)                                      \
+	CU_add_test(s, #fs " " #be " " #wm, t_##fs##_##be##_##wm);
+CASES(DEFINE)
+int main(void);
+/* clang-format on */
 
-#define ADD(fsn, be, mode) CU_add_test(s, #fsn " " #be " " #mode, t_##fsn##_##be##_##mode)
-#define ADDM(fsn, be) ADD(fsn, be, DONTCACHE); ADD(fsn, be, BUFFERED); ADD(fsn, be, DIRECT); ADD(fsn, be, DROPBEHIND)
-
-	/* clang-format on */
-	int main(void)
+int main(void)
 {
+	tl_require(TL_NEED_TMPFS | TL_NEED_URING);
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("concurrent writers", NULL, NULL);
-	ADDM(ext4, uring);
-	ADDM(ext4, pool);
-	ADDM(tmpfs, uring);
-	ADDM(tmpfs, pool);
-	CU_add_test(s, "ext4 inline DONTCACHE", t_inline_DONTCACHE);
-	CU_add_test(s, "ext4 inline BUFFERED", t_inline_BUFFERED);
-	CU_add_test(s, "ext4 inline DIRECT", t_inline_DIRECT);
-	CU_add_test(s, "ext4 inline DROPBEHIND", t_inline_DROPBEHIND);
+	CASES(ADD)
 	return tl_run_tests();
 }
