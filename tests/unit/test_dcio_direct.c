@@ -17,43 +17,22 @@ static unsigned rnd(unsigned *s)
 	return *s >> 8;
 }
 
-struct ctx {
-	struct tl_fs fs;
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	struct dcio_file *f;
-	int dfd;
-};
-
-static void setup(struct ctx *c, bool tmpfs, enum dcio_flush_mode fm)
+static void setup(struct tl_ctx *c, bool tmpfs, enum dcio_flush_mode fm)
 {
-	CU_ASSERT_EQUAL_FATAL(
-		tmpfs ? tl_fs_tmpfs(&c->fs, 32) : tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 64,
-					 .use_uring = true };
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &c->e), 0);
-	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DIRECT, DCIO_READ_DIRECT, fm);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_export_create(c->e, &p, "direct", c->dfd, &c->x), 0);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
-}
 
-static void teardown(struct ctx *c)
-{
-	CU_ASSERT_EQUAL(dcio_file_close(c->f), 0);
-	dcio_export_destroy(c->x);
-	dcio_engine_destroy(c->e);
-	close(c->dfd);
-	tl_fs_cleanup(&c->fs);
+	tl_ctx_open(
+		c, &(struct tl_setup){ .kind = tmpfs ? TL_FS_TMPFS : TL_FS_EXT4,
+				       .tmpfs_mb = 32,
+				       .p = &p,
+				       .name = "direct",
+				       .flags = O_TRUNC });
 }
 
 /* the write comes from an odd address too: the middle needs a bounce buffer */
-static void one_write(struct ctx *c, char *shadow, uint64_t off, uint64_t len,
-		      unsigned seed)
+static void one_write(struct tl_ctx *c, char *shadow, uint64_t off,
+		      uint64_t len, unsigned seed)
 {
 	char *src = malloc(len + 3);
 	tl_fill(src + 3, len, off, seed);
@@ -62,7 +41,7 @@ static void one_write(struct ctx *c, char *shadow, uint64_t off, uint64_t len,
 	free(src);
 }
 
-static void check_file(struct ctx *c, const char *shadow, uint64_t size)
+static void check_file(struct tl_ctx *c, const char *shadow, uint64_t size)
 {
 	char *back = malloc(size);
 	CU_ASSERT_EQUAL(pread(dcio_file_fd(c->f), back, size, 0),
@@ -71,7 +50,7 @@ static void check_file(struct ctx *c, const char *shadow, uint64_t size)
 	free(back);
 }
 
-static void check_reads(struct ctx *c, const char *shadow, uint64_t size,
+static void check_reads(struct tl_ctx *c, const char *shadow, uint64_t size,
 			unsigned seed)
 {
 	char *back = malloc(300001);
@@ -94,7 +73,7 @@ static void check_reads(struct ctx *c, const char *shadow, uint64_t size,
 
 static void direct(bool tmpfs, enum dcio_flush_mode fm)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, tmpfs, fm);
 	char *shadow = calloc(1, SPAN);
 	unsigned seed = 42;
@@ -139,7 +118,7 @@ static void direct(bool tmpfs, enum dcio_flush_mode fm)
 	}
 	free(js);
 	free(shadow);
-	teardown(&c);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
 static void t_ext4(void)
@@ -189,38 +168,35 @@ static void t_aligned(void)
 {
 	struct dcio_syscalls sys = { .pwritev2 = align_pwritev2 };
 	struct dcio_engine_params ep = { .threads = 2 };
-	struct tl_fs fs;
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	struct dcio_file *f;
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DIRECT, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct tl_ctx c;
 	unsigned seed = 7;
 	char *buf = malloc(1 << 20);
 
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &sys, &e), 0);
-	struct dcio_export_params p = tl_params(
-		DCIO_WRITE_DIRECT, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "align", -1, &x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
+	tl_ctx_open(&c, &(struct tl_setup){ .ep = &ep,
+					    .sys = &sys,
+					    .p = &p,
+					    .name = "align",
+					    .flags = O_TRUNC,
+					    .no_dirfd = true });
 	for (int i = 0; i < 200; i++) {
 		uint64_t off = rnd(&seed) % SPAN,
 			 len = 1 + rnd(&seed) % (1 << 20);
 
 		tl_fill(buf, len, off, 1);
-		CU_ASSERT_EQUAL(tl_write(f, buf, len, off, DCIO_UNSTABLE), 0);
+		CU_ASSERT_EQUAL(tl_write(c.f, buf, len, off, DCIO_UNSTABLE), 0);
 	}
 	CU_ASSERT_TRUE(atomic_load(&n_direct) > 50);
 	CU_ASSERT_EQUAL(atomic_load(&n_misaligned), 0);
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	tl_fs_cleanup(&fs);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 	free(buf);
 }
 
 int main(void)
 {
+	tl_require(TL_NEED_TMPFS | TL_NEED_EXT4 | TL_NEED_DIRECT |
+		   TL_NEED_DONTCACHE);
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("direct", NULL, NULL);
 	CU_add_test(s, "ext4: misaligned direct writes and reads byte-exact",
