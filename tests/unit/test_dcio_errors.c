@@ -152,50 +152,37 @@ static void reset(void)
 	atomic_store(&sfr_in, 0);
 }
 
-struct ctx {
-	struct tl_fs fs;
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	struct dcio_file *f;
-	int dfd;
-};
-
-static void setup(struct ctx *c, bool pool, enum dcio_write_mode wm)
+static void setup(struct tl_ctx *c, bool pool, enum dcio_write_mode wm)
 {
 	struct dcio_syscalls t = { .fdatasync = fake_fdatasync,
 				   .fsync = fake_fsync,
 				   .sync_file_range = fake_sfr,
 				   .ftruncate = fake_ftruncate };
-	if (pool)
-		t.pwritev2 = fake_pwritev2;
-	reset();
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 64,
-					 .use_uring = true };
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &c->e), 0);
-	CU_ASSERT_EQUAL(dcio_engine_uses_uring(c->e), !pool);
-	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p =
 		tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+
+	if (pool)
+		t.pwritev2 = fake_pwritev2;
 	p.flush_file_bytes = 64 << 10;
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_export_create(c->e, &p, "err", c->dfd, &c->x), 0);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
+	reset();
+	tl_ctx_open(c, &(struct tl_setup){ .sys = &t,
+					   .p = &p,
+					   .name = "err",
+					   .flags = O_TRUNC });
+	CU_ASSERT_EQUAL(dcio_engine_uses_uring(c->e), !pool);
 }
 
-static void teardown(struct ctx *c, int close_err)
+/* a file the test closed itself is not closed again */
+static void teardown(struct tl_ctx *c, int close_err)
 {
-	if (c->f)
-		CU_ASSERT_EQUAL(dcio_file_close(c->f), close_err);
-	dcio_export_destroy(c->x);
-	dcio_engine_destroy(c->e);
-	close(c->dfd);
-	tl_fs_cleanup(&c->fs);
+	bool open = c->f != NULL;
+	int rc = tl_ctx_close(c);
+
+	if (open)
+		CU_ASSERT_EQUAL(rc, close_err);
 }
 
-static double stat_num(struct ctx *c, const char *path)
+static double stat_num(struct tl_ctx *c, const char *path)
 {
 	char *js = tl_stats(c->x);
 	double v = tl_json_num(js, path);
@@ -223,7 +210,7 @@ static void *commit_thread(void *arg)
 
 static void t_fdatasync_eio(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, false, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, sizeof(buf), 0, 1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
@@ -273,7 +260,7 @@ static void t_fdatasync_eio(void)
 /* a rewrite that is acknowledged but not flushed yet does not clear the loss */
 static void t_rewrite_needs_flush(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, false, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, 65536, 0, 2);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
@@ -292,7 +279,7 @@ static void t_rewrite_needs_flush(void)
 /* stable writes in failing batches all see the error */
 static void t_stable_eio(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, false, DCIO_WRITE_DONTCACHE);
 	struct tl_wait w;
 	struct tl_op ops[16];
@@ -325,7 +312,7 @@ static void t_stable_eio(void)
  * acknowledged data: that data is reported lost */
 static void t_write_eio(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	atomic_store(&fail_write_errno, EIO);
 	uint64_t gen0 = dcio_export_verifier_gen(c.x);
@@ -356,7 +343,7 @@ static void t_write_enospc_refused(void)
 	static const int errs[] = { ENOSPC, EDQUOT };
 
 	for (unsigned i = 0; i < 2; i++) {
-		struct ctx c;
+		struct tl_ctx c;
 		setup(&c, true, DCIO_WRITE_DONTCACHE);
 		atomic_store(&fail_write_errno, errs[i]);
 		uint64_t gen0 = dcio_export_verifier_gen(c.x);
@@ -390,7 +377,7 @@ static void t_write_enospc_refused(void)
  * (ASan saw the pool thread run it on freed memory). */
 static void t_flusher_error_close(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, false, DCIO_WRITE_DROPBEHIND);
 	atomic_store(&fail_sfr_once, 1);
 	atomic_store(&sfr_fail_delay_us, 100000);
@@ -406,7 +393,7 @@ static void t_flusher_error_close(void)
 /* the same, reported to a COMMIT first: close has nothing more to say */
 static void t_flusher_error_commit(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, false, DCIO_WRITE_DROPBEHIND);
 	atomic_store(&fail_sfr_once, 1);
 	tl_fill(buf, 256 << 10, 0, 6);
@@ -420,7 +407,7 @@ static void t_flusher_error_commit(void)
 
 static void t_close_unreported_write_error(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, true, DCIO_WRITE_BUFFERED);
 	tl_fill(buf, 4096, 0, 7);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 4096, 0, DCIO_UNSTABLE), 0);
@@ -433,7 +420,7 @@ static void t_close_unreported_write_error(void)
 /* a write refused for a bad request (EBADF: read-only fd) loses nothing else */
 static void t_bad_request_no_loss(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, false, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, 4096, 0, 9);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 4096, 0, DCIO_UNSTABLE), 0);
@@ -477,7 +464,7 @@ static void wait_flag(atomic_int *flag)
  * kernel's report of the write's own pages, so its range is lost too. */
 static void t_inflight_write_lost(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, 65536, 0, 10);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
@@ -512,7 +499,7 @@ static void *failing_commit(void *arg)
  * flush succeeds, but its data went with the failed one. */
 static void t_stable_write_lost_before_flush(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, 65536, 0, 11);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
@@ -545,7 +532,7 @@ static void t_stable_write_lost_before_flush(void)
  * charged with it. The fake's one failed fdatasync stands for that error. */
 static void t_failed_write_settles(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, 65536, 0, 12);
 	atomic_store(&fail_write_off, 1 << 20);
@@ -568,7 +555,7 @@ static void t_failed_write_settles(void)
  * overlapped by a failing sync_file_range fails too. */
 static void t_flusher_error_during_flush(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, false, DCIO_WRITE_DROPBEHIND);
 	tl_fill(buf, 256 << 10, 0, 13);
 	atomic_store(&hold_fdatasync, 1);
@@ -593,7 +580,7 @@ static void t_flusher_error_during_flush(void)
 
 static void t_retries(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	atomic_store(&chaos, 1);
 	tl_fill(buf, sizeof(buf), 12345, 8);
@@ -619,7 +606,8 @@ static void t_retries(void)
 
 /* Starts a whole-file COMMIT whose fdatasync is held until hold_fdatasync is
  * cleared; returns once the flush is inside the syscall. */
-static void start_held_flush(struct ctx *c, struct committer *k, pthread_t *tid)
+static void start_held_flush(struct tl_ctx *c, struct committer *k,
+			     pthread_t *tid)
 {
 	atomic_store(&hold_fdatasync, 1);
 	*k = (struct committer){ .f = c->f };
@@ -632,7 +620,7 @@ static void start_held_flush(struct ctx *c, struct committer *k, pthread_t *tid)
  * clear it. */
 static void t_flush_keeps_range_lost_meanwhile(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	struct committer k;
 	pthread_t tid;
 
@@ -657,7 +645,7 @@ static void t_flush_keeps_range_lost_meanwhile(void)
  * snapshot covered its range (an earlier write there) ran. */
 static void t_flush_keeps_inflight_loss(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	struct committer k;
 	pthread_t tid;
 	struct async_write a;
@@ -696,7 +684,7 @@ static void t_flush_keeps_inflight_loss(void)
  * the device recovered was lost to such a late report). */
 static void t_failed_flush_settles(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	struct committer k;
 	pthread_t tid;
 
@@ -727,7 +715,7 @@ static void t_failed_flush_settles(void)
  * closed (its lost ranges would go with it) and stays usable. */
 static void t_close_clean_keeps_failed(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	int err = -1;
 
 	setup(&c, false, DCIO_WRITE_DONTCACHE);
@@ -768,7 +756,7 @@ static void *trunc_thread(void *arg)
  * a Linux NFSv3 client succeeds again). */
 static void t_truncate_trims_lost(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, 65536, 0, 17);
@@ -793,7 +781,7 @@ static void t_truncate_trims_lost(void)
  * the trim keeps it. */
 static void t_truncate_keeps_concurrent(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	struct async_write a;
 
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
@@ -832,7 +820,7 @@ static int pending_ranges(struct dcio_file *f)
  * lost through those flushes. */
 static void t_pending_bounded_while_lost(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	const uint64_t g = 1ull << 30;
 
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
@@ -868,6 +856,7 @@ static void t_pending_bounded_while_lost(void)
 
 int main(void)
 {
+	tl_require(TL_NEED_URING);
 	CU_initialize_registry();
 	CU_pSuite s = CU_add_suite("errors", NULL, NULL);
 	CU_add_test(s, "fdatasync EIO reaches the batch and later COMMITs",
