@@ -55,47 +55,29 @@ static bool wait_for(unsigned flags, int n)
 	return false;
 }
 
-struct ctx {
-	struct tl_fs fs;
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	int dfd;
-};
-
-static void setup(struct ctx *c, uint64_t file_thr, uint64_t export_thr,
+/* no file: the cases open their own */
+static void setup(struct tl_ctx *c, uint64_t file_thr, uint64_t export_thr,
 		  uint32_t interval)
 {
 	struct dcio_syscalls t = { .sync_file_range = fake_sfr,
 				   .posix_fadvise = fake_fadvise };
-	ncalls = ndontneed = 0;
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 64,
-					 .use_uring = true };
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &c->e), 0);
-	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
 			  DCIO_FLUSH_COALESCED);
+
 	p.flush_file_bytes = file_thr;
 	p.flush_export_bytes = export_thr;
 	p.flush_interval_ms = interval;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(c->e, &p, "fl", c->dfd, &c->x),
-			      0);
-}
-
-static void teardown(struct ctx *c)
-{
-	dcio_export_destroy(c->x);
-	dcio_engine_destroy(c->e);
-	close(c->dfd);
-	tl_fs_cleanup(&c->fs);
+	ncalls = ndontneed = 0;
+	tl_ctx_open(
+		c, &(struct tl_setup){
+			   .sys = &t, .p = &p, .name = "fl", .no_file = true });
 }
 
 /* 256 async 4 KiB writes, in shuffled order, to a file with a 1 MiB threshold */
 static void t_coalesce(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, 1 << 20, 64 << 20, 60000);
 	struct dcio_file *f;
 	CU_ASSERT_EQUAL_FATAL(
@@ -150,14 +132,14 @@ static void t_coalesce(void)
 	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
 	/* close dropped the file's pages */
 	CU_ASSERT_TRUE(ndontneed >= 1);
-	teardown(&c);
+	tl_ctx_close(&c);
 }
 
 /* below the file threshold: the interval starts writeback, and a later pass
  * waits for it and drops the range */
 static void t_interval_then_drop(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, 64 << 20, 256 << 20, 50);
 	struct dcio_file *f;
 	CU_ASSERT_EQUAL_FATAL(
@@ -171,13 +153,13 @@ static void t_interval_then_drop(void)
 	CU_ASSERT_TRUE(ndontneed >= 1);
 	CU_ASSERT_TRUE(tl_resident(tl_path(&c.fs, "f")) < 0.5);
 	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	teardown(&c);
+	tl_ctx_close(&c);
 }
 
 /* four files, each under its threshold, together over the export's */
 static void t_export_threshold(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, 64 << 20, 1 << 20, 60000);
 	struct dcio_file *f[4];
 	static char buf[300 << 10];
@@ -198,7 +180,7 @@ static void t_export_threshold(void)
 	CU_ASSERT_TRUE(wait_for(SYNC_FILE_RANGE_WRITE, 4));
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(dcio_file_close(f[i]), 0);
-	teardown(&c);
+	tl_ctx_close(&c);
 }
 
 int main(void)
