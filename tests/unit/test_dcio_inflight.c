@@ -45,44 +45,25 @@ static void open_gate(void)
 	pthread_mutex_unlock(&gmu);
 }
 
-struct ctx {
-	struct tl_fs fs;
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	struct dcio_file *f;
-	int dfd;
-};
-
-static void setup(struct ctx *c, bool fake, unsigned threads, uint64_t bound,
+static void setup(struct tl_ctx *c, bool fake, unsigned threads, uint64_t bound,
 		  uint32_t wait_ms)
 {
 	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2 };
-	atomic_store(&cur, 0);
-	atomic_store(&peak, 0);
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&c->fs), 0);
 	struct dcio_engine_params ep = { .threads = threads,
 					 .ring_entries = 64,
 					 .use_uring = true };
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, fake ? &t : NULL, &c->e),
-			      0);
-	c->dfd = open(c->fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+
 	p.max_inflight_bytes = bound;
 	p.inflight_wait_ms = wait_ms;
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_export_create(c->e, &p, "inflight", c->dfd, &c->x), 0);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_file_open(c->x, tl_open(&c->fs, "f", O_TRUNC), &c->f), 0);
-}
-
-static void teardown(struct ctx *c)
-{
-	CU_ASSERT_EQUAL(dcio_file_close(c->f), 0);
-	dcio_export_destroy(c->x);
-	dcio_engine_destroy(c->e);
-	close(c->dfd);
-	tl_fs_cleanup(&c->fs);
+	atomic_store(&cur, 0);
+	atomic_store(&peak, 0);
+	tl_ctx_open(c, &(struct tl_setup){ .ep = &ep,
+					   .sys = fake ? &t : NULL,
+					   .p = &p,
+					   .name = "inflight",
+					   .flags = O_TRUNC });
 }
 
 #define NTHR 16
@@ -116,7 +97,7 @@ static void *flood_thread(void *arg)
 
 static void flood(bool fake, unsigned threads)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, fake, threads, BOUND, 20000);
 	atomic_store(&slow, fake);
 	pthread_t tid[NTHR];
@@ -148,7 +129,7 @@ static void flood(bool fake, unsigned threads)
 			NTHR * PER * WLEN);
 	CU_ASSERT_TRUE(tl_check(back, NTHR * PER * WLEN, 0, 9));
 	free(back);
-	teardown(&c);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
 static void t_flood_pool(void)
@@ -162,7 +143,7 @@ static void t_flood_uring(void)
 
 static void t_eagain(void)
 {
-	struct ctx c;
+	struct tl_ctx c;
 	setup(&c, true, 2, 128 << 10, 50);
 	static char buf[1 << 20];
 	tl_fill(buf, sizeof(buf), 0, 10);
@@ -197,7 +178,7 @@ static void t_eagain(void)
 	js = tl_stats(c.x);
 	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.peak"), sizeof(buf));
 	free(js);
-	teardown(&c);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
 int main(void)
