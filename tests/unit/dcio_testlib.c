@@ -448,6 +448,25 @@ int tl_run_tests(void)
 	return fails ? 1 : 0;
 }
 
+int tl_run_suite(const char *name, const struct tl_case *cases, size_t n)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	s = CU_add_suite(name, NULL, NULL);
+	for (size_t i = 0; s && i < n; i++)
+		if (!CU_add_test(s, cases[i].name, cases[i].fn))
+			s = NULL;
+	if (!s) {
+		fprintf(stderr, "cannot register the cases: %s\n",
+			CU_get_error_msg());
+		CU_cleanup_registry();
+		return 2;
+	}
+	return tl_run_tests();
+}
+
 void tl_ctx_open(struct tl_ctx *c, const struct tl_setup *s)
 {
 	static const struct dcio_engine_params dep = { .threads = 2,

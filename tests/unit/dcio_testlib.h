@@ -115,4 +115,14 @@ void tl_require(unsigned needs);
 /* Runs the registered CUnit suites verbosely, frees the registry; the exit
  * status for main(): 0 when every test and assertion passed. */
 int tl_run_tests(void);
+
+/* One named CUnit case; a suite's cases read as a table of these. */
+struct tl_case {
+	const char *name;
+	void (*fn)(void);
+};
+/* Registers the n cases as the suite name and runs them (tl_run_tests). */
+int tl_run_suite(const char *name, const struct tl_case *cases, size_t n);
+#define TL_RUN_SUITE(name, cases) \
+	tl_run_suite(name, cases, sizeof(cases) / sizeof(cases[0]))
 #endif

@@ -82,24 +82,23 @@ static void roundtrip(bool tmpfs, bool table, enum dcio_write_mode wm,
 	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2,
 				   .preadv2 = fake_preadv2,
 				   .sync_file_range = fake_sfr };
-	struct tl_fs fs;
-	reset();
-	CU_ASSERT_EQUAL_FATAL(tmpfs ? tl_fs_tmpfs(&fs, 16) : tl_fs_ext4(&fs),
-			      0);
 	struct dcio_engine_params ep = { .threads = 1,
 					 .ring_entries = 8,
 					 .use_uring = true };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, table ? &t : NULL, &e),
-			      0);
-	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p = tl_params(wm, rm, fm);
+	struct tl_ctx c;
+
 	p.flush_file_bytes = 4096;
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "modes", dfd, &x), 0);
-	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
+	reset();
+	tl_ctx_open(&c, &(struct tl_setup){ .kind = tmpfs ? TL_FS_TMPFS
+							  : TL_FS_EXT4,
+					    .tmpfs_mb = 16,
+					    .ep = &ep,
+					    .sys = table ? &t : NULL,
+					    .p = &p,
+					    .name = "modes",
+					    .flags = O_TRUNC });
+	struct dcio_file *f = c.f;
 
 	static char buf[LEN], back[LEN + 100];
 	tl_fill(buf, LEN, 333, (unsigned)(wm * 10 + rm));
@@ -126,54 +125,59 @@ static void roundtrip(bool tmpfs, bool table, enum dcio_write_mode wm,
 	/* a hole before the data reads as zeros */
 	CU_ASSERT_EQUAL(memcmp(back, "\0\0\0\0\0\0\0\0\0\0", 10), 0);
 
-	res->js = tl_stats(x);
+	res->js = tl_stats(c.x);
 	CU_ASSERT_TRUE(tl_json_valid(res->js));
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	close(dfd);
-	tl_fs_cleanup(&fs);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
-static void t_all_modes(void)
+/* every write, read and flush mode on one filesystem and backend */
+static void all_modes(bool tmpfs, bool table)
 {
-	for (int tmp = 0; tmp < 2; tmp++)
-		for (int tbl = 0; tbl < 2; tbl++)
-			for (int wm = 0; wm < 4; wm++)
-				for (int rm = 0; rm < 3; rm++)
-					for (int fm = 0; fm < 2; fm++) {
-						struct result r;
-						roundtrip(tmp, tbl, wm, rm, fm,
-							  &r);
-						char key[64];
-						snprintf(key, sizeof(key),
-							 "write_mode");
-						char v[32];
-						CU_ASSERT_TRUE(tl_json_get(
-							r.js, key, v,
-							sizeof(v)));
-						CU_ASSERT_STRING_EQUAL(
-							v, dcio_write_mode_name(
-								   wm));
-						CU_ASSERT_TRUE(tl_json_get(
-							r.js, "backend", v,
-							sizeof(v)));
-						CU_ASSERT_STRING_EQUAL(
-							v, tbl ? "pool"
-							       : "io_uring");
-						if (fm == DCIO_FLUSH_INLINE) {
-							CU_ASSERT_EQUAL(
-								r.inline_early,
-								1);
-						}
-						free(r.js);
-					}
+	char v[32];
+
+	for (int wm = 0; wm < 4; wm++)
+		for (int rm = 0; rm < 3; rm++)
+			for (int fm = 0; fm < 2; fm++) {
+				struct result r;
+
+				roundtrip(tmpfs, table, wm, rm, fm, &r);
+				CU_ASSERT_TRUE(tl_json_get(r.js, "write_mode",
+							   v, sizeof(v)));
+				CU_ASSERT_STRING_EQUAL(
+					v, dcio_write_mode_name(wm));
+				CU_ASSERT_TRUE(tl_json_get(r.js, "backend", v,
+							   sizeof(v)));
+				CU_ASSERT_STRING_EQUAL(v, table ? "pool"
+								: "io_uring");
+				if (fm == DCIO_FLUSH_INLINE) {
+					CU_ASSERT_EQUAL(r.inline_early, 1);
+				}
+				free(r.js);
+			}
+}
+
+static void t_all_ext4_uring(void)
+{
+	all_modes(false, false);
+}
+static void t_all_ext4_pool(void)
+{
+	all_modes(false, true);
+}
+static void t_all_tmpfs_uring(void)
+{
+	all_modes(true, false);
+}
+static void t_all_tmpfs_pool(void)
+{
+	all_modes(true, true);
 }
 
 /* the flags each mode puts on the syscalls (pool backend, counted) */
-static void t_flags(void)
+static void t_flags_dontcache(void)
 {
 	struct result r;
+
 	roundtrip(false, true, DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
 		  DCIO_FLUSH_COALESCED, &r);
 	CU_ASSERT_TRUE(atomic_load(&w_dc) >= 1);
@@ -183,6 +187,11 @@ static void t_flags(void)
 	CU_ASSERT_EQUAL(atomic_load(&write_on_submitter), 0);
 	CU_ASSERT_EQUAL(tl_json_num(r.js, "writes.dontcache.ops"), 1);
 	free(r.js);
+}
+
+static void t_flags_buffered(void)
+{
+	struct result r;
 
 	roundtrip(false, true, DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED,
 		  DCIO_FLUSH_COALESCED, &r);
@@ -191,21 +200,37 @@ static void t_flags(void)
 	CU_ASSERT_EQUAL(atomic_load(&sfr_calls), 0);
 	CU_ASSERT_EQUAL(tl_json_num(r.js, "writes.buffered.ops"), 1);
 	free(r.js);
+}
 
-	/* dropbehind: buffered writes, then the flusher's sync_file_range */
+/* dropbehind: buffered writes, then the flusher's sync_file_range */
+static void t_flags_dropbehind(void)
+{
+	struct result r;
+
 	roundtrip(false, true, DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
 		  DCIO_FLUSH_COALESCED, &r);
 	CU_ASSERT_EQUAL(atomic_load(&w_dc), 0);
 	CU_ASSERT_TRUE(atomic_load(&w_plain) >= 1);
 	CU_ASSERT_EQUAL(tl_json_num(r.js, "writes.dropbehind.ops"), 1);
 	free(r.js);
+}
 
-	/* inline: the caller's thread writes and kicks its own range */
+/* inline: the caller's thread writes and kicks its own range */
+static void t_inline_dropbehind(void)
+{
+	struct result r;
+
 	roundtrip(false, true, DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
 		  DCIO_FLUSH_INLINE, &r);
 	CU_ASSERT_TRUE(atomic_load(&write_on_submitter) >= 1);
 	CU_ASSERT_TRUE(atomic_load(&sfr_calls) >= 1);
 	free(r.js);
+}
+
+static void t_inline_dontcache(void)
+{
+	struct result r;
+
 	roundtrip(false, true, DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
 		  DCIO_FLUSH_INLINE, &r);
 	CU_ASSERT_TRUE(atomic_load(&write_on_submitter) >= 1);
@@ -247,24 +272,23 @@ static void t_runtime_eopnotsupp(void)
 {
 	struct dcio_syscalls t = { .pwritev2 = fake_pwritev2,
 				   .preadv2 = fake_preadv2 };
-	struct tl_fs fs;
-	reset();
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
 	struct dcio_engine_params ep = { .threads = 2,
 					 .ring_entries = 8,
 					 .use_uring = true };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &e), 0);
-	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
 			  DCIO_FLUSH_COALESCED);
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "rt", dfd, &x), 0);
-	CU_ASSERT_FALSE(dcio_export_fallback(x));
-	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
+	struct tl_ctx c;
+
+	reset();
+	tl_ctx_open(&c, &(struct tl_setup){ .ep = &ep,
+					    .sys = &t,
+					    .p = &p,
+					    .name = "rt",
+					    .flags = O_TRUNC });
+	CU_ASSERT_FALSE(dcio_export_fallback(c.x));
+	struct dcio_file *f = c.f;
+	struct dcio_export *x = c.x;
 	atomic_store(&refuse_dontcache, 1);
 	static char buf[65536], back[65536];
 	tl_fill(buf, sizeof(buf), 0, 77);
@@ -284,11 +308,7 @@ static void t_runtime_eopnotsupp(void)
 	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dropbehind.issued_bytes"),
 			2 * sizeof(buf));
 	free(js);
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	close(dfd);
-	tl_fs_cleanup(&fs);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
 /* a read-only filesystem has no room for the probe file: the export still comes up */
@@ -301,21 +321,18 @@ static void t_probe_readonly(void)
 	struct dcio_engine_params ep = { .threads = 1,
 					 .ring_entries = 8,
 					 .use_uring = true };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
-	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(
-		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "ro", dfd, &x), 0);
-	char *js = tl_stats(x);
+	struct tl_ctx c;
+
+	tl_ctx_open(&c, &(struct tl_setup){ .fs = &fs,
+					    .ep = &ep,
+					    .name = "ro",
+					    .no_file = true });
+	char *js = tl_stats(c.x);
 	char v[16];
 	CU_ASSERT_TRUE(tl_json_get(js, "probe_failed", v, sizeof(v)));
 	CU_ASSERT_STRING_EQUAL(v, "true");
 	free(js);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	close(dfd);
+	tl_ctx_close(&c);
 	tl_fs_cleanup(&fs);
 }
 
@@ -353,20 +370,24 @@ static void t_parse(void)
 	CU_ASSERT_EQUAL(dcio_parse_flush_mode("sync", &fl), EINVAL);
 }
 
+static const struct tl_case cases[] = {
+	{ "every mode round-trips: ext4, io_uring", t_all_ext4_uring },
+	{ "every mode round-trips: ext4, pool", t_all_ext4_pool },
+	{ "every mode round-trips: tmpfs, io_uring", t_all_tmpfs_uring },
+	{ "every mode round-trips: tmpfs, pool", t_all_tmpfs_pool },
+	{ "dontcache: RWF_DONTCACHE writes and reads", t_flags_dontcache },
+	{ "buffered: no flags, no sync_file_range", t_flags_buffered },
+	{ "dropbehind: plain writes, then the flusher", t_flags_dropbehind },
+	{ "inline dropbehind: the caller writes, kicks", t_inline_dropbehind },
+	{ "inline dontcache: the caller writes", t_inline_dontcache },
+	{ "tmpfs export falls back and says so", t_tmpfs_fallback },
+	{ "run-time EOPNOTSUPP resubmits buffered", t_runtime_eopnotsupp },
+	{ "read-only filesystem: probe skipped, export up", t_probe_readonly },
+	{ "mode names parse case-insensitively", t_parse },
+};
+
 int main(void)
 {
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("modes", NULL, NULL);
-	CU_add_test(
-		s,
-		"every mode combination round-trips (ext4, tmpfs, ring, pool)",
-		t_all_modes);
-	CU_add_test(s, "syscall flags per mode, inline on the caller", t_flags);
-	CU_add_test(s, "tmpfs export falls back and says so", t_tmpfs_fallback);
-	CU_add_test(s, "run-time EOPNOTSUPP resubmits buffered",
-		    t_runtime_eopnotsupp);
-	CU_add_test(s, "read-only filesystem: probe skipped, export up",
-		    t_probe_readonly);
-	CU_add_test(s, "mode names parse case-insensitively", t_parse);
-	return tl_run_tests();
+	tl_require(TL_NEED_TMPFS | TL_NEED_URING | TL_NEED_DONTCACHE);
+	return TL_RUN_SUITE("modes", cases);
 }
