@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The test runner: unit tests (ctest, one line per test), then every integration scenario
-# tests/integration/*.sh (including fault_*.sh) and bench/smoke.sh if present, each with a
-# timeout. One line per test: "PASS name (Ns)", "FAIL name (Ns)" (followed by the tail of its
+# The test runner: unit tests (ctest, one line per test), then every scenario
+# tests/integration/*.sh and tests/faults/*.sh (fault_*.sh; both on tests/lib/harness.sh) and
+# bench/smoke.sh if present, each with a timeout. One line per test: "PASS name (Ns)", "FAIL name (Ns)" (followed by the tail of its
 # log) or "SKIP name (Ns)"; the last line is exactly "N passed, M failed". Exit status non-zero
 # if anything failed. Logs go to BUILD_DIR/test-logs/.
 #
@@ -126,11 +126,7 @@ if [ -n "$san" ] && [ $no_unit = 0 ]; then
 fi
 
 # ---- integration scenarios, then the bench smoke test.
-scripts=()
-for s in "$top"/tests/integration/*.sh; do
-  case $(basename "$s") in common.sh|lib*.sh) continue ;; esac
-  scripts+=("$s")
-done
+scripts=("$top"/tests/integration/*.sh "$top"/tests/faults/*.sh)
 [ -f "$top/bench/smoke.sh" ] && scripts+=("$top/bench/smoke.sh")
 [ -x "$build/bench/dcbench" ] && export DCBENCH=${DCBENCH:-$build/bench/dcbench}
 

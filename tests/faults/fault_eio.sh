@@ -16,38 +16,34 @@
 # zero false successes on data acknowledged before/while the device failed and not rewritten
 # since (phases pre, failing, recovered) and on the rewrite, the rewrite committed, the
 # server stayed up.
-# Usage: fault_eio.sh [BUILD_DIR]   env: FT_FSAL=DONTCACHE|VFS (VFS is expected to FAIL)
-[ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
-set -u
-. "$(dirname "$0")/../faults/ftcommon.sh"
-ft_init eio "${1:-}"
-ft_need_module
+# Usage: fault_eio.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS (VFS is expected to FAIL)
+. "$(dirname "$0")/../lib/harness.sh"
 
-tmp=$FT_WORK/tmpfs mnt=$FT_WORK/exp rec=$FT_WORK/rec
+tmp=$IT_WORK/tmpfs mnt=$IT_WORK/exp rec=$IT_WORK/rec
 mkdir -p "$tmp" "$rec"
-mount -t tmpfs -o size=512M tmpfs "$tmp" || ft_result FAIL "mount tmpfs"
-FT_MOUNTS+=("$tmp")
+mount -t tmpfs -o size=512M tmpfs "$tmp" || it_die "mount tmpfs"
+IT_MOUNTS+=("$tmp")
 truncate -s 256M "$tmp/disk.img"
-dev=$(losetup -f --show "$tmp/disk.img") || ft_result FAIL "losetup"
-FT_LOOPS+=("$dev")
+dev=$(losetup -f --show "$tmp/disk.img") || it_die "losetup"
+IT_LOOPS+=("$dev")
 echo 4 > "/sys/block/$(basename "$dev")/queue/max_sectors_kb" ||
-  ft_result FAIL "cannot cap $dev max_sectors_kb"
+  it_die "cannot cap $dev max_sectors_kb"
 mkfs.ext4 -q -F -b 4096 -O ^has_journal -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" >/dev/null 2>&1 ||
-  ft_result FAIL "mkfs.ext4"
+  it_die "mkfs.ext4"
 mkdir -p "$mnt"
-mount -t ext4 -o errors=continue "$dev" "$mnt" || ft_result FAIL "mount ext4"
-FT_MOUNTS+=("$mnt")
-ft_log "tmpfs after mkfs: $(df -h --output=used,avail "$tmp" | tail -1)"
+mount -t ext4 -o errors=continue "$dev" "$mnt" || it_die "mount ext4"
+IT_MOUNTS+=("$mnt")
+it_log "tmpfs after mkfs: $(df -h --output=used,avail "$tmp" | tail -1)"
 
-ft_start "$mnt"
-W=("$FT_BIN/ft_writer" "${FT_NFS[@]}" -r "$rec" -b 65536 -q 4)
+it_serve "$mnt"
+W=("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$rec" -b 65536 -q 4)
 mark() { local f; for f in "$rec"/"$1"_*.rec; do echo "M $2" >> "$f"; done; }
 
 # pre: committed before any failure
 out=$("${W[@]}" -n 2 -P pre -L $((4 << 20)) -s 10 -c $((1 << 20)) -C 2>&1)
-ft_log "pre: $(echo "$out" | tail -1)"
+it_log "pre: $(echo "$out" | tail -1)"
 echo "$out" | grep -q 'commit_errors=0 write_errors=0' &&
-  [ "$(ft_kv final_commits_ok "$out")" = 2 ] || ft_result FAIL "pre phase did not commit cleanly: $out"
+  [ "$(it_kv final_commits_ok "$out")" = 2 ] || it_die "pre phase did not commit cleanly: $out"
 mark pre pre-done
 
 # The failing phase's files are written whole (zeros) while the device works, and then the
@@ -58,7 +54,7 @@ mark pre pre-done
 # 6.18 logs as "failed to convert unwritten extents" but does not report to fsync: data lost
 # behind a successful fdatasync, which no server can see.)
 for i in 0 1 2 3; do
-  dd if=/dev/zero of="$mnt/f_$i" bs=1M count=32 conv=fsync status=none || ft_result FAIL "prewrite"
+  dd if=/dev/zero of="$mnt/f_$i" bs=1M count=32 conv=fsync status=none || it_die "prewrite"
 done
 sync -f "$mnt"
 bs=$(stat -f -c %S "$mnt")
@@ -66,50 +62,50 @@ for i in 0 1 2 3; do
   filefrag -v "$mnt/f_$i" | awk -F'[:. ]+' '/^ *[0-9]+: /{print $5, $6}' |
   while read -r p0 p1; do
     fallocate -p -o $((p0 * bs)) -l $(((p1 - p0 + 1) * bs)) "$tmp/disk.img" || exit 1
-  done || ft_result FAIL "cannot punch the blocks of f_$i out of the image"
+  done || it_die "cannot punch the blocks of f_$i out of the image"
 done
 used=$(df -k --output=used "$tmp" | tail -1)
-mount -o remount,size=$((used + ${FT_EIO_ROOM_KB:-16384}))k "$tmp" || ft_result FAIL "cannot shrink the tmpfs"
-ft_log "tmpfs before failing: $(df -h --output=used,avail "$tmp" | tail -1)"
+mount -o remount,size=$((used + ${FT_EIO_ROOM_KB:-16384}))k "$tmp" || it_die "cannot shrink the tmpfs"
+it_log "tmpfs before failing: $(df -h --output=used,avail "$tmp" | tail -1)"
 
 # failing: fill the tmpfs behind the device
 out=$("${W[@]}" -n 4 -P f -L $((32 << 20)) -s 10 -c $((1 << 20)) -x 20 -t 60 2>&1)
 fline=$(echo "$out" | tail -1)
-ft_log "failing: $fline"
-ft_log "tmpfs full: $(df -h --output=used,avail "$tmp" | tail -1)"
-ferr=$(( $(ft_kv commit_errors "$fline") + $(ft_kv write_errors "$fline") ))
-kill -0 "$GSH_PID" 2>/dev/null || ft_result FAIL "ganesha died while the device failed"
+it_log "failing: $fline"
+it_log "tmpfs full: $(df -h --output=used,avail "$tmp" | tail -1)"
+ferr=$(( $(it_kv commit_errors "$fline") + $(it_kv write_errors "$fline") ))
+kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died while the device failed"
 
 # recovered: grow the tmpfs, COMMIT again without writing
-mount -o remount,size=2G "$tmp" || ft_result FAIL "cannot grow the tmpfs"
+mount -o remount,size=2G "$tmp" || it_die "cannot grow the tmpfs"
 mark f recovered
 mark pre recovered
 out=$("${W[@]}" -n 4 -P f -a -K 3 2>&1)
 rline=$(echo "$out" | tail -1)
-ft_log "recovered: $rline"
+it_log "recovered: $rline"
 out=$("${W[@]}" -n 2 -P pre -a -K 2 2>&1)
-ft_log "recovered (pre files): $(echo "$out" | tail -1)"
-[ "$(ft_kv commit_errors "$out")" = 0 ] || ft_result FAIL "COMMIT of the pre-failure files failed after recovery: $out"
+it_log "recovered (pre files): $(echo "$out" | tail -1)"
+[ "$(it_kv commit_errors "$out")" = 0 ] || it_die "COMMIT of the pre-failure files failed after recovery: $out"
 
 # rewrite f_0 and f_1 whole: their COMMITs must succeed again
 mark f rewrite
 out=$("${W[@]}" -n 2 -P f -a -L $((32 << 20)) -s 0 -c $((1 << 20)) -C 2>&1)
 wline=$(echo "$out" | tail -1)
-ft_log "rewrite: $wline"
-kill -0 "$GSH_PID" 2>/dev/null || ft_result FAIL "ganesha died"
+it_log "rewrite: $wline"
+kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died"
 alive=yes
 gsh_stop || alive="no (exit status $?)"
 
 # verify against the device itself
-umount "$mnt" || ft_result FAIL "umount"
+umount "$mnt" || it_die "umount"
 losetup -d "$dev"
 fsck_out=$(fsck.ext4 -n -f "$tmp/disk.img" 2>&1); fsck=$(echo "$fsck_out" | tail -1); [ "${FT_VERBOSE:-0}" = 1 ] && echo "$fsck_out" >&2
-ft_log "fsck -n: $fsck"
+it_log "fsck -n: $fsck"
 echo "$fsck_out" | grep -q 'still has errors' && fsck_clean=no || fsck_clean=yes
-dev=$(losetup -f --show -r "$tmp/disk.img") || ft_result FAIL "losetup again"
-FT_LOOPS+=("$dev")
-mount -t ext4 -o ro "$dev" "$mnt" || ft_result FAIL "mount again"
-vout=$("$FT_BIN/ft_verify" -l "$mnt" -v "$rec"/*.rec 2>&1)
+dev=$(losetup -f --show -r "$tmp/disk.img") || it_die "losetup again"
+IT_LOOPS+=("$dev")
+mount -t ext4 -o ro "$dev" "$mnt" || it_die "mount again"
+vout=$("$DC_FT_BIN/ft_verify" -l "$mnt" -v "$rec"/*.rec 2>&1)
 echo "$vout" | grep -E 'FALSE|MISSING' | head -10 >&2
 echo "$vout" | grep -E '^phase|^ft_verify' >&2
 if [ "${FT_VERBOSE:-0}" = 1 ]; then
@@ -128,13 +124,13 @@ pm=$(ph main) pr=$(ph recovered) pw=$(ph rewrite)
 # since (phases "main" = pre + failing, and "recovered"), and on the rewrite.
 fs=0
 for l in "$pm" "$pr"; do
-  fs=$((fs + $(ft_kv false_success_commits "$l") + $(ft_kv false_success_stable "$l")))
+  fs=$((fs + $(it_kv false_success_commits "$l") + $(it_kv false_success_stable "$l")))
 done
-fw=$(( $(ft_kv false_success_commits "$pw") + $(ft_kv false_success_stable "$pw") ))
-sum="errors_injected_reported=$ferr (failing phase: commits_failed=$(ft_kv commits_failed "$pm") write_errors=$(ft_kv write_errors "$pm")) false_successes=$fs (failing: commits=$(ft_kv false_success_commits "$pm") stable=$(ft_kv false_success_stable "$pm"); after recovery: commits=$(ft_kv false_success_commits "$pr")) after_recovery: commits_ok=$(ft_kv commits_ok "$pr") commits_failed=$(ft_kv commits_failed "$pr") durable_bytes_checked=$(ft_kv durable_bytes "$vline") lost_unacked_writes=$(ft_kv lost_unacked_writes "$vline") rewrite: final_commits_ok=$(ft_kv final_commits_ok "$wline")/2 false_successes_after_rewrite=$fw server_up=$alive fsck_clean=$fsck_clean"
-[ "$ferr" -gt 0 ] || ft_result FAIL "no failure was injected (tmpfs never filled?): $sum"
-[ "$(ft_kv errors "$vline")" = 0 ] || ft_result FAIL "verification errors: $vline"
-[ "$fs" = 0 ] && [ "$fw" = 0 ] || ft_result FAIL "$sum"
-[ "$(ft_kv final_commits_ok "$wline")" = 2 ] || ft_result FAIL "rewritten data did not commit after recovery: $sum"
-[ "$alive" = yes ] || ft_result FAIL "$sum"
-ft_result PASS "$sum"
+fw=$(( $(it_kv false_success_commits "$pw") + $(it_kv false_success_stable "$pw") ))
+sum="errors_injected_reported=$ferr (failing phase: commits_failed=$(it_kv commits_failed "$pm") write_errors=$(it_kv write_errors "$pm")) false_successes=$fs (failing: commits=$(it_kv false_success_commits "$pm") stable=$(it_kv false_success_stable "$pm"); after recovery: commits=$(it_kv false_success_commits "$pr")) after_recovery: commits_ok=$(it_kv commits_ok "$pr") commits_failed=$(it_kv commits_failed "$pr") durable_bytes_checked=$(it_kv durable_bytes "$vline") lost_unacked_writes=$(it_kv lost_unacked_writes "$vline") rewrite: final_commits_ok=$(it_kv final_commits_ok "$wline")/2 false_successes_after_rewrite=$fw server_up=$alive fsck_clean=$fsck_clean"
+[ "$ferr" -gt 0 ] || it_die "no failure was injected (tmpfs never filled?): $sum"
+[ "$(it_kv errors "$vline")" = 0 ] || it_die "verification errors: $vline"
+[ "$fs" = 0 ] && [ "$fw" = 0 ] || it_die "$sum"
+[ "$(it_kv final_commits_ok "$wline")" = 2 ] || it_die "rewritten data did not commit after recovery: $sum"
+[ "$alive" = yes ] || it_die "$sum"
+it_pass "$sum"

@@ -5,50 +5,47 @@
 # FUZZ_SECONDS (30; longer by hand: FUZZ_SECONDS=3600). Any crash, leak, sanitizer report or
 # broken property fails the test; prints the executions of each target.
 # Usage: fault_fuzz.sh [BUILD_DIR]   env: FUZZ_SECONDS, FUZZ_JOBS
-[ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
-set -u
-. "$(dirname "$0")/../faults/ftcommon.sh"
-ft_init fuzz "${1:-}"
-FT_FSAL=libFuzzer
+. "$(dirname "$0")/../lib/harness.sh"
 secs=${FUZZ_SECONDS:-30}
-src=$FT_TOP/FSAL_DONTCACHE
-cc=$(command -v clang || command -v clang-14) || ft_result FAIL "clang not installed (scripts/setup.sh)"
+src=$IT_TOP/FSAL_DONTCACHE
+cc=$(command -v clang || command -v clang-14) ||
+  it_skip "clang not installed (scripts/setup.sh installs it)"
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -D_GNU_SOURCE=1 -Wall -Wextra)
 declare -A srcs=(
-  [handle]="$FT_TOP/tests/fuzz/fuzz_handle.c $src/handle_codec.c"
-  [config]="$FT_TOP/tests/fuzz/fuzz_config.c $src/io/modes.c"
+  [handle]="$IT_TOP/tests/fuzz/fuzz_handle.c $src/handle_codec.c"
+  [config]="$IT_TOP/tests/fuzz/fuzz_config.c $src/io/modes.c"
 )
 declare -A incs=([handle]="-I$src" [config]="-I$src/io")
 total=0 summary=""
 for t in handle config; do
   set -- ${srcs[$t]}
-  for f in "$@"; do [ -f "$f" ] || ft_result FAIL "$t: $f missing"; done
-  "$cc" "${flags[@]}" ${incs[$t]} "$@" -o "$FT_WORK/fuzz_$t" 2> "$FT_WORK/cc_$t.log" ||
-    { cat "$FT_WORK/cc_$t.log" >&2; ft_result FAIL "cannot build fuzz_$t (needs clang + libclang-rt-14-dev)"; }
-  grep -q warning "$FT_WORK/cc_$t.log" && cat "$FT_WORK/cc_$t.log" >&2
-  mkdir -p "$FT_WORK/corpus_$t"
+  for f in "$@"; do [ -f "$f" ] || it_die "$t: $f missing"; done
+  "$cc" "${flags[@]}" ${incs[$t]} "$@" -o "$IT_WORK/fuzz_$t" 2> "$IT_WORK/cc_$t.log" ||
+    { cat "$IT_WORK/cc_$t.log" >&2; it_die "cannot build fuzz_$t (needs clang + libclang-rt-14-dev)"; }
+  grep -q warning "$IT_WORK/cc_$t.log" && cat "$IT_WORK/cc_$t.log" >&2
+  mkdir -p "$IT_WORK/corpus_$t"
   # seeds
   if [ $t = config ]; then
     for w in dontcache buffered direct dropbehind coalesced inline DONTCACHE Direct x ""; do
-      printf '%s' "$w" > "$FT_WORK/corpus_$t/$(echo "seed$w" | md5sum | cut -c1-8)"
+      printf '%s' "$w" > "$IT_WORK/corpus_$t/$(echo "seed$w" | md5sum | cut -c1-8)"
     done
   else
-    head -c 64 /dev/urandom > "$FT_WORK/corpus_$t/rand"
-    printf '0123456789abcdef\x01\x08\x00\x00\x00\x01\x02\x03\x04\x05\x06\x07' > "$FT_WORK/corpus_$t/ext4"
+    head -c 64 /dev/urandom > "$IT_WORK/corpus_$t/rand"
+    printf '0123456789abcdef\x01\x08\x00\x00\x00\x01\x02\x03\x04\x05\x06\x07' > "$IT_WORK/corpus_$t/ext4"
   fi
-  log=$FT_WORK/fuzz_$t.log
-  (cd "$FT_WORK" && "./fuzz_$t" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
+  log=$IT_WORK/fuzz_$t.log
+  (cd "$IT_WORK" && "./fuzz_$t" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
       -rss_limit_mb=1024 "corpus_$t" > "$log" 2>&1)
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  ft_log "fuzz_$t: exit $rc, ${execs:-?} executions, corpus $(ls "$FT_WORK/corpus_$t" | wc -l)"
+  it_log "fuzz_$t: exit $rc, ${execs:-?} executions, corpus $(ls "$IT_WORK/corpus_$t" | wc -l)"
   if [ $rc != 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$log"; then
     grep -E -A15 'ERROR|runtime error|deadly signal' "$log" | head -40 >&2
-    mkdir -p "$FT_TOP/out/fuzz" 2>/dev/null && cp "$FT_WORK"/crash-* "$FT_WORK"/leak-* "$FT_WORK"/timeout-* "$FT_TOP/out/fuzz/" 2>/dev/null
-    ft_result FAIL "fuzz_$t found a problem after ${execs:-?} executions (inputs saved in out/fuzz/)"
+    mkdir -p "$IT_TOP/out/fuzz" 2>/dev/null && cp "$IT_WORK"/crash-* "$IT_WORK"/leak-* "$IT_WORK"/timeout-* "$IT_TOP/out/fuzz/" 2>/dev/null
+    it_die "fuzz_$t found a problem after ${execs:-?} executions (inputs saved in out/fuzz/)"
   fi
   total=$((total + ${execs:-0}))
   summary="$summary fuzz_$t=${execs:-0}"
 done
-ft_result PASS "executions:$summary total=$total seconds_each=$secs"
+it_pass "executions:$summary total=$total seconds_each=$secs"

@@ -10,53 +10,45 @@
 # EXCLUSIVE; v4 OPEN CREATE). Boundary offsets (0, 2^31, 2^32, 2^63-1, 2^63, 2^64-1, lengths
 # that overflow) as WRITE, READ, COMMIT and SETATTR size over v3 and v4: FBIG/INVAL, nothing
 # written, READs past EOF answer 0 bytes and eof.
-# Usage: fault_hostile.sh [BUILD_DIR]   env: FT_FSAL / DC_TEST_FSAL = DONTCACHE|VFS
-[ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
-set -u
-. "$(dirname "$0")/../faults/ftcommon.sh"
-ft_init hostile "${1:-${DC_BUILD_DIR:-}}"
-ft_need_module
-[ -x "$FT_BIN/ft_hostile" ] || ft_result SKIP "ft_hostile not built"
-ft_loop_ext4 "$FT_WORK/disk.img" 256M "$FT_WORK/exp" || ft_result FAIL "cannot make the ext4 export"
-A=$FT_WORK/exp/a
-B=$FT_WORK/exp/b
+# Usage: fault_hostile.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS
+. "$(dirname "$0")/../lib/harness.sh"
+it_need_prog ft_hostile
+it_loop_ext4 "$IT_WORK/disk.img" 256M "$IT_WORK/exp" || it_die "cannot make the ext4 export"
+A=$IT_WORK/exp/a
+B=$IT_WORK/exp/b
 mkdir -p "$A" "$B" && chmod 755 "$A" "$B"
 
 # export 1: /x, No_Root_Squash (as every test); export 2: /y, Root_Squash, anonymous 65534
-conf=$FT_WORK/ganesha.conf
-printf '%s|/x|1|%s\n%s|/y|2|%s\n' "$A" "$(ft_fsal_body 1)" "$B" "$(ft_fsal_body 2)" |
-  gsh_conf "$conf" "$FT_WORK"
+conf=$IT_WORK/ganesha.conf
+printf '%s|/x|1|%s\n%s|/y|2|%s\n' "$A" "$(it_fsal_body_files 1)" "$B" "$(it_fsal_body_files 2)" |
+  gsh_conf "$conf" "$IT_WORK"
 awk '/Export_Id = 2;/ { two = 1 }
      two && /Squash = No_Root_Squash/ {
        sub(/Squash = No_Root_Squash;/, "Squash = Root_Squash; Anonymous_Uid = 65534; Anonymous_Gid = 65534;")
        two = 0 }
      { print }' "$conf" > "$conf.new" && mv "$conf.new" "$conf"
-grep -q 'Squash = Root_Squash' "$conf" || ft_result FAIL "cannot write the Root_Squash export"
-FT_GSH_STARTS=1
-if ! gsh_start "$conf" "$FT_WORK/ganesha.1.log"; then
-  tail -30 "$FT_WORK/ganesha.1.log" >&2
-  ft_result FAIL "ganesha ($FT_FSAL) did not start"
-fi
-common=(-H 127.0.0.1 -p "$GSH_NFS_PORT" -M "$GSH_MNT_PORT" -f "$FT_FSAL")
+grep -q 'Squash = Root_Squash' "$conf" || it_die "cannot write the Root_Squash export"
+it_start "$conf" "$IT_WORK/ganesha.1.log"
+common=(-H 127.0.0.1 -p "$GSH_NFS_PORT" -M "$GSH_MNT_PORT" -f "$DC_TEST_FSAL")
 
 fails=0 checks=0 passed=0 first=
 run() {
   local out rc line
-  out=$("$FT_BIN/ft_hostile" "${common[@]}" "${FT_ZERO_READ[@]}" "${FT_GSH6[@]}" "$@" 2>&1)
+  out=$("$DC_FT_BIN/ft_hostile" "${common[@]}" "${IT_ZERO_READ[@]}" "${IT_GSH6[@]}" "$@" 2>&1)
   rc=$?
   echo "$out" >&2
   line=$(echo "$out" | grep '^ft_hostile:' | tail -n1)
-  checks=$((checks + $(ft_kv checks "$line"))) passed=$((passed + $(ft_kv passed "$line")))
+  checks=$((checks + $(it_kv checks "$line"))) passed=$((passed + $(it_kv passed "$line")))
   if [ $rc != 0 ]; then
     fails=$((fails + 1))
     [ -n "$first" ] || first="$*: $(echo "$out" | grep -E '^not ok|ft_hostile' | head -3 | tr '\n' ';')"
   fi
 }
-ft_log "uid 1000 on /x (No_Root_Squash), with boundary offsets"
+it_log "uid 1000 on /x (No_Root_Squash), with boundary offsets"
 run -e "$A" -4 /x -u 1000 -g 1000 -o 1000 -b
-ft_log "uid 0 on /y (Root_Squash -> 65534)"
+it_log "uid 0 on /y (Root_Squash -> 65534)"
 run -e "$B" -4 /y -u 0 -g 0 -o 65534
-kill -0 "$GSH_PID" 2>/dev/null || ft_result FAIL "ganesha died: $first"
-gsh_stop || ft_result FAIL "ganesha did not stop cleanly"
-[ $fails = 0 ] || ft_result FAIL "$first checks=$checks passed=$passed"
-ft_result PASS "checks=$checks passed=$passed"
+kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died: $first"
+gsh_stop || it_die "ganesha did not stop cleanly"
+[ $fails = 0 ] || it_die "$first checks=$checks passed=$passed"
+it_pass "checks=$checks passed=$passed"

@@ -8,41 +8,38 @@
 # The engine runs its pwritev2/preadv2 thread-pool backend (Use_Io_Uring = false): with
 # io_uring, ganesha under valgrind 3.19 never gets past the engine start (FT_VG_URING=1 tries).
 # Usage: fault_valgrind.sh [BUILD_DIR]
-[ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
-set -u
-. "$(dirname "$0")/../faults/ftcommon.sh"
-ft_init valgrind "${1:-}"
-ft_need_module
-command -v valgrind >/dev/null || ft_result FAIL "valgrind not installed (scripts/setup.sh)"
-mnt=$FT_WORK/exp rec=$FT_WORK/rec
+. "$(dirname "$0")/../lib/harness.sh"
+command -v valgrind >/dev/null ||
+  it_skip "valgrind not installed (scripts/setup.sh installs it)"
+mnt=$IT_WORK/exp rec=$IT_WORK/rec
 mkdir -p "$rec"
-ft_loop_ext4 "$FT_WORK/disk.img" 256M "$mnt" || ft_result FAIL "cannot make the ext4 export"
+it_loop_ext4 "$IT_WORK/disk.img" 256M "$mnt" || it_die "cannot make the ext4 export"
 echo "pre-existing" > "$mnt/old_file"; mkdir -p "$mnt/old_dir/sub"
 GSH_WRAPPER="valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite
   --errors-for-leak-kinds=definite --undef-value-errors=no --num-callers=40
-  --log-file=$FT_WORK/vg.%p.log"
-[ "${FT_VG_URING:-0}" = 1 ] || FT_CONF_EXTRA='DONTCACHE { Use_Io_Uring = false; }'
+  --log-file=$IT_WORK/vg.%p.log"
+[ "${FT_VG_URING:-0}" = 1 ] || IT_CONF_EXTRA='DONTCACHE { Use_Io_Uring = false; }'
 GSH_START_TRIES=${GSH_START_TRIES:-1800}
 export GSH_START_TRIES
-ft_start "$mnt"
-ft_log "ganesha up under valgrind"
+it_serve "$mnt"
+it_log "ganesha up under valgrind"
 ok=1
-out=$("$FT_BIN/ft_writer" "${FT_NFS[@]}" -r "$rec" -n 4 -d vgdir -P v -L $((2 << 20)) -s 20 \
+out=$("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$rec" -n 4 -d vgdir -P v -L $((2 << 20)) -s 20 \
       -c $((512 << 10)) -C -t 120 2>&1)
-ft_log "write: $(echo "$out" | tail -1)"
-echo "$out" | grep -q 'commit_errors=0 write_errors=0' || { ok=0; ft_log "writer failed: $out"; }
+it_log "write: $(echo "$out" | tail -1)"
+echo "$out" | grep -q 'commit_errors=0 write_errors=0' || { ok=0; it_log "writer failed: $out"; }
 u="nfs://127.0.0.1$mnt?version=3&nfsport=$GSH_NFS_PORT&mountport=$GSH_MNT_PORT"
 n=$(timeout 120 nfs-ls "nfs://127.0.0.1$mnt/vgdir?version=3&nfsport=$GSH_NFS_PORT&mountport=$GSH_MNT_PORT" 2>&1 | wc -l)
-ft_log "readdir vgdir: $n entries"; [ "$n" -ge 4 ] || ok=0
-timeout 120 nfs-ls -R "$u" > /dev/null 2>&1 || { ok=0; ft_log "nfs-ls -R failed"; }
-vline=$("$FT_BIN/ft_verify" "${FT_NFS[@]}" -u "$rec"/*.rec 2>&1 | tail -1)
-ft_log "read+remove: $vline"
-[ "$(ft_kv mismatched_bytes "$vline")" = 0 ] && [ "$(ft_kv unlinked "$vline")" = 4 ] || ok=0
-bout=$("$FT_BIN/ft_badreq" "${FT_NFS[@]}" "${FT_ZERO_READ[@]}" 2>&1 | tail -1)
-ft_log "$bout"
-hout=$("$FT_BIN/ft_handles" "${FT_NFS[@]}" -N 3000 -O 100 2>&1 | tail -1)
-ft_log "$(echo "$hout" | cut -c1-160)"
-kill -0 "$GSH_PID" 2>/dev/null || ft_result FAIL "ganesha died under valgrind"
+it_log "readdir vgdir: $n entries"; [ "$n" -ge 4 ] || ok=0
+timeout 120 nfs-ls -R "$u" > /dev/null 2>&1 || { ok=0; it_log "nfs-ls -R failed"; }
+vline=$("$DC_FT_BIN/ft_verify" "${IT_NFS[@]}" -u "$rec"/*.rec 2>&1 | tail -1)
+it_log "read+remove: $vline"
+[ "$(it_kv mismatched_bytes "$vline")" = 0 ] && [ "$(it_kv unlinked "$vline")" = 4 ] || ok=0
+bout=$("$DC_FT_BIN/ft_badreq" "${IT_NFS[@]}" "${IT_ZERO_READ[@]}" 2>&1 | tail -1)
+it_log "$bout"
+hout=$("$DC_FT_BIN/ft_handles" "${IT_NFS[@]}" -N 3000 -O 100 2>&1 | tail -1)
+it_log "$(echo "$hout" | cut -c1-160)"
+kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died under valgrind"
 # clean shutdown (slow under valgrind): valgrind writes its leak report at exit
 pid=$GSH_PID
 kill -TERM "$pid"
@@ -51,9 +48,9 @@ clean=yes
 kill -0 "$pid" 2>/dev/null && { clean=no; kill -KILL "$pid"; }
 wait "$pid" 2>/dev/null
 GSH_PID=
-vg=$(ls "$FT_WORK"/vg.*.log 2>/dev/null | head -1)
-[ -n "$vg" ] || ft_result FAIL "no valgrind log"
-grep -q "LEAK SUMMARY\|All heap blocks were freed" "$vg" || ft_result FAIL "valgrind report incomplete (shutdown clean=$clean)"
+vg=$(ls "$IT_WORK"/vg.*.log 2>/dev/null | head -1)
+[ -n "$vg" ] || it_die "no valgrind log"
+grep -q "LEAK SUMMARY\|All heap blocks were freed" "$vg" || it_die "valgrind report incomplete (shutdown clean=$clean)"
 # split the report into error blocks; ours = a frame in the module
 report=$(awk '
   /^==[0-9]+== *$/ { if (blk != "") flush(); next }
@@ -67,13 +64,13 @@ report=$(awk '
   }
   END { if (blk != "") flush();
         printf "invalid_total=%d leaks_total=%d invalid_module=%d leaks_module=%d\n",
-               total["invalid"], total["leak"], ours["invalid"], ours["leak"] }' "$vg" 2> "$FT_WORK/ours.txt")
-ft_log "$report"
-[ -s "$FT_WORK/ours.txt" ] && head -60 "$FT_WORK/ours.txt" >&2
+               total["invalid"], total["leak"], ours["invalid"], ours["leak"] }' "$vg" 2> "$IT_WORK/ours.txt")
+it_log "$report"
+[ -s "$IT_WORK/ours.txt" ] && head -60 "$IT_WORK/ours.txt" >&2
 errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$vg" | tail -1)
 sum="$report valgrind_errors=$errs shutdown_clean=$clean workload_ok=$ok"
-[ "$(ft_kv invalid_module "$report")" = 0 ] && [ "$(ft_kv leaks_module "$report")" = 0 ] ||
-  ft_result FAIL "$sum (module frames above)"
-[ $ok = 1 ] || ft_result FAIL "workload failed under valgrind: $sum"
-[ $clean = yes ] || ft_result FAIL "ganesha did not shut down within 180 s of SIGTERM: $sum"
-ft_result PASS "$sum"
+[ "$(it_kv invalid_module "$report")" = 0 ] && [ "$(it_kv leaks_module "$report")" = 0 ] ||
+  it_die "$sum (module frames above)"
+[ $ok = 1 ] || it_die "workload failed under valgrind: $sum"
+[ $clean = yes ] || it_die "ganesha did not shut down within 180 s of SIGTERM: $sum"
+it_pass "$sum"

@@ -4,7 +4,7 @@
 # ganesha log names the offending parameter/path, and that export is not served: either ganesha
 # refuses to start, or it runs without it (MNT and NFSv4 lookups of it fail) while a good export
 # beside it works. A Handle_Key_File readable by group/others or not owned by root is refused too.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 
 good=$IT_WORK/good
 mkdir -p "$good"

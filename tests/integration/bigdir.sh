@@ -3,7 +3,7 @@
 # before ganesha starts, 2,000 created through NFS, then listed completely with READDIR and
 # READDIRPLUS (small replies, cookies resumed across hundreds of calls and across connections)
 # and libnfs's opendir/readdir: every name once, no duplicates; then removals are seen.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_bigdir
 N=${IT_BIGDIR_N:-10000}
 PRE=$((N * 8 / 10))

@@ -2,7 +2,7 @@
 # 256 MiB written through the FSAL under test with nfs-cp (NFSv3) and read back with nfs-cp:
 # the source, the file on the server's disk and the copy read back have equal sha256; then the
 # same with the raw API (it_io rw: UNSTABLE and FILE_SYNC 1 MiB writes, COMMIT verifiers).
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_io
 MB=${IT_BIGFILE_MB:-256}
 

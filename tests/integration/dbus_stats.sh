@@ -7,7 +7,7 @@
 # it returns one struct per export; 4+4 libnfs writers and a read-back (ft_verify) move the
 # write, commit, flusher, read and latency figures; ResetStats brings them back to 0.
 # Debian's ganesha_stats (python3-nfs-ganesha) is used for enable/reset when installed.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "GetFSALStats DONTCACHE is FSAL_DONTCACHE's"
 FT_BIN=$DC_BUILD_DIR/tests/faults
 [ -x "$FT_BIN/ft_writer" ] && [ -x "$FT_BIN/ft_verify" ] || it_die "ft_writer/ft_verify not built in $FT_BIN"

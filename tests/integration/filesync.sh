@@ -4,7 +4,7 @@
 # with `strace -f -e trace=fsync,fdatasync` while `it_io filesync` sends FILE_SYNC WRITEs one
 # after another (each answered before the next is sent, so no two share a flush): DONTCACHE
 # must have called fsync at least once per answered WRITE. Against VFS the counts are printed.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_io
 command -v strace >/dev/null || it_skip "strace is not installed (scripts/setup.sh installs it)"
 

@@ -5,31 +5,27 @@
 # the module for a temporary fd (fsal_reopen_obj's EBUSY path), which crashed ganesha when
 # the module passed no fd to fill. PASS: the server stays up, every WRITE and COMMIT
 # succeeds and every committed byte reads back through NFS.
-# Usage: first_io.sh [BUILD_DIR]   env: FT_FSAL=DONTCACHE|VFS
-[ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
-set -u
-. "$(dirname "$0")/../faults/ftcommon.sh"
-ft_init first_io "${1:-}"
-ft_need_module
-mnt=$FT_WORK/exp rec=$FT_WORK/rec
+# Usage: first_io.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS
+. "$(dirname "$0")/../lib/harness.sh"
+mnt=$IT_WORK/exp rec=$IT_WORK/rec
 mkdir -p "$mnt" "$rec"
 # ganesha's fd reaper runs every second and, above 10 open files (1% of 1024), closes every
 # global fd it can: files are also reopened (first I/O again) while WRITEs are in flight
-FT_CONF_EXTRA='MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }'
+IT_CONF_EXTRA='MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }'
 ulimit -n 1024
-ft_start "$mnt"
+it_serve "$mnt"
 rounds=${FT_FIRST_IO_ROUNDS:-8}
 for r in $(seq "$rounds"); do
   for i in $(seq 0 15); do echo "round $r" > "$mnt/r${r}_$i"; done
-  out=$("$FT_BIN/ft_writer" "${FT_NFS[@]}" -r "$rec" -n 16 -q 32 -b 16384 -P "r$r" \
+  out=$("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$rec" -n 16 -q 32 -b 16384 -P "r$r" \
         -L $((4 << 20)) -s 10 -c $((256 << 10)) -C 2>&1)
   line=$(echo "$out" | tail -1)
-  kill -0 "$GSH_PID" 2>/dev/null || ft_result FAIL "ganesha died in round $r: $line"
-  echo "$line" | grep -q 'commit_errors=0 write_errors=0' && [ "$(ft_kv final_commits_ok "$line")" = 16 ] ||
-    ft_result FAIL "round $r: $line"
+  kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died in round $r: $line"
+  echo "$line" | grep -q 'commit_errors=0 write_errors=0' && [ "$(it_kv final_commits_ok "$line")" = 16 ] ||
+    it_die "round $r: $line"
 done
-vline=$("$FT_BIN/ft_verify" "${FT_NFS[@]}" "$rec"/*.rec 2>&1 | tail -1)
-ft_log "verify: $vline"
-[ "$(ft_kv mismatched_bytes "$vline")" = 0 ] && [ "$(ft_kv errors "$vline")" = 0 ] ||
-  ft_result FAIL "committed data did not read back: $vline"
-ft_result PASS "rounds=$rounds files=$((rounds * 16)) server_up=yes $(echo "$vline" | grep -o 'durable_bytes=[0-9]*')"
+vline=$("$DC_FT_BIN/ft_verify" "${IT_NFS[@]}" "$rec"/*.rec 2>&1 | tail -1)
+it_log "verify: $vline"
+[ "$(it_kv mismatched_bytes "$vline")" = 0 ] && [ "$(it_kv errors "$vline")" = 0 ] ||
+  it_die "committed data did not read back: $vline"
+it_pass "rounds=$rounds files=$((rounds * 16)) server_up=yes $(echo "$vline" | grep -o 'durable_bytes=[0-9]*')"

@@ -3,7 +3,7 @@
 # keeps answering (a normal GETATTR after each batch). For DONTCACHE, strict: every alteration
 # of the module's MACed opaque part, and a handle of another export (own key) relabelled with
 # this export's id (one with its own key file, one sharing this export's), are refused; stock VFS has no MAC, so for it those are only counted.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_handles it_fh4
 exp2=$IT_WORK/export2
 exp3=$IT_WORK/export3

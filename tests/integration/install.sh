@@ -6,7 +6,7 @@
 # --install); otherwise reports SKIP. With GSH_ROOT (tests/run.sh --ganesha 6) the system is
 # the Debian 13 root: the build tree of the module under test (DC_MODULE, built inside the
 # root) is installed there with `cmake --install` run inside the root (scripts/debian13.sh).
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_io
 fsal_dir=/usr/lib/x86_64-linux-gnu/ganesha
 installed=$fsal_dir/libfsaldontcache.so

@@ -7,49 +7,45 @@
 # faults that is not the WRITE buffers': seen with ganesha 6.5). PASS: the tuned server takes under half of the untuned one's
 # faults, says so in its log, the untuned one does not, and all data committed.
 # Usage: malloc_tuning.sh [BUILD_DIR]
-[ "${GSH_IN_NS:-}" = 1 ] || exec "$(dirname "$0")/../lib/in-ns.sh" "$0" "$@"
-set -u
-. "$(dirname "$0")/../faults/ftcommon.sh"
-ft_init malloc_tuning "${1:-}"
-[ "$FT_FSAL" = DONTCACHE ] || ft_result SKIP "Malloc_Tuning is FSAL_DONTCACHE's"
-ft_need_module
-mnt=$FT_WORK/exp
+. "$(dirname "$0")/../lib/harness.sh"
+[ "$DC_TEST_FSAL" = DONTCACHE ] || it_skip "Malloc_Tuning is FSAL_DONTCACHE's"
+mnt=$IT_WORK/exp
 mkdir -p "$mnt"
 minflt() { awk '{print $10}' "/proc/$GSH_PID/stat"; }
 
 # round TAG: 4 writers x 16 MiB of 1 MiB WRITEs, committed
 round() {
   local out
-  out=$("$FT_BIN/ft_writer" "${FT_NFS[@]}" -r "$FT_WORK/rec-$1" -n 4 -P "$1" -b 1048576 -q 4 \
+  out=$("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$IT_WORK/rec-$1" -n 4 -P "$1" -b 1048576 -q 4 \
         -L $((16 << 20)) -s 0 -c $((4 << 20)) -C 2>&1 | tail -1)
-  [ "$(ft_kv final_commits_ok "$out")" = 4 ] && [ "$(ft_kv write_errors "$out")" = 0 ] ||
-    ft_result FAIL "$1: writes did not commit: $out"
+  [ "$(it_kv final_commits_ok "$out")" = 4 ] && [ "$(it_kv write_errors "$out")" = 0 ] ||
+    it_die "$1: writes did not commit: $out"
 }
 
 declare -A faults
 for t in false true; do
-  mkdir -p "$FT_WORK/rec-w$t" "$FT_WORK/rec-v$t" "$FT_WORK/rec-m$t"
-  if [ $t = true ]; then FT_CONF_EXTRA='DONTCACHE { Malloc_Tuning = true; }'; else FT_CONF_EXTRA=; fi
-  ft_start "$mnt"
+  mkdir -p "$IT_WORK/rec-w$t" "$IT_WORK/rec-v$t" "$IT_WORK/rec-m$t"
+  if [ $t = true ]; then IT_CONF_EXTRA='DONTCACHE { Malloc_Tuning = true; }'; else IT_CONF_EXTRA=; fi
+  it_serve "$mnt"
   round "w$t"
   round "v$t"
   faults[$t]=
   for m in 1 2 3; do
-    mkdir -p "$FT_WORK/rec-m$m$t"
+    mkdir -p "$IT_WORK/rec-m$m$t"
     f0=$(minflt)
     round "m$m$t"
     f=$(( $(minflt) - f0 ))
     [ -z "${faults[$t]}" ] || [ "$f" -lt "${faults[$t]}" ] && faults[$t]=$f
   done
-  tuned_log=$(grep -c 'malloc tuned for WRITE buffers' "$(ft_gsh_log)")
+  tuned_log=$(grep -c 'malloc tuned for WRITE buffers' "$IT_LOG")
   gsh_stop
-  ft_log "Malloc_Tuning=$t: ${faults[$t]} minor faults for 64 MiB written, log lines: $tuned_log"
+  it_log "Malloc_Tuning=$t: ${faults[$t]} minor faults for 64 MiB written, log lines: $tuned_log"
   if [ $t = true ]; then
-    [ "$tuned_log" -ge 1 ] || ft_result FAIL "the tuned server did not log its malloc tuning"
+    [ "$tuned_log" -ge 1 ] || it_die "the tuned server did not log its malloc tuning"
   else
-    [ "$tuned_log" = 0 ] || ft_result FAIL "the default (Malloc_Tuning = false) tuned malloc"
+    [ "$tuned_log" = 0 ] || it_die "the default (Malloc_Tuning = false) tuned malloc"
   fi
 done
 [ $(( faults[true] * 2 )) -lt "${faults[false]}" ] ||
-  ft_result FAIL "tuned ganesha took ${faults[true]} minor faults, untuned ${faults[false]}: not under half"
-ft_result PASS "minor faults per 64 MiB written: Malloc_Tuning=false ${faults[false]}, true ${faults[true]}"
+  it_die "tuned ganesha took ${faults[true]} minor faults, untuned ${faults[false]}: not under half"
+it_pass "minor faults per 64 MiB written: Malloc_Tuning=false ${faults[false]}, true ${faults[true]}"

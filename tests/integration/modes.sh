@@ -5,7 +5,7 @@
 # overlapping rewrites, COMMITs) write, and every acknowledged byte reads back
 # identical through NFS. The stats file must show the configured modes and the
 # work counted where that mode puts it. Also: each config/*.conf example loads.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "modes are FSAL_DONTCACHE's"
 FT_BIN=$DC_BUILD_DIR/tests/faults
 [ -x "$FT_BIN/ft_writer" ] && [ -x "$FT_BIN/ft_verify" ] || it_die "ft_writer/ft_verify not built in $FT_BIN"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every NFSv3 namespace operation (issue 2, item 2) through the FSAL under test: results and
 # error statuses, raw and high-level libnfs API, as root and as an unprivileged AUTH_SYS user.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_nsops
 
 echo "$IT_EXP|1|$(it_fsal_body)" | it_conf "$IT_WORK/ganesha.conf"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main namespace operations over NFSv4 through the FSAL under test (mkdir, create, chunked
 # writes, read back, setattr, symlink, link, rename, readdir, remove, rmdir, error statuses).
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_nsops_v4
 
 echo "$IT_EXP|1|$(it_fsal_body)" | it_conf "$IT_WORK/ganesha.conf"

@@ -8,7 +8,7 @@
 # has one start line per export with every parameter and the write path, and the final stats
 # line; no JSON file appears for an export without Stats_File, and a server whose exports have
 # no stats file runs no stats thread.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "the stats files are FSAL_DONTCACHE's"
 FT_BIN=$DC_BUILD_DIR/tests/faults
 [ -x "$FT_BIN/ft_writer" ] || it_die "ft_writer not built in $FT_BIN"

@@ -18,9 +18,9 @@
 # Environment: DC_PACKAGE_RELEASE (4.3 or 6.5; default from GSH_ROOT), DC_PACKAGE_DEB.
 
 # The host's network namespace, for debootstrap and apt (the scenario itself runs in a private
-# one): fd 9 survives common.sh's re-execution into the namespace.
+# one): fd 9 survives the harness's re-execution into the namespace.
 [ "${GSH_IN_NS:-}" = 1 ] || exec 9< /proc/self/ns/net
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 
 it_is_dontcache || it_skip "the package applies to the DONTCACHE module only"
 rel=${DC_PACKAGE_RELEASE:-}

@@ -8,7 +8,7 @@
 # the writes after the reload counted under the new modes only; the log has the summary line
 # and names Handle_Key_File and Engine_Threads as not applied; handles issued before the reload
 # still work (the key was kept); ganesha still runs and stops cleanly.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "live reconfiguration is FSAL_DONTCACHE's"
 it_need_prog it_handles
 FT_BIN=$DC_BUILD_DIR/tests/faults

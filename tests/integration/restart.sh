@@ -4,7 +4,7 @@
 # READLINK, LOOKUP); a file removed while the server was down gives STALE.
 # DONTCACHE also: the handle key file (Handle_Key_File) is created 0600 on first start and kept
 # unchanged across restarts; with a new key, every old handle is refused (BADHANDLE/STALE).
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_handles
 conf=$IT_WORK/ganesha.conf
 

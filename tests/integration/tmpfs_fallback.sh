@@ -4,7 +4,7 @@
 # log says "falling back" exactly once for the tmpfs export and never for the ext4 export beside
 # it, and the stats files say "fallback":true / false. Also on private tmpfs mounts: a full
 # filesystem gives NFS3ERR_NOSPC (never silent success), a read-only one NFS3ERR_ROFS.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_io
 
 tfs=$IT_WORK/tmpfs

@@ -5,7 +5,7 @@
 # INVAL/FBIG and change nothing on disk, a uid that may not write is refused, user xattrs round
 # trip and are refused like writes. Stock FSAL_VFS (DC_TEST_FSAL=VFS) must pass the same
 # checks, except that it answers NOTSUPP to every xattr operation.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 it_need_prog it_v42
 
 echo "$IT_EXP|1|$(it_fsal_body)" | it_conf "$IT_WORK/ganesha.conf"

@@ -2,7 +2,7 @@
 # NFSv4 opens give their fds back: 300 files written and closed over NFSv4 (ganesha's fd reaper
 # does not count NFSv4 opens) leave ganesha's open-fd count near where it started, and the data
 # is intact. Over NFSv3 the same files read back (the global opens are the reaper's to close).
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../lib/harness.sh"
 
 it_fsal_body_dc() { it_fsal_body "$(it_is_dontcache && echo "Stats_File = $IT_WORK/stats.json;")"; }
 echo "$IT_EXP|1|$(it_fsal_body_dc)" | it_conf "$IT_WORK/ganesha.conf"
