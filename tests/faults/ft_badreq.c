@@ -7,27 +7,11 @@
  * exit 0 when all passed, 1 otherwise, 2 on setup failure.
  */
 #include "ftlib.h"
+#include "tcheck.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int g_checks, g_fail;
-
-static void check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	g_checks++;
-	if (!cond)
-		g_fail++;
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static bool one_of(int st, int a, int b)
 {
@@ -78,26 +62,26 @@ int main(int argc, char **argv)
 	ft_pattern_fill(seed, 0, data, sizeof(data));
 	st = nfsc_write(&c, &file, 0, data, sizeof(data), FILE_SYNC, &cnt,
 			&committed, verf);
-	check(st == NFS3_OK && cnt == sizeof(data) && committed != UNSTABLE,
+	tc_ok(st == NFS3_OK && cnt == sizeof(data) && committed != UNSTABLE,
 	      "setup FILE_SYNC write of %zu bytes: %s count %u committed %d",
 	      sizeof(data), nfsc_st(st), cnt, committed);
 
 	/* directories */
 	st = nfsc_write(&c, &dir, 0, data, 100, UNSTABLE, &cnt, NULL, NULL);
-	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
+	tc_ok(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
 	      "WRITE to a directory: %s (want ISDIR/INVAL)", nfsc_st(st));
 	st = nfsc_write(&c, &dir, 0, data, 100, FILE_SYNC, &cnt, NULL, NULL);
-	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
+	tc_ok(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
 	      "FILE_SYNC WRITE to a directory: %s (want ISDIR/INVAL)",
 	      nfsc_st(st));
 	st = nfsc_read(&c, &dir, 0, 100, buf, &got, &eof);
-	check(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
+	tc_ok(one_of(st, NFS3ERR_ISDIR, NFS3ERR_INVAL),
 	      "READ of a directory: %s (want ISDIR/INVAL)", nfsc_st(st));
 	st = nfsc_commit(&c, &dir, 0, 0, verf);
-	check(st != -1,
+	tc_ok(st != -1,
 	      "COMMIT of a directory answered %s (an answer, no crash)",
 	      nfsc_st(st));
-	check(nfsc_null(&c) == 0,
+	tc_ok(nfsc_null(&c) == 0,
 	      "server answers NULL after the directory requests");
 	/* listing a (sub)directory: the same handle works for WRITE's ISDIR answer above */
 	{
@@ -112,7 +96,7 @@ int main(int argc, char **argv)
 			nfsc_wait(&c, &k1);
 		else
 			k1.st = -1;
-		check(k1.st == NFS3_OK,
+		tc_ok(k1.st == NFS3_OK,
 		      "READDIR of a subdirectory: %s (want OK)",
 		      nfsc_st(k1.st));
 		memset(&rp, 0, sizeof(rp));
@@ -124,7 +108,7 @@ int main(int argc, char **argv)
 			nfsc_wait(&c, &k2);
 		else
 			k2.st = -1;
-		check(k2.st == NFS3_OK,
+		tc_ok(k2.st == NFS3_OK,
 		      "READDIRPLUS of a subdirectory: %s (want OK)",
 		      nfsc_st(k2.st));
 	}
@@ -148,13 +132,13 @@ int main(int argc, char **argv)
 				st = nfsc_write(&c, &file, big[i].off, data,
 						100, stable, &cnt, NULL, NULL);
 				if (big[i].strict)
-					check(st == NFS3ERR_FBIG,
+					tc_ok(st == NFS3ERR_FBIG,
 					      "%s WRITE at offset %llu (%s): %s (want FBIG)",
 					      stable ? "FILE_SYNC" : "UNSTABLE",
 					      (unsigned long long)big[i].off,
 					      big[i].what, nfsc_st(st));
 				else
-					check(one_of(st, NFS3ERR_FBIG,
+					tc_ok(one_of(st, NFS3ERR_FBIG,
 						     NFS3ERR_INVAL),
 					      "%s WRITE at offset %llu (%s): %s (want FBIG/INVAL)",
 					      stable ? "FILE_SYNC" : "UNSTABLE",
@@ -163,10 +147,10 @@ int main(int argc, char **argv)
 			}
 		}
 		st = nfsc_commit(&c, &file, 0, 0, verf);
-		check(st == NFS3_OK,
+		tc_ok(st == NFS3_OK,
 		      "COMMIT after the refused big WRITEs: %s (want OK)",
 		      nfsc_st(st));
-		check(fsize(&c, &file) == fsz,
+		tc_ok(fsize(&c, &file) == fsz,
 		      "file size still %llu after the refused WRITEs (got %llu)",
 		      (unsigned long long)fsz,
 		      (unsigned long long)fsize(&c, &file));
@@ -189,50 +173,50 @@ int main(int argc, char **argv)
 			nfsc_wait(&c, &k);
 		else
 			k.st = -1;
-		check(k.st == NFS3ERR_INVAL,
+		tc_ok(k.st == NFS3ERR_INVAL,
 		      "WRITE with count 4096 but 10 data bytes: %s (want INVAL)",
 		      nfsc_st(k.st));
 	}
 
 	/* zero-length writes */
 	st = nfsc_write(&c, &file, 0, data, 0, UNSTABLE, &cnt, NULL, NULL);
-	check(st == NFS3_OK && cnt == 0,
+	tc_ok(st == NFS3_OK && cnt == 0,
 	      "zero-length UNSTABLE WRITE at 0: %s count %u (want OK, 0)",
 	      nfsc_st(st), cnt);
 	st = nfsc_write(&c, &file, 5000, data, 0, FILE_SYNC, &cnt, NULL, NULL);
-	check(st == NFS3_OK && cnt == 0,
+	tc_ok(st == NFS3_OK && cnt == 0,
 	      "zero-length FILE_SYNC WRITE at 5000: %s count %u (want OK, 0)",
 	      nfsc_st(st), cnt);
 	st = nfsc_write(&c, &file, 1 << 20, data, 0, DATA_SYNC, &cnt, NULL,
 			NULL);
-	check(st == NFS3_OK && cnt == 0,
+	tc_ok(st == NFS3_OK && cnt == 0,
 	      "zero-length DATA_SYNC WRITE past EOF (1 MiB): %s count %u (want OK, 0)",
 	      nfsc_st(st), cnt);
-	check(fsize(&c, &file) == fsz,
+	tc_ok(fsize(&c, &file) == fsz,
 	      "file size still %llu after zero-length WRITEs (got %llu)",
 	      (unsigned long long)fsz, (unsigned long long)fsize(&c, &file));
 
 	/* reads at and past EOF */
 	st = nfsc_read(&c, &file, fsz + 10000, 4096, buf, &got, &eof);
-	check(st == NFS3_OK && got == 0 && eof,
+	tc_ok(st == NFS3_OK && got == 0 && eof,
 	      "READ past EOF: %s count %u eof %d (want OK, 0, eof)",
 	      nfsc_st(st), got, eof);
 	st = nfsc_read(&c, &file, fsz, 4096, buf, &got, &eof);
-	check(st == NFS3_OK && got == 0 && eof,
+	tc_ok(st == NFS3_OK && got == 0 && eof,
 	      "READ at EOF: %s count %u eof %d (want OK, 0, eof)", nfsc_st(st),
 	      got, eof);
 	st = nfsc_read(&c, &file, 1ULL << 50, 4096, buf, &got, &eof);
-	check(st == NFS3_OK && got == 0 && eof,
+	tc_ok(st == NFS3_OK && got == 0 && eof,
 	      "READ at 1 PiB: %s count %u eof %d (want OK, 0, eof)",
 	      nfsc_st(st), got, eof);
 	st = nfsc_read(&c, &file, fsz - 1000, 4096, buf, &got, &eof);
 	ft_pattern_fill(seed, fsz - 1000, want, 1000);
-	check(st == NFS3_OK && got == 1000 && eof && !memcmp(buf, want, 1000),
+	tc_ok(st == NFS3_OK && got == 1000 && eof && !memcmp(buf, want, 1000),
 	      "READ across EOF: %s count %u eof %d (want OK, 1000 matching bytes, eof)",
 	      nfsc_st(st), got, eof);
 	if (zero_read) {
 		st = nfsc_read(&c, &file, 0, 0, buf, &got, &eof);
-		check(st == NFS3_OK && got == 0,
+		tc_ok(st == NFS3_OK && got == 0,
 		      "zero-length READ: %s count %u (want OK, 0)", nfsc_st(st),
 		      got);
 	} else {
@@ -252,7 +236,7 @@ int main(int argc, char **argv)
 				break;
 			total += got;
 		}
-		check(total == fsz && !memcmp(all, data, fsz),
+		tc_ok(total == fsz && !memcmp(all, data, fsz),
 		      "file reads back exactly the %llu bytes written (%u read)",
 		      (unsigned long long)fsz, total);
 	}
@@ -261,7 +245,7 @@ int main(int argc, char **argv)
 		char v2[8];
 		int st2 = nfsc_commit(&c, &file, 0, 0, v2);
 
-		check(st == NFS3_OK && st2 == NFS3_OK && !memcmp(verf, v2, 8),
+		tc_ok(st == NFS3_OK && st2 == NFS3_OK && !memcmp(verf, v2, 8),
 		      "normal UNSTABLE WRITE + COMMIT afterwards: %s / %s, verifier %s",
 		      nfsc_st(st), nfsc_st(st2),
 		      memcmp(verf, v2, 8) ? "changed" : "same");
@@ -278,7 +262,7 @@ int main(int argc, char **argv)
 			nfsc_wait(&c, &k);
 	}
 	nfsc_disconnect(&c);
-	printf("ft_badreq: checks=%d passed=%d failed=%d\n", g_checks,
-	       g_checks - g_fail, g_fail);
-	return g_fail ? 1 : 0;
+	printf("ft_badreq: checks=%d passed=%d failed=%d\n", tc_checks,
+	       tc_checks - tc_failures, tc_failures);
+	return tc_failures ? 1 : 0;
 }

@@ -18,12 +18,12 @@
  * One "ok"/"not ok" line per check; exit 0 when all passed, 1 otherwise, 2 on setup failure.
  */
 #include "ftlib.h"
+#include "tcheck.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,7 +31,6 @@
 
 #define FSZ 8192
 
-static int g_checks, g_fail;
 static bool g_vfs;
 static bool
 	g_no_zero_read; /* -Z: no zero-length v3 READ (ganesha 6.5 crashes) */
@@ -41,21 +40,6 @@ static bool g_vfs_changes;
 static uint64_t g_maxbytes;
 static char g_base[1024];
 static int g_owner;
-
-static void check(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	g_checks++;
-	if (!cond)
-		g_fail++;
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 /* ---- server-side state ------------------------------------------------------------- */
 
@@ -269,13 +253,13 @@ static void refused3(int st, int want, const char *what)
 	d = diff(g_before, g_after);
 	if (g_vfs && g_vfs_changes && *d) {
 		/* stock FSAL_VFS: known defect, the status is still checked */
-		check(st == want,
+		tc_ok(st == want,
 		      "v3 %s: %s (want %s) # VFS changed it anyway: %s", what,
 		      nfsc_st(st), nfsc_st(want), d);
 		memcpy(g_before, g_after, sizeof(g_before));
 		return;
 	}
-	check(st == want && !*d, "v3 %s: %s (want %s)%s%s", what, nfsc_st(st),
+	tc_ok(st == want && !*d, "v3 %s: %s (want %s)%s%s", what, nfsc_st(st),
 	      nfsc_st(want), *d ? ", but " : ", nothing changed", d);
 	memcpy(g_before, g_after, sizeof(g_before));
 }
@@ -283,7 +267,7 @@ static void refused3(int st, int want, const char *what)
 /* A request allowed to change things: status only, new baseline. */
 static void allowed3(int st, int want, const char *what)
 {
-	check(st == want, "v3 %s: %s (want %s)", what, nfsc_st(st),
+	tc_ok(st == want, "v3 %s: %s (want %s)", what, nfsc_st(st),
 	      nfsc_st(want));
 	snap(g_before);
 }
@@ -476,7 +460,7 @@ static void create_ro_v3(struct nfsc_conn *c)
 		st2 = st == NFS3_OK ? nfsc_write(c, &fh, 0, data, sizeof(data),
 						 FILE_SYNC, &cnt, NULL, NULL)
 				    : -1;
-		check(st == NFS3_OK && st3 == NFS3_OK && st2 == NFS3_OK &&
+		tc_ok(st == NFS3_OK && st3 == NFS3_OK && st2 == NFS3_OK &&
 			      cnt == sizeof(data),
 		      "v3 CREATE %s mode 0444 then WRITE through its handle: %s / %s (want OK, OK)",
 		      name[i], nfsc_st(st), nfsc_st(st2));
@@ -484,7 +468,7 @@ static void create_ro_v3(struct nfsc_conn *c)
 			struct stat sb;
 
 			st = nfsc_read(c, &fh, 0, sizeof(buf), buf, &got, &eof);
-			check(st == NFS3_OK && got == sizeof(data) &&
+			tc_ok(st == NFS3_OK && got == sizeof(data) &&
 				      !memcmp(buf, data, got) &&
 				      stat(lpath(p), &sb) == 0 &&
 				      (sb.st_mode & 07777) == 0444 &&
@@ -498,7 +482,7 @@ static void create_ro_v3(struct nfsc_conn *c)
 	 * then allows the owner's WRITE; a new CREATE does not make it writable) */
 	st = nfsc_create(c, &pub, "ro444_unchecked", UNCHECKED, 0444, NULL, &fh,
 			 NULL);
-	check(st == NFS3ERR_ACCES || st == NFS3_OK,
+	tc_ok(st == NFS3ERR_ACCES || st == NFS3_OK,
 	      "v3 CREATE UNCHECKED of the existing 0444 file it owns: %s",
 	      nfsc_st(st));
 }
@@ -574,7 +558,7 @@ static void bounds_v3(struct nfsc_conn *c)
 	allowed3(st, NFS3_OK, "COMMIT 0/0 after the boundary WRITEs");
 	/* the head of the file is the pattern it started with */
 	st = nfsc_read(c, &fh, 0, sizeof(buf), buf, &got, &eof);
-	check(st == NFS3_OK && got == sizeof(buf) &&
+	tc_ok(st == NFS3_OK && got == sizeof(buf) &&
 		      !memcmp(buf, data, sizeof(buf)),
 	      "v3 head of pub/bound unchanged by the refused WRITEs");
 
@@ -608,12 +592,12 @@ static void bounds_v3(struct nfsc_conn *c)
 				       &eof);
 			if (r[i].off >= (1ULL << 50) && r[i].len &&
 			    want == NFS3_OK)
-				check(st == NFS3_OK && got == 0 && eof,
+				tc_ok(st == NFS3_OK && got == 0 && eof,
 				      "v3 READ off=%s len=%u: %s count %u eof %d (want OK, 0, eof)",
 				      hex64(r[i].off), r[i].len, nfsc_st(st),
 				      got, eof);
 			else
-				check(st == want,
+				tc_ok(st == want,
 				      "v3 READ off=%s len=%u: %s (want %s)",
 				      hex64(r[i].off), r[i].len, nfsc_st(st),
 				      nfsc_st(want));
@@ -680,7 +664,7 @@ static void refused4(int r, int want, const char *what)
 
 	snap(g_after);
 	d = diff(g_before, g_after);
-	check(r == want && !*d, "v4 %s: %d %s (want %d %s)%s%s", what, r,
+	tc_ok(r == want && !*d, "v4 %s: %d %s (want %d %s)%s%s", what, r,
 	      r < 0 ? strerror(-r) : "", want, want < 0 ? strerror(-want) : "",
 	      *d ? ", but " : ", nothing changed", d);
 	memcpy(g_before, g_after, sizeof(g_before));
@@ -688,7 +672,7 @@ static void refused4(int r, int want, const char *what)
 
 static void allowed4(int r, int want, const char *what)
 {
-	check(r == want, "v4 %s: %d %s (want %d)", what, r,
+	tc_ok(r == want, "v4 %s: %d %s (want %d)", what, r,
 	      r < 0 ? strerror(-r) : "", want);
 	snap(g_before);
 }
@@ -816,7 +800,7 @@ static void create_ro_v4(struct nfs_context *nfs)
 		stat(lpath(p), &sb);
 		/* libnfs 4.0 sends no mode with an NFSv4 OPEN CREATE (ganesha makes the
 		 * file 0600): the 0444 case itself is covered over NFSv3 */
-		check(r == 0 && w == (int)sizeof(data) &&
+		tc_ok(r == 0 && w == (int)sizeof(data) &&
 			      sb.st_size == sizeof(data),
 		      "v4 OPEN %s then WRITE through that open: open %d, write %d (want 0, %zu), on disk %o, %lld bytes (want %zu)",
 		      name[i], r, w, sizeof(data), sb.st_mode & 07777,
@@ -847,7 +831,7 @@ static void bounds_v4(struct nfs_context *nfs)
 	int r;
 
 	r = open4(nfs, "hostile/pub/bound", O_RDWR, 0, &fh);
-	check(r == 0, "v4 OPEN pub/bound O_RDWR: %d", r);
+	tc_ok(r == 0, "v4 OPEN pub/bound O_RDWR: %d", r);
 	if (r != 0)
 		return;
 	ft_pattern_fill(4, 0, data, sizeof(data));
@@ -867,7 +851,7 @@ static void bounds_v4(struct nfs_context *nfs)
 	r = nfs_fsync(nfs, fh);
 	allowed4(r, 0, "COMMIT after the boundary WRITEs");
 	r = nfs_pread(nfs, fh, 0, sizeof(buf), buf);
-	check(r == (int)sizeof(buf) && !memcmp(buf, data, sizeof(buf)),
+	tc_ok(r == (int)sizeof(buf) && !memcmp(buf, data, sizeof(buf)),
 	      "v4 head of pub/bound unchanged by the refused WRITEs");
 	{
 		struct {
@@ -883,7 +867,7 @@ static void bounds_v4(struct nfs_context *nfs)
 			int want = g_vfs ? rd[i].want_vfs : rd[i].want;
 
 			r = nfs_pread(nfs, fh, rd[i].off, sizeof(buf), buf);
-			check(r == want, "v4 READ off=%s len=%zu: %d (want %d)",
+			tc_ok(r == want, "v4 READ off=%s len=%zu: %d (want %d)",
 			      hex64(rd[i].off), sizeof(buf), r, want);
 		}
 	}
@@ -1011,7 +995,7 @@ int main(int argc, char **argv)
 	}
 	nfs_umount(nfs);
 	nfs_destroy_context(nfs);
-	printf("ft_hostile: checks=%d passed=%d failed=%d\n", g_checks,
-	       g_checks - g_fail, g_fail);
-	return g_fail ? 1 : 0;
+	printf("ft_hostile: checks=%d passed=%d failed=%d\n", tc_checks,
+	       tc_checks - tc_failures, tc_failures);
+	return tc_failures ? 1 : 0;
 }
