@@ -27,7 +27,9 @@ resident_pct() { # percent of the file's pages in the page cache
   size=$(stat -c %s "$1")
   [ -n "$res" ] && [ "$size" -gt 0 ] && echo $((res * 100 / size))
 }
-if command -v fincore >/dev/null; then
+if ! command -v fincore >/dev/null; then
+  it_is_dontcache && it_skip_part "fincore (util-linux) not installed: residency after the write not checked"
+else
   pct=
   for i in $(seq 40); do
     pct=$(resident_pct "$IT_EXP/big.bin") || break

@@ -58,5 +58,5 @@ if it_is_dontcache; then
     it_pass "the new key file holds a different secret" ||
     it_fail "the new key file holds the same secret as the old one"
 else
-  it_log "phase C (key change) applies to DONTCACHE only: not run for $DC_TEST_FSAL"
+  it_skip_part "phase C (key change) applies to DONTCACHE only: not run for $DC_TEST_FSAL"
 fi

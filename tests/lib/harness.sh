@@ -8,7 +8,8 @@
 # the scratch tree.
 #
 # Results: it_pass MSG / it_fail MSG (the scenario goes on) / it_die MSG (fails now) /
-# it_skip MSG (exit 77: this machine, kernel, tool set or ganesha cannot run the scenario).
+# it_skip MSG (exit 77 now: this machine, kernel, tool set or ganesha cannot run the
+# scenario) / it_skip_part MSG (a part cannot run: exit 77 at the end unless something failed).
 # The last line is "[NAME] PASSED|FAILED|SKIPPED (FSAL, Ns)".
 # Exit status of a scenario: 0 passed, 1 failed, 77 skipped (tests/run.sh shows SKIP).
 #
@@ -51,6 +52,7 @@ IT_MODULE=${DC_MODULE:-$DC_BUILD_DIR/FSAL_DONTCACHE/libfsaldontcache.so}
 IT_VFS_MODULE=/usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so
 IT_FAILED=0
 IT_SKIPPED=0
+IT_SKIP_PARTS=()  # it_skip_part
 IT_T0=$(date +%s)
 IT_MOUNTS=()      # unmounted at exit, last first
 IT_LOOPS=()       # loop devices detached at exit
@@ -75,6 +77,10 @@ it_pass() { echo "ok: [$IT_NAME] $*"; }
 it_die() { it_fail "$*"; exit 1; }
 # it_skip MSG: the scenario cannot run here (exit 77, shown as SKIP by tests/run.sh).
 it_skip() { echo "SKIP: [$IT_NAME] $*"; IT_SKIPPED=1; exit 77; }
+# it_skip_part MSG: a part of the scenario cannot run here; the rest goes on. If nothing
+# failed, the scenario then exits 77 (SKIP, with MSG), not 0: a check that did not run
+# never counts as passed.
+it_skip_part() { echo "SKIP: [$IT_NAME] (part) $*"; IT_SKIP_PARTS+=("$*"); }
 
 it_is_dontcache() { [ "$DC_TEST_FSAL" = DONTCACHE ]; }
 
@@ -102,11 +108,18 @@ it_cleanup() {
     if [ "${DC_TEST_KEEP:-0}" = 1 ]; then echo "kept $IT_WORK" >&2; else rm -rf "$IT_WORK"; fi
   fi
   local how="($DC_TEST_FSAL, $(it_elapsed)s)"
-  if [ "$IT_SKIPPED" = 1 ]; then echo "[$IT_NAME] SKIPPED $how"; exit 77; fi
-  if [ $rc -ne 0 ] || [ "$IT_FAILED" != 0 ]; then
-    [ $rc -eq 0 ] && rc=1
+  # a failure wins over a skip: checks that ran and failed are never hidden
+  if [ "$IT_FAILED" != 0 ] || { [ $rc -ne 0 ] && [ $rc -ne 77 ]; }; then
+    [ $rc -eq 0 ] || [ $rc -eq 77 ] && rc=1
     echo "[$IT_NAME] FAILED $how"
     exit $rc
+  fi
+  if [ "$IT_SKIPPED" = 1 ]; then echo "[$IT_NAME] SKIPPED $how"; exit 77; fi
+  if [ ${#IT_SKIP_PARTS[@]} -gt 0 ]; then
+    local part
+    for part in "${IT_SKIP_PARTS[@]}"; do echo "SKIP: [$IT_NAME] not run: $part"; done
+    echo "[$IT_NAME] SKIPPED $how: the rest passed, ${#IT_SKIP_PARTS[@]} part(s) not run"
+    exit 77
   fi
   echo "[$IT_NAME] PASSED $how"
   exit 0
