@@ -35,23 +35,15 @@ static int refuse_io_uring(void)
 
 static void t_pool_fallback(void)
 {
-	struct tl_fs fs;
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 64,
-					 .use_uring = true };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
-	CU_ASSERT_FALSE(dcio_engine_uses_uring(e));
-	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
 			  DCIO_FLUSH_COALESCED);
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "nouring", dfd, &x), 0);
-	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
+	struct tl_ctx c;
+
+	tl_ctx_open(&c, &(struct tl_setup){
+				.p = &p, .name = "nouring", .flags = O_TRUNC });
+	CU_ASSERT_FALSE(dcio_engine_uses_uring(c.e));
+	struct dcio_file *f = c.f;
 
 	static char buf[1 << 20], back[1 << 20];
 	tl_fill(buf, sizeof(buf), 0, 5);
@@ -72,25 +64,30 @@ static void t_pool_fallback(void)
 	CU_ASSERT_EQUAL(tl_read(f, back, sizeof(back), 0, &got), 0);
 	CU_ASSERT_EQUAL(got, sizeof(back));
 	CU_ASSERT_EQUAL(memcmp(buf, back, sizeof(buf)), 0);
-	char *js = tl_stats(x);
+	char *js = tl_stats(c.x);
 	char v[32];
 	CU_ASSERT_TRUE(tl_json_get(js, "backend", v, sizeof(v)));
 	CU_ASSERT_STRING_EQUAL(v, "pool");
 	CU_ASSERT_EQUAL(tl_json_num(js, "writes.dontcache.ops"), 16);
 	CU_ASSERT_EQUAL(tl_json_num(js, "fallbacks.dontcache_write"), 0);
 	free(js);
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	close(dfd);
-	tl_fs_cleanup(&fs);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
+
+static const struct tl_case cases[] = {
+	{ "io_uring refused: pool with the same semantics", t_pool_fallback },
+};
 
 int main(void)
 {
-	if (refuse_io_uring()) {
-		fprintf(stderr, "cannot install the seccomp filter\n");
-		return 1;
+	int err;
+
+	tl_require(0);
+	err = refuse_io_uring();
+	if (err) {
+		fprintf(stderr, "SKIP: cannot install the seccomp filter: %s\n",
+			strerror(err));
+		return TL_SKIP;
 	}
 	/* the filter must really refuse io_uring_setup, or the test proves nothing */
 	char params[256] = { 0 };
@@ -98,9 +95,5 @@ int main(void)
 		fprintf(stderr, "io_uring_setup not refused\n");
 		return 1;
 	}
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("no io_uring", NULL, NULL);
-	CU_add_test(s, "io_uring refused: pool with the same semantics",
-		    t_pool_fallback);
-	return tl_run_tests();
+	return TL_RUN_SUITE("no io_uring", cases);
 }
