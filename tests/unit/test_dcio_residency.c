@@ -49,25 +49,24 @@ static long drops(void)
 
 static double run_once(enum dcio_write_mode wm, int passes, char **stats)
 {
-	struct tl_fs fs;
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 64,
-					 .use_uring = true };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
-	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
 	struct dcio_export_params p =
 		tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct tl_ctx c;
+
 	p.flush_file_bytes = 16 << 20;
 	p.flush_export_bytes = 64 << 20;
 	p.flush_interval_ms = 100;
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "res", dfd, &x), 0);
-	CU_ASSERT_FALSE(dcio_export_fallback(x));
-	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_file_open(x, tl_open(&fs, "big", O_TRUNC), &f), 0);
+	tl_ctx_open(&c, &(struct tl_setup){ .p = &p,
+					    .name = "res",
+					    .file = "big",
+					    .flags = O_TRUNC });
+	CU_ASSERT_FALSE(dcio_export_fallback(c.x));
+	struct dcio_file *f = c.f;
+	struct dcio_export *x = c.x;
+	char big[512];
+
+	snprintf(big, sizeof(big), "%s", tl_path(&c.fs, "big"));
+
 	for (int i = 0; i < passes; i++)
 		write_gib(f);
 
@@ -82,24 +81,19 @@ static double run_once(enum dcio_write_mode wm, int passes, char **stats)
 			bool started = tl_json_num(js, "flusher.bytes") ==
 				       (double)FILE_SIZE;
 			free(js);
-			if (started && tl_resident(tl_path(&fs, "big")) < 0.05)
+			if (started && tl_resident(big) < 0.05)
 				break;
 			usleep(50000);
 		}
 	} else {
 		CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), 0);
 		/* what the kernel did not drop, the flusher's next pass does */
-		for (int i = 0;
-		     i < 100 && tl_resident(tl_path(&fs, "big")) >= 0.05; i++)
+		for (int i = 0; i < 100 && tl_resident(big) >= 0.05; i++)
 			usleep(50000);
 	}
-	res = tl_resident(tl_path(&fs, "big"));
+	res = tl_resident(big);
 	*stats = tl_stats(x);
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	close(dfd);
-	tl_fs_cleanup(&fs);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 	return res;
 }
 
@@ -168,20 +162,23 @@ static void t_buffered(void)
 	free(js);
 }
 
+static const struct tl_case cases[] = {
+	{ "dontcache leaves 1 GiB under 5% resident", t_dontcache },
+	{ "dontcache overwriting 1 GiB stays under 5% resident",
+	  t_dontcache_overwrite },
+	{ "dropbehind flusher leaves 1 GiB under 5% resident", t_dropbehind },
+	{ "buffered leaves most of 1 GiB resident", t_buffered },
+};
+
 int main(void)
 {
+	int rc;
+
+	/* the engine must really write with RWF_DONTCACHE (no fallback) */
+	tl_require(TL_NEED_DONTCACHE);
 	bufs = malloc((size_t)DEPTH * WLEN);
 	memset(bufs, 0xa5, (size_t)DEPTH * WLEN);
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("residency", NULL, NULL);
-	CU_add_test(s, "dontcache leaves 1 GiB under 5% resident", t_dontcache);
-	CU_add_test(s, "dontcache overwriting 1 GiB stays under 5% resident",
-		    t_dontcache_overwrite);
-	CU_add_test(s, "dropbehind flusher leaves 1 GiB under 5% resident",
-		    t_dropbehind);
-	CU_add_test(s, "buffered leaves most of 1 GiB resident", t_buffered);
-	int rc = tl_run_tests();
-
+	rc = TL_RUN_SUITE("residency", cases);
 	free(bufs);
 	return rc;
 }
