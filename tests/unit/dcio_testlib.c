@@ -242,6 +242,9 @@ struct jp {
 	size_t outlen;
 	bool found;
 	char path[512];
+	char **keys; /* tl_json_keys: the leaves' paths */
+	size_t nkeys;
+	int in_array;
 };
 
 static void ws(struct jp *j)
@@ -351,7 +354,7 @@ static bool object(struct jp *j)
 	}
 }
 
-static bool array(struct jp *j)
+static bool elements(struct jp *j)
 {
 	j->s++;
 	ws(j);
@@ -375,6 +378,16 @@ static bool array(struct jp *j)
 	}
 }
 
+static bool array(struct jp *j)
+{
+	bool ok;
+
+	j->in_array++;
+	ok = elements(j);
+	j->in_array--;
+	return ok;
+}
+
 static bool value(struct jp *j)
 {
 	ws(j);
@@ -392,6 +405,10 @@ static bool value(struct jp *j)
 		ok = (j->s += 5, true);
 	else
 		ok = number(j);
+	if (ok && j->keys && !j->in_array && *start != '{') {
+		j->keys = realloc(j->keys, (j->nkeys + 1) * sizeof(*j->keys));
+		j->keys[j->nkeys++] = strdup(j->path);
+	}
 	if (ok && j->want && !strcmp(j->path, j->want)) {
 		size_t n = (size_t)(j->s - start);
 		if (*start == '"' && n >= 2) {
@@ -425,6 +442,26 @@ bool tl_json_get(const char *s, const char *path, char *out, size_t outlen)
 {
 	struct jp j = { .s = s, .want = path, .out = out, .outlen = outlen };
 	return s && walk(&j) && j.found;
+}
+
+size_t tl_json_keys(const char *s, char ***keys)
+{
+	struct jp j = { .s = s, .keys = malloc(sizeof(char *)) };
+
+	if (!s || !walk(&j)) {
+		tl_free_keys(j.keys, j.nkeys);
+		*keys = NULL;
+		return 0;
+	}
+	*keys = j.keys;
+	return j.nkeys;
+}
+
+void tl_free_keys(char **keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
 }
 
 double tl_json_num(const char *s, const char *path)
@@ -598,4 +635,61 @@ void tl_require(unsigned needs)
 		}
 		close((int)fd);
 	}
+}
+
+char *tl_readme_section(const char *path, const char *first, const char *end)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096], *buf = NULL;
+	size_t len = 0;
+	FILE *o;
+	int in = 0;
+
+	if (!f)
+		return NULL;
+	o = open_memstream(&buf, &len);
+	while (fgets(line, sizeof(line), f)) {
+		if (!in && !strncmp(line, first, strlen(first))) {
+			in = 1;
+			continue;
+		}
+		if (in && !strncmp(line, end, strlen(end)))
+			break;
+		if (in)
+			fputs(line, o);
+	}
+	fclose(f);
+	fclose(o);
+	if (!in) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+size_t tl_backticked(const char *text, char ***names)
+{
+	size_t n = 0;
+	int paren = 0;
+
+	*names = NULL;
+	for (const char *p = text; *p; p++) {
+		if (*p == '(') {
+			paren++;
+		} else if (*p == ')') {
+			paren -= paren > 0;
+		} else if (*p == '`') {
+			const char *e = strchr(p + 1, '`');
+
+			if (!e)
+				break;
+			if (!paren) {
+				*names = realloc(*names,
+						 (n + 1) * sizeof(**names));
+				(*names)[n++] = strndup(p + 1, e - p - 1);
+			}
+			p = e;
+		}
+	}
+	return n;
 }

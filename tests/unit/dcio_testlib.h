@@ -49,6 +49,10 @@ char *tl_stats(struct dcio_export *x); /* malloc'd */
 bool tl_json_valid(const char *s);
 bool tl_json_get(const char *s, const char *path, char *out, size_t outlen);
 double tl_json_num(const char *s, const char *path); /* -1 if missing */
+/* The dotted paths of every value that is not an object (arrays are
+ * leaves), in document order; 0 if s is not valid JSON. */
+size_t tl_json_keys(const char *s, char ***keys);
+void tl_free_keys(char **keys, size_t n);
 
 /* Synchronous helpers (through the async API). */
 int tl_write(struct dcio_file *f, const void *buf, size_t len, uint64_t off,
@@ -57,6 +61,14 @@ int tl_read(struct dcio_file *f, void *buf, size_t len, uint64_t off,
 	    size_t *got);
 void tl_fill(void *buf, size_t len, uint64_t off, unsigned seed);
 bool tl_check(const void *buf, size_t len, uint64_t off, unsigned seed);
+
+/* README text: the lines after the first line starting with first, up to
+ * (not including) the next line starting with end (malloc'd; NULL if there
+ * is no such line or file). */
+char *tl_readme_section(const char *path, const char *first, const char *end);
+/* The `backticked` names in text that are not inside parentheses (those
+ * hold labels, values and remarks), in order; free with tl_free_keys. */
+size_t tl_backticked(const char *text, char ***names);
 
 /* Fraction of the file's pages resident in the page cache (mincore). */
 double tl_resident(const char *path);

@@ -1,6 +1,7 @@
-/* Stats: log-linear histogram buckets within 1% of any value, quantiles right on known data, and the per-export JSON is valid, escaped, and carries every documented key with consistent values; one workload asserts every counter it drives and the identities between them. */
+/* Stats: log-linear histogram buckets within 1% of any value, quantiles right on known data, and the per-export JSON is valid, escaped, and carries every documented key with consistent values; its keys and those io/README.md names match both ways (exact counts); one workload asserts every counter it drives and the identities between them. */
 #include <CUnit/Basic.h>
 #include <stdatomic.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -97,20 +98,18 @@ static int fail_fdatasync(int fd)
 
 static void t_json(void)
 {
-	struct tl_fs fs;
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
 	struct dcio_engine_params ep = { .threads = 2,
 					 .ring_entries = 16,
 					 .use_uring = true };
 	struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &e), 0);
-	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
-	struct dcio_export_params p = tl_params(
-		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-	struct dcio_export *x;
 	const char *name = "odd \"name\"\\ with\ttab";
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, name, dfd, &x), 0);
+	struct tl_ctx c;
+
+	tl_ctx_open(&c, &(struct tl_setup){ .ep = &ep,
+					    .sys = &t,
+					    .name = name,
+					    .no_file = true });
+	struct dcio_export *x = c.x;
 
 	char *js = tl_stats(x);
 	CU_ASSERT_TRUE(tl_json_valid(js));
@@ -119,9 +118,9 @@ static void t_json(void)
 	CU_ASSERT_STRING_EQUAL(v, "odd \\\"name\\\"\\\\ with\\u0009tab");
 	free(js);
 
-	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(x, tl_open(&c.fs, "f", O_TRUNC), &c.f), 0);
+	struct dcio_file *f = c.f;
 	static char buf[65536];
 	for (int i = 0; i < 20; i++)
 		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf),
@@ -158,11 +157,161 @@ static void t_json(void)
 	CU_ASSERT_TRUE(tl_json_num(js, "verifier_gen") >= 2);
 	free(js);
 	/* the error was reported to a COMMIT already */
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	close(dfd);
-	tl_fs_cleanup(&fs);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
+/* ---- the JSON keys against FSAL_DONTCACHE/io/README.md ("## Stats JSON"),
+ * both ways. The section names every key in backticks, outside parentheses
+ * (inside them: values and remarks), with {a,b} groups, <mode> for each write
+ * mode and <ERRNO NAME> for any errno name. */
+struct doc_keys {
+	char **k;
+	size_t n;
+};
+
+static void add_key(struct doc_keys *d, const char *k)
+{
+	d->k = realloc(d->k, (d->n + 1) * sizeof(*d->k));
+	d->k[d->n++] = strdup(k);
+}
+
+/* expands the first {a,b,...} or <mode> in name, recursively */
+static void expand(struct doc_keys *d, const char *name)
+{
+	const char *b = strchr(name, '{'), *m = strstr(name, "<mode>");
+	char out[256];
+
+	if (m && (!b || m < b)) {
+		for (int i = 0; i < 4; i++) {
+			snprintf(out, sizeof(out), "%.*s%s%s", (int)(m - name),
+				 name, dcio_write_mode_name(i), m + 6);
+			expand(d, out);
+		}
+		return;
+	}
+	if (!b) {
+		add_key(d, name);
+		return;
+	}
+	const char *e = strchr(b, '}');
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	for (const char *a = b + 1; a < e;) {
+		const char *z = memchr(a, ',', e - a);
+
+		if (!z)
+			z = e;
+		snprintf(out, sizeof(out), "%.*s%.*s%s", (int)(b - name), name,
+			 (int)(z - a), a, e + 1);
+		expand(d, out);
+		a = z + 1;
+	}
+}
+
+/* documented key doc matches emitted key: exactly, or with <ERRNO NAME>
+ * standing for one component of capitals and digits */
+static bool key_matches(const char *doc, const char *key)
+{
+	const char *w = strstr(doc, "<ERRNO NAME>");
+	size_t pre = w ? (size_t)(w - doc) : 0;
+
+	if (!w)
+		return !strcmp(doc, key);
+	if (strncmp(doc, key, pre) || !key[pre])
+		return false;
+	for (const char *p = key + pre; *p; p++)
+		if (!(isupper((unsigned char)*p) || isdigit((unsigned char)*p)))
+			return false;
+	return true;
+}
+
+/* Emitted keys io/README.md does not name yet (FSAL_DONTCACHE/ is not the
+ * tests' to edit): each is reported, and must stay undocumented, so that
+ * documenting it fails here until it is taken off this list. */
+static const char *const known_undocumented[] = {
+	"flusher.inline_kicks",
+};
+
+static bool known_gap(const char *key)
+{
+	for (size_t i = 0;
+	     i < sizeof(known_undocumented) / sizeof(known_undocumented[0]);
+	     i++)
+		if (!strcmp(key, known_undocumented[i]))
+			return true;
+	return false;
+}
+
+static void t_readme_keys(void)
+{
+	struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
+	struct doc_keys d = { 0 };
+	static char buf[65536];
+	struct tl_ctx c;
+	char **names, **keys;
+	size_t got, nn, nk;
+	int undocumented = 0, unemitted = 0, gaps = 0;
+
+	char *sec = tl_readme_section(DC_IO_README, "## Stats JSON", "## ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+	nn = tl_backticked(sec, &names);
+	for (size_t i = 0; i < nn; i++)
+		expand(&d, names[i]);
+	tl_free_keys(names, nn);
+	free(sec);
+
+	/* one errno, so that <ERRNO NAME> stands for one key */
+	tl_ctx_open(&c, &(struct tl_setup){
+				.sys = &t, .name = "keys", .flags = O_TRUNC });
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(tl_read(c.f, buf, sizeof(buf), 0, &got), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	char *js = tl_stats(c.x);
+	nk = tl_json_keys(js, &keys);
+	free(js);
+	CU_ASSERT_TRUE(nk > 0);
+
+	for (size_t i = 0; i < nk; i++) {
+		size_t j = 0;
+
+		while (j < d.n && !key_matches(d.k[j], keys[i]))
+			j++;
+		if (known_gap(keys[i])) {
+			/* documented meanwhile: take it off the list */
+			CU_ASSERT_EQUAL(j, d.n);
+			fprintf(stderr, "\n  known gap, %s: %s",
+				j == d.n ? "not documented"
+					 : "documented now: take it off "
+					   "known_undocumented",
+				keys[i]);
+			gaps++;
+		} else if (j == d.n) {
+			fprintf(stderr, "\n  emitted, not documented: %s",
+				keys[i]);
+			undocumented++;
+		}
+	}
+	for (size_t j = 0; j < d.n; j++) {
+		size_t i = 0;
+
+		while (i < nk && !key_matches(d.k[j], keys[i]))
+			i++;
+		if (i == nk) {
+			fprintf(stderr, "\n  documented, not emitted: %s",
+				d.k[j]);
+			unemitted++;
+		}
+	}
+	fprintf(stderr,
+		"\n  JSON keys: %zu documented, %zu emitted (%d known gap) ",
+		d.n, nk, gaps);
+	CU_ASSERT_EQUAL(undocumented, 0);
+	CU_ASSERT_EQUAL(unemitted, 0);
+	CU_ASSERT_EQUAL(gaps, (int)(sizeof(known_undocumented) /
+				    sizeof(known_undocumented[0])));
+	CU_ASSERT_EQUAL(d.n + gaps, nk);
+	tl_free_keys(keys, nk);
+	tl_free_keys(d.k, d.n);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
 static void t_json_checker(void)
@@ -223,25 +372,25 @@ static void t_counters(void)
 	struct dcio_syscalls sys = { .pwritev2 = once_pwritev2,
 				     .preadv2 = once_preadv2 };
 	struct dcio_engine_params ep = { .threads = 2 };
-	struct dcio_engine *e;
-	struct dcio_export *x;
-	struct dcio_file *f;
-	struct tl_fs fs;
-	static char buf[W];
-	size_t got;
-
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &sys, &e), 0);
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_DONTCACHE,
 			  DCIO_FLUSH_COALESCED);
+	struct tl_ctx c;
+	static char buf[W];
+	size_t got;
+
 	p.caller_write_max = 4096;
 	p.flush_file_bytes = W;
 	p.flush_interval_ms = 20;
 	p.max_inflight_bytes = 1 << 20;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &p, "counters", -1, &x), 0);
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
+	tl_ctx_open(&c, &(struct tl_setup){ .ep = &ep,
+					    .sys = &sys,
+					    .p = &p,
+					    .name = "counters",
+					    .flags = O_TRUNC,
+					    .no_dirfd = true });
+	struct dcio_export *x = c.x;
+	struct dcio_file *f = c.f;
 
 	tl_fill(buf, W, 0, 9);
 	for (int i = 0; i < NW; i++)
@@ -335,20 +484,21 @@ static void t_counters(void)
 	CU_ASSERT_EQUAL(tl_json_num(js, "latency.commit.count"), 2);
 	free(js);
 
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	tl_fs_cleanup(&fs);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
+
+static const struct tl_case cases[] = {
+	{ "histogram buckets within 1%", t_bucket_error },
+	{ "quantiles on known data", t_quantiles },
+	{ "export JSON valid with every key", t_json },
+	{ "every JSON key documented in io/README.md and back", t_readme_keys },
+	{ "JSON checker sanity", t_json_checker },
+	{ "one workload: every counter and identity", t_counters },
+};
 
 int main(void)
 {
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("stats", NULL, NULL);
-	CU_add_test(s, "histogram buckets within 1%", t_bucket_error);
-	CU_add_test(s, "quantiles on known data", t_quantiles);
-	CU_add_test(s, "export JSON valid with every key", t_json);
-	CU_add_test(s, "JSON checker sanity", t_json_checker);
-	CU_add_test(s, "one workload: every counter and identity", t_counters);
-	return tl_run_tests();
+	/* t_json asserts the io_uring backend */
+	tl_require(TL_NEED_URING);
+	return TL_RUN_SUITE("stats", cases);
 }
