@@ -1,8 +1,9 @@
 /* Prometheus text (dcio_export_stats_prom): every line parses as the text
  * exposition format, every family is declared, names are prefixed and
  * counters end in _total, histogram buckets are cumulative with +Inf equal to
- * _count, the figures equal the JSON's; label escaping; the engine's log sink
- * and the rate limit of repeated messages. */
+ * _count, the figures equal the JSON's; the families and README.md's table
+ * match both ways; label escaping; the engine's log sink and the rate limit of
+ * repeated messages. */
 #include <CUnit/Basic.h>
 #include <ctype.h>
 #include <errno.h>
@@ -203,52 +204,70 @@ static int fail_fdatasync(int fd)
 	return -1;
 }
 
-static void t_prom(void)
+/* The workload behind the Prometheus cases: 32 dropbehind writes of 64 KiB
+ * (the flusher runs), 3 reads, 2 COMMITs failing with EIO, the file closed;
+ * the export stays for its figures. */
+static void workload(struct tl_ctx *c)
 {
-	struct tl_fs fs;
-	CU_ASSERT_EQUAL_FATAL(tl_fs_ext4(&fs), 0);
 	struct dcio_engine_params ep = { .threads = 2,
 					 .ring_entries = 16,
 					 .use_uring = true };
-	struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, &t, &e), 0);
-	int dfd = open(fs.dir, O_RDONLY | O_DIRECTORY);
+	static const struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
 	struct dcio_export_params prm =
 		tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
 			  DCIO_FLUSH_COALESCED);
-	prm.flush_file_bytes = 256 * 1024;
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &prm, "export-7", dfd, &x),
-			      0);
-
-	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
 	static char buf[65536];
+	size_t got;
+
+	prm.flush_file_bytes = 256 * 1024;
+	tl_ctx_open(c, &(struct tl_setup){ .ep = &ep,
+					   .sys = &t,
+					   .p = &prm,
+					   .name = "export-7",
+					   .flags = O_TRUNC });
 	for (int i = 0; i < 32; i++)
-		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf),
+		CU_ASSERT_EQUAL(tl_write(c->f, buf, sizeof(buf),
 					 (uint64_t)i * sizeof(buf),
 					 DCIO_UNSTABLE),
 				0);
-	size_t got;
 	for (int i = 0; i < 3; i++)
-		CU_ASSERT_EQUAL(tl_read(f, buf, sizeof(buf), 0, &got), 0);
-	CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), EIO);
-	CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), EIO);
-	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+		CU_ASSERT_EQUAL(tl_read(c->f, buf, sizeof(buf), 0, &got), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c->f, 0, 0), EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c->f, 0, 0), EIO);
+	CU_ASSERT_EQUAL(dcio_file_close(c->f), 0);
+	c->f = NULL;
+}
 
-	char path[256];
-	const char *labels = "export_id=\"7\",path=\"";
-	char esc[128], lab[256];
-	dcio_prom_escape("/srv/a \"q\"\\b\nc", esc, sizeof(esc));
+/* the labels every sample carries: export_id and an escaped path */
+static const char *const raw_path = "/srv/a \"q\"\\b\nc";
+
+static void labels_for(char *lab, size_t len, char *path, size_t plen)
+{
+	char esc[128];
+
+	dcio_prom_escape(raw_path, esc, sizeof(esc));
+	snprintf(lab, len, "export_id=\"7\",path=\"%s\"", esc);
+	snprintf(path, plen, "path=\"%s\"", esc);
+}
+
+static void t_prom_escape(void)
+{
+	char esc[128];
+
+	dcio_prom_escape(raw_path, esc, sizeof(esc));
 	CU_ASSERT_STRING_EQUAL(esc, "/srv/a \\\"q\\\"\\\\b\\nc");
-	snprintf(lab, sizeof(lab), "%s%s\"", labels, esc);
-	snprintf(path, sizeof(path), "path=\"%s\"", esc);
+}
 
-	char *js = tl_stats(x);
-	char *text = prom_text(x, lab);
+/* every sample parses, is prefixed, labelled, declared; counters _total */
+static void t_prom_wellformed(void)
+{
 	static struct parsed p;
+	struct tl_ctx c;
+	char lab[256], path[256];
+
+	workload(&c);
+	labels_for(lab, sizeof(lab), path, sizeof(path));
+	char *text = prom_text(c.x, lab);
 	parse(text, &p);
 	CU_ASSERT_EQUAL(p.bad, 0);
 	CU_ASSERT_TRUE(p.n > 60);
@@ -277,6 +296,22 @@ static void t_prom(void)
 		CU_ASSERT_TRUE(s->v >= 0);
 	}
 
+	free(text);
+	tl_ctx_close(&c);
+}
+
+static void t_prom_equals_json(void)
+{
+	static struct parsed p;
+	struct tl_ctx c;
+	char lab[256], path[256];
+
+	workload(&c);
+	labels_for(lab, sizeof(lab), path, sizeof(path));
+	char *js = tl_stats(c.x);
+	char *text = prom_text(c.x, lab);
+	parse(text, &p);
+	CU_ASSERT_EQUAL(p.bad, 0);
 	/* the same figures as the JSON */
 	static const struct {
 		const char *prom, *extra, *json;
@@ -339,23 +374,42 @@ static void t_prom(void)
 	CU_ASSERT_EQUAL(
 		get(&p, "dontcache_export_info", "write_mode=\"dropbehind\""),
 		1);
+	free(text);
+	free(js);
+	tl_ctx_close(&c);
+}
+
+static void t_prom_histograms(void)
+{
+	static struct parsed p;
+	struct tl_ctx c;
+	char lab[256], path[256];
+
+	workload(&c);
+	labels_for(lab, sizeof(lab), path, sizeof(path));
+	char *text = prom_text(c.x, lab);
+	parse(text, &p);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_write_latency_seconds"), 32);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_read_latency_seconds"), 3);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_commit_latency_seconds"), 2);
 	CU_ASSERT_TRUE(get(&p, "dontcache_write_latency_seconds_sum", "") > 0);
 	free(text);
+	tl_ctx_close(&c);
+}
 
-	/* no labels at all is well-formed too */
-	text = prom_text(x, NULL);
+/* no labels at all is well-formed too */
+static void t_prom_no_labels(void)
+{
+	static struct parsed p;
+	struct tl_ctx c;
+
+	workload(&c);
+	char *text = prom_text(c.x, NULL);
 	parse(text, &p);
 	CU_ASSERT_EQUAL(p.bad, 0);
 	CU_ASSERT_EQUAL(get(&p, "dontcache_reads_total", ""), 3);
 	free(text);
-	free(js);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	close(dfd);
-	tl_fs_cleanup(&fs);
+	tl_ctx_close(&c);
 }
 
 /* Known latencies land under the right bounds; _sum is their sum. */
@@ -364,12 +418,15 @@ static void t_buckets(void)
 	struct dcio_engine_params ep = { .threads = 1,
 					 .ring_entries = 16,
 					 .use_uring = false };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
 	struct dcio_export_params prm = tl_params(
 		DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &prm, "b", -1, &x), 0);
+	struct tl_ctx c;
+
+	tl_ctx_open(&c, &(struct tl_setup){ .kind = TL_FS_NONE,
+					    .ep = &ep,
+					    .p = &prm,
+					    .name = "b" });
+	struct dcio_export *x = c.x;
 	for (int i = 0; i < 1000; i++) {
 		hist_add(&x->st.lat_c, 40000); /* 40 us */
 		hist_add(&x->st.lat_c, 200000); /* 200 us */
@@ -396,8 +453,101 @@ static void t_buckets(void)
 		get(&p, "dontcache_read_latency_seconds_bucket", "le=\"10\""),
 		0);
 	free(text);
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
+	tl_ctx_close(&c);
+}
+
+/* ---- the metric families against the top-level README's table (the rows
+ * after "| kind | names |"), both ways: each row's kind (counters, gauges,
+ * histograms) and the `backticked` names outside parentheses (inside them:
+ * labels and remarks), without the dontcache_ prefix the text states once.
+ * In the histogram row, `_bucket{le=...}`, `_sum`, `_count` and `+Inf` are
+ * suffixes and values, not names: a name starts with a letter. */
+static bool metric_name(const char *n)
+{
+	if (!islower((unsigned char)*n))
+		return false;
+	for (; *n; n++)
+		if (!(islower((unsigned char)*n) ||
+		      isdigit((unsigned char)*n) || *n == '_'))
+			return false;
+	return true;
+}
+
+static void t_readme_metrics(void)
+{
+	char *tab = tl_readme_section(DC_README, "| kind | names |", "\n");
+	char *save = NULL, fam[128][96], type[128][16];
+	int nd = 0, undocumented = 0, unemitted = 0;
+	static struct parsed p;
+	struct tl_ctx c;
+	static char buf[65536];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tab);
+	for (char *row = strtok_r(tab, "\n", &save); row;
+	     row = strtok_r(NULL, "\n", &save)) {
+		char *cell = strchr(row + 1, '|'), **names;
+		const char *ty = !strncmp(row, "| counters", 10) ? "counter"
+				 : !strncmp(row, "| gauges", 8)	 ? "gauge"
+				 : !strncmp(row, "| histograms", 12)
+					 ? "histogram"
+					 : NULL;
+		size_t n;
+
+		if (!strncmp(row, "|---", 4))
+			continue;
+		CU_ASSERT_PTR_NOT_NULL(ty);
+		if (!ty || !cell)
+			continue;
+		n = tl_backticked(cell, &names);
+		for (size_t i = 0; i < n && nd < 128; i++) {
+			if (!metric_name(names[i]))
+				continue;
+			snprintf(fam[nd], sizeof(fam[nd]), "dontcache_%s",
+				 names[i]);
+			snprintf(type[nd++], sizeof(type[0]), "%s", ty);
+		}
+		tl_free_keys(names, n);
+	}
+	free(tab);
+
+	/* one errno, so that errors_total has a sample */
+	struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
+	tl_ctx_open(&c, &(struct tl_setup){ .sys = &t,
+					    .name = "metrics",
+					    .flags = O_TRUNC });
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	char *text = prom_text(c.x, NULL);
+	parse(text, &p);
+	free(text);
+	CU_ASSERT_EQUAL(p.bad, 0);
+
+	for (int i = 0; i < p.nfam; i++) {
+		int j = 0;
+
+		while (j < nd && strcmp(fam[j], p.fam[i]))
+			j++;
+		if (j == nd || strcmp(type[j], p.type[i])) {
+			fprintf(stderr, "\n  emitted, not documented: %s %s",
+				p.type[i], p.fam[i]);
+			undocumented++;
+		}
+	}
+	for (int j = 0; j < nd; j++) {
+		const char *ty = fam_type(&p, fam[j]);
+
+		if (!ty || strcmp(ty, type[j])) {
+			fprintf(stderr, "\n  documented, not emitted: %s %s",
+				type[j], fam[j]);
+			unemitted++;
+		}
+	}
+	fprintf(stderr, "\n  metric families: %d documented, %d emitted ", nd,
+		p.nfam);
+	CU_ASSERT_EQUAL(undocumented, 0);
+	CU_ASSERT_EQUAL(unemitted, 0);
+	CU_ASSERT_EQUAL(nd, p.nfam);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
 static void t_ratelimit(void)
@@ -434,28 +584,27 @@ static void capture(int level, const char *fmt, ...)
  * says dropbehind and why. */
 static void t_log_sink(void)
 {
-	struct tl_fs fs;
-	if (tl_fs_tmpfs(&fs, 16) != 0) {
-		fprintf(stderr, "no tmpfs: skipped\n");
-		return;
-	}
 	struct dcio_engine_params ep = { .threads = 1,
 					 .ring_entries = 16,
 					 .use_uring = true,
 					 .log = capture };
-	struct dcio_engine *e;
-	CU_ASSERT_EQUAL_FATAL(dcio_engine_create(&ep, NULL, &e), 0);
 	struct dcio_export_params prm = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-	struct dcio_export *x;
-	CU_ASSERT_EQUAL_FATAL(dcio_export_create(e, &prm, "export-9", -1, &x),
-			      0);
+	struct tl_ctx c;
 	char why[256];
+
+	tl_ctx_open(&c, &(struct tl_setup){ .kind = TL_FS_TMPFS,
+					    .tmpfs_mb = 16,
+					    .ep = &ep,
+					    .p = &prm,
+					    .name = "export-9",
+					    .flags = O_TRUNC,
+					    .no_dirfd = true });
+	struct dcio_export *x = c.x;
+	struct dcio_file *f = c.f;
+
 	CU_ASSERT_STRING_EQUAL(dcio_export_write_path(x, why, sizeof(why)),
 			       "dontcache");
-	struct dcio_file *f;
-	CU_ASSERT_EQUAL_FATAL(dcio_file_open(x, tl_open(&fs, "f", O_TRUNC), &f),
-			      0);
 	static char buf[8192];
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf),
@@ -463,24 +612,31 @@ static void t_log_sink(void)
 					 DCIO_UNSTABLE),
 				0);
 	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	c.f = NULL;
 	CU_ASSERT_EQUAL(logged, 1);
 	CU_ASSERT_EQUAL(logged_level, DCIO_LOG_WARN);
 	CU_ASSERT_PTR_NOT_NULL(strstr(logged_msg, "export-9"));
 	CU_ASSERT_STRING_EQUAL(dcio_export_write_path(x, why, sizeof(why)),
 			       "dropbehind");
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "at run time"));
-	dcio_export_destroy(x);
-	dcio_engine_destroy(e);
-	tl_fs_cleanup(&fs);
+	tl_ctx_close(&c);
 }
+
+static const struct tl_case cases[] = {
+	{ "label values escaped", t_prom_escape },
+	{ "every sample well-formed, prefixed, declared", t_prom_wellformed },
+	{ "the figures equal the JSON's", t_prom_equals_json },
+	{ "histograms cumulative, +Inf equals _count", t_prom_histograms },
+	{ "no labels: well-formed too", t_prom_no_labels },
+	{ "every family documented in README.md and back", t_readme_metrics },
+	{ "histogram buckets at known latencies", t_buckets },
+	{ "rate limit of repeated messages", t_ratelimit },
+	{ "engine messages reach the log sink", t_log_sink },
+};
 
 int main(void)
 {
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("prom", NULL, NULL);
-	CU_add_test(s, "Prometheus text parses and equals the JSON", t_prom);
-	CU_add_test(s, "histogram buckets at known latencies", t_buckets);
-	CU_add_test(s, "rate limit of repeated messages", t_ratelimit);
-	CU_add_test(s, "engine messages reach the log sink", t_log_sink);
-	return tl_run_tests();
+	/* t_log_sink: a dontcache export on tmpfs, refused at run time */
+	tl_require(TL_NEED_TMPFS);
+	return TL_RUN_SUITE("prom", cases);
 }
