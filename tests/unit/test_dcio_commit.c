@@ -323,19 +323,16 @@ static void t_stable_inline(void)
 	stable_writes(true, DCIO_FLUSH_INLINE);
 }
 
+static const struct tl_case cases[] = {
+	{ "16 concurrent COMMITs share one fdatasync", t_group_commit },
+	{ "COMMIT with nothing dirty makes no syscall", t_nothing_dirty },
+	{ "close flushes a dirty file", t_close_flushes },
+	{ "stable writes wait for a later flush (pool)", t_stable_pool },
+	{ "stable writes wait for a later flush (io_uring)", t_stable_uring },
+	{ "stable writes, inline flush mode", t_stable_inline },
+};
+
 int main(void)
 {
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("group commit", NULL, NULL);
-	CU_add_test(s, "16 concurrent COMMITs share one fdatasync",
-		    t_group_commit);
-	CU_add_test(s, "COMMIT with nothing dirty makes no syscall",
-		    t_nothing_dirty);
-	CU_add_test(s, "close flushes a dirty file", t_close_flushes);
-	CU_add_test(s, "stable writes wait for a later flush (pool)",
-		    t_stable_pool);
-	CU_add_test(s, "stable writes wait for a later flush (io_uring)",
-		    t_stable_uring);
-	CU_add_test(s, "stable writes, inline flush mode", t_stable_inline);
-	return tl_run_tests();
+	return TL_RUN_SUITE("group commit", cases);
 }

@@ -205,17 +205,14 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm,
 	{                                                                 \
 		run(tmp, ur, DCIO_WRITE_##wm, DCIO_FLUSH_##fm);           \
 	}
-#define ADD(fs, be, tmp, ur, wm, fm)                                      \
-	CU_add_test(s, #fs " " #be " " #wm, t_##fs##_##be##_##wm);
+#define ROW(fs, be, tmp, ur, wm, fm)                                      \
+	{ #fs " " #be " " #wm, t_##fs##_##be##_##wm },
 CASES(DEFINE)
-int main(void);
+static const struct tl_case cases[] = { CASES(ROW) };
 /* clang-format on */
 
 int main(void)
 {
 	tl_require(TL_NEED_TMPFS | TL_NEED_URING);
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("concurrent writers", NULL, NULL);
-	CASES(ADD)
-	return tl_run_tests();
+	return TL_RUN_SUITE("concurrent writers", cases);
 }

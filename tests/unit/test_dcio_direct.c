@@ -193,17 +193,16 @@ static void t_aligned(void)
 	free(buf);
 }
 
+static const struct tl_case cases[] = {
+	{ "ext4: misaligned direct writes and reads byte-exact", t_ext4 },
+	{ "ext4, inline flush mode", t_ext4_inline },
+	{ "tmpfs: direct falls back, still exact", t_tmpfs },
+	{ "every O_DIRECT write aligned (fake pwritev2)", t_aligned },
+};
+
 int main(void)
 {
 	tl_require(TL_NEED_TMPFS | TL_NEED_EXT4 | TL_NEED_DIRECT |
 		   TL_NEED_DONTCACHE);
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("direct", NULL, NULL);
-	CU_add_test(s, "ext4: misaligned direct writes and reads byte-exact",
-		    t_ext4);
-	CU_add_test(s, "ext4, inline flush mode", t_ext4_inline);
-	CU_add_test(s, "tmpfs: direct falls back, still exact", t_tmpfs);
-	CU_add_test(s, "every O_DIRECT write aligned (fake pwritev2)",
-		    t_aligned);
-	return tl_run_tests();
+	return TL_RUN_SUITE("direct", cases);
 }

@@ -854,53 +854,45 @@ static void t_pending_bounded_while_lost(void)
 	teardown(&c, 0);
 }
 
+static const struct tl_case cases[] = {
+	{ "fdatasync EIO reaches the batch and later COMMITs",
+	  t_fdatasync_eio },
+	{ "rewrite must be flushed successfully to clear",
+	  t_rewrite_needs_flush },
+	{ "stable writes see flush errors", t_stable_eio },
+	{ "pwritev2 EIO marks acknowledged data lost", t_write_eio },
+	{ "pwritev2 ENOSPC/EDQUOT loses only that write, keeps the verifier",
+	  t_write_enospc_refused },
+	{ "flusher error returned by close", t_flusher_error_close },
+	{ "flusher error reported once", t_flusher_error_commit },
+	{ "write error returned by close", t_close_unreported_write_error },
+	{ "EINTR, EAGAIN and short writes retried", t_retries },
+	{ "bad-request write errors lose nothing else", t_bad_request_no_loss },
+	{ "a write in flight during a flush error is lost",
+	  t_inflight_write_lost },
+	{ "a stable write lost before its flush fails",
+	  t_stable_write_lost_before_flush },
+	{ "a failed write's writeback error is settled at once",
+	  t_failed_write_settles },
+	{ "a flusher error during a flush fails that flush",
+	  t_flusher_error_during_flush },
+	{ "a flush does not clear a range lost while it ran",
+	  t_flush_keeps_range_lost_meanwhile },
+	{ "a flush does not clear a write lost in flight while it ran",
+	  t_flush_keeps_inflight_loss },
+	{ "a failed flush settles writes acknowledged while it ran",
+	  t_failed_flush_settles },
+	{ "close keeps a file whose final flush failed",
+	  t_close_clean_keeps_failed },
+	{ "truncate forgets lost ranges past the size", t_truncate_trims_lost },
+	{ "truncate keeps ranges lost while it ran",
+	  t_truncate_keeps_concurrent },
+	{ "pending memory bounded while ranges are lost",
+	  t_pending_bounded_while_lost },
+};
+
 int main(void)
 {
 	tl_require(TL_NEED_URING);
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("errors", NULL, NULL);
-	CU_add_test(s, "fdatasync EIO reaches the batch and later COMMITs",
-		    t_fdatasync_eio);
-	CU_add_test(s, "rewrite must be flushed successfully to clear",
-		    t_rewrite_needs_flush);
-	CU_add_test(s, "stable writes see flush errors", t_stable_eio);
-	CU_add_test(s, "pwritev2 EIO marks acknowledged data lost",
-		    t_write_eio);
-	CU_add_test(
-		s,
-		"pwritev2 ENOSPC/EDQUOT loses only that write, keeps the verifier",
-		t_write_enospc_refused);
-	CU_add_test(s, "flusher error returned by close",
-		    t_flusher_error_close);
-	CU_add_test(s, "flusher error reported once", t_flusher_error_commit);
-	CU_add_test(s, "write error returned by close",
-		    t_close_unreported_write_error);
-	CU_add_test(s, "EINTR, EAGAIN and short writes retried", t_retries);
-	CU_add_test(s, "bad-request write errors lose nothing else",
-		    t_bad_request_no_loss);
-	CU_add_test(s, "a write in flight during a flush error is lost",
-		    t_inflight_write_lost);
-	CU_add_test(s, "a stable write lost before its flush fails",
-		    t_stable_write_lost_before_flush);
-	CU_add_test(s, "a failed write's writeback error is settled at once",
-		    t_failed_write_settles);
-	CU_add_test(s, "a flusher error during a flush fails that flush",
-		    t_flusher_error_during_flush);
-	CU_add_test(s, "a flush does not clear a range lost while it ran",
-		    t_flush_keeps_range_lost_meanwhile);
-	CU_add_test(
-		s, "a flush does not clear a write lost in flight while it ran",
-		t_flush_keeps_inflight_loss);
-	CU_add_test(s,
-		    "a failed flush settles writes acknowledged while it ran",
-		    t_failed_flush_settles);
-	CU_add_test(s, "close keeps a file whose final flush failed",
-		    t_close_clean_keeps_failed);
-	CU_add_test(s, "truncate forgets lost ranges past the size",
-		    t_truncate_trims_lost);
-	CU_add_test(s, "truncate keeps ranges lost while it ran",
-		    t_truncate_keeps_concurrent);
-	CU_add_test(s, "pending memory bounded while ranges are lost",
-		    t_pending_bounded_while_lost);
-	return tl_run_tests();
+	return TL_RUN_SUITE("errors", cases);
 }

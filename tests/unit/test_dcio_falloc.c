@@ -221,18 +221,18 @@ static void t_hostile(void)
 	tl_ctx_close(&c);
 }
 
+static const struct tl_case cases[] = {
+	{ "a punch waits for the in-flight write of its range",
+	  t_waits_for_write_of_range },
+	{ "a punch does not wait for writes elsewhere",
+	  t_not_for_other_ranges },
+	{ "error rule: allocate keeps lost, punch rewrites", t_error_rule },
+	{ "hostile offsets and lengths change nothing", t_hostile },
+};
+
 int main(void)
 {
 	/* t_hostile: EFBIG past ext4's maximum file size */
 	tl_require(TL_NEED_EXT4);
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("fallocate", NULL, NULL);
-	CU_add_test(s, "a punch waits for the in-flight write of its range",
-		    t_waits_for_write_of_range);
-	CU_add_test(s, "a punch does not wait for writes elsewhere",
-		    t_not_for_other_ranges);
-	CU_add_test(s, "error rule: allocate keeps lost, punch rewrites",
-		    t_error_rule);
-	CU_add_test(s, "hostile offsets and lengths change nothing", t_hostile);
-	return tl_run_tests();
+	return TL_RUN_SUITE("fallocate", cases);
 }

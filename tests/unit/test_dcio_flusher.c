@@ -183,14 +183,13 @@ static void t_export_threshold(void)
 	tl_ctx_close(&c);
 }
 
+static const struct tl_case cases[] = {
+	{ "256 writes coalesce into merged ranges", t_coalesce },
+	{ "interval flush, then wait and drop", t_interval_then_drop },
+	{ "export threshold flushes every file", t_export_threshold },
+};
+
 int main(void)
 {
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("flusher", NULL, NULL);
-	CU_add_test(s, "256 writes coalesce into merged ranges", t_coalesce);
-	CU_add_test(s, "interval flush, then wait and drop",
-		    t_interval_then_drop);
-	CU_add_test(s, "export threshold flushes every file",
-		    t_export_threshold);
-	return tl_run_tests();
+	return TL_RUN_SUITE("flusher", cases);
 }

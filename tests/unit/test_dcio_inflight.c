@@ -181,15 +181,13 @@ static void t_eagain(void)
 	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
+static const struct tl_case cases[] = {
+	{ "flood through a slow pwritev2 stays under the bound", t_flood_pool },
+	{ "flood through io_uring stays under the bound", t_flood_uring },
+	{ "EAGAIN after inflight_wait_ms, oversized write alone", t_eagain },
+};
+
 int main(void)
 {
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("in-flight bound", NULL, NULL);
-	CU_add_test(s, "flood through a slow pwritev2 stays under the bound",
-		    t_flood_pool);
-	CU_add_test(s, "flood through io_uring stays under the bound",
-		    t_flood_uring);
-	CU_add_test(s, "EAGAIN after inflight_wait_ms, oversized write alone",
-		    t_eagain);
-	return tl_run_tests();
+	return TL_RUN_SUITE("in-flight bound", cases);
 }

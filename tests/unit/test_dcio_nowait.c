@@ -176,24 +176,22 @@ static void t_error_goes_to_engine(void)
 	teardown(&t);
 }
 
+static const struct tl_case cases[] = {
+	{ "cached data answered on the caller", t_cached },
+	{ "uncached data left to the engine", t_uncached },
+	{ "dropped data reads back right", t_dropped_reads_right },
+	{ "direct reads left to the engine", t_direct_goes_to_engine },
+	{ "errors left to the engine", t_error_goes_to_engine },
+};
+
 int main(void)
 {
-	CU_pSuite s;
 	int rc;
 
 	tl_require(0);
 	if (tl_fs_ext4(&fs) != 0)
 		return 2;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("nowait reads", NULL, NULL);
-	CU_add_test(s, "cached data answered on the caller", t_cached);
-	CU_add_test(s, "uncached data left to the engine", t_uncached);
-	CU_add_test(s, "dropped data reads back right", t_dropped_reads_right);
-	CU_add_test(s, "direct reads left to the engine",
-		    t_direct_goes_to_engine);
-	CU_add_test(s, "errors left to the engine", t_error_goes_to_engine);
-	rc = tl_run_tests();
+	rc = TL_RUN_SUITE("nowait reads", cases);
 	tl_fs_cleanup(&fs);
 	return rc;
 }

@@ -96,11 +96,12 @@ static void t_basics(void)
 	rs_free(&other);
 }
 
+static const struct tl_case cases[] = {
+	{ "basics", t_basics },
+	{ "random operations against a model", t_model },
+};
+
 int main(void)
 {
-	CU_initialize_registry();
-	CU_pSuite s = CU_add_suite("ranges", NULL, NULL);
-	CU_add_test(s, "basics", t_basics);
-	CU_add_test(s, "random operations against a model", t_model);
-	return tl_run_tests();
+	return TL_RUN_SUITE("ranges", cases);
 }

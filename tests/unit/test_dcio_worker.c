@@ -203,24 +203,21 @@ static void t_engine_nice(void)
 	teardown(&t);
 }
 
+static const struct tl_case cases[] = {
+	{ "small writes issued on the caller", t_small_on_caller },
+	{ "caller_write_max 0: every write to the engine", t_zero_means_none },
+	{ "small writes on the caller are dropped behind", t_small_dropped },
+	{ "engine threads run at the given nice", t_engine_nice },
+};
+
 int main(void)
 {
-	CU_pSuite s;
 	int rc;
 
 	tl_require(TL_NEED_URING);
 	if (tl_fs_ext4(&fs) != 0)
 		return 2;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("worker writes", NULL, NULL);
-	CU_add_test(s, "small writes issued on the caller", t_small_on_caller);
-	CU_add_test(s, "caller_write_max 0: every write to the engine",
-		    t_zero_means_none);
-	CU_add_test(s, "small writes on the caller are dropped behind",
-		    t_small_dropped);
-	CU_add_test(s, "engine threads run at the given nice", t_engine_nice);
-	rc = tl_run_tests();
+	rc = TL_RUN_SUITE("worker writes", cases);
 	tl_fs_cleanup(&fs);
 	return rc;
 }
