@@ -141,11 +141,12 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	const char *host = "127.0.0.1", *exp = NULL, *fault = NULL,
-		   *recover = NULL, *victim = "verf_victim", *mode = NULL;
+	struct nfs4c_opts o = NFS4C_OPTS_DEFAULT;
+	const char *fault = NULL, *recover = NULL, *victim = "verf_victim",
+		   *mode = NULL;
 	uint64_t wrap = 0, limit = 1ull << 30, off = 0, since_commit = 0;
 	double secs = 60;
-	int port = 12049, opt, st;
+	int opt, st;
 	struct nfs4c c;
 	struct nfs4c_file dir, clean, vf;
 	struct nfs4c_wres wr;
@@ -155,17 +156,9 @@ int main(int argc, char **argv)
 	const char *fail_op = "none";
 	uint64_t fail_off = 0, acked = 0;
 
-	while ((opt = getopt(argc, argv, "H:p:e:x:F:R:V:W:L:t:")) != -1) {
+	while ((opt = getopt(argc, argv, NFS4C_COMMON_OPTS "x:F:R:V:W:L:t:")) !=
+	       -1) {
 		switch (opt) {
-		case 'H':
-			host = optarg;
-			break;
-		case 'p':
-			port = atoi(optarg);
-			break;
-		case 'e':
-			exp = optarg;
-			break;
 		case 'x':
 			mode = optarg;
 			break;
@@ -188,20 +181,22 @@ int main(int argc, char **argv)
 			secs = atof(optarg);
 			break;
 		default:
-			usage();
+			if (!nfs4c_common_opt(&o, opt, optarg))
+				usage();
 		}
 	}
-	if (!exp || !mode ||
+	if (!o.export || !mode ||
 	    (strcmp(mode, "wb") != 0 && strcmp(mode, "write") != 0))
 		usage();
 	wb = strcmp(mode, "wb") == 0;
 	for (size_t i = 0; i < sizeof(g_buf); i++)
 		g_buf[i] = (char)(i * 2654435761u >> 13 | 1);
-	if (nfs4c_connect(&c, host, port, 2, "ft_verf4") != 0)
+	if (nfs4c_connect(&c, o.host, o.port, 2, "ft_verf4") != 0)
 		return 2;
-	st = nfs4c_lookup_dir(&c, exp, &dir);
+	st = nfs4c_lookup_dir(&c, o.export, &dir);
 	if (st != NFS4_OK) {
-		fprintf(stderr, "ft_verf4: LOOKUP %s: %s\n", exp, nfs4c_st(st));
+		fprintf(stderr, "ft_verf4: LOOKUP %s: %s\n", o.export,
+			nfs4c_st(st));
 		return 2;
 	}
 

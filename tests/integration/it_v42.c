@@ -468,27 +468,17 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	const char *host = "127.0.0.1", *exp = NULL;
-	int port = 12049, opt;
+	struct nfs4c_opts o = NFS4C_OPTS_DEFAULT;
 	uint32_t uid = 1000;
 	bool notsupp = false;
 	struct nfs4c c;
 	struct nfs4c_file dir;
-	int st;
+	int opt, st;
 
-	while ((opt = getopt(argc, argv, "e:l:H:p:u:x:")) != -1) {
+	while ((opt = getopt(argc, argv, NFS4C_COMMON_OPTS "l:u:x:")) != -1) {
 		switch (opt) {
-		case 'e':
-			exp = optarg;
-			break;
 		case 'l':
 			local_dir = optarg;
-			break;
-		case 'H':
-			host = optarg;
-			break;
-		case 'p':
-			port = atoi(optarg);
 			break;
 		case 'u':
 			uid = (uint32_t)strtoul(optarg, NULL, 10);
@@ -497,19 +487,21 @@ int main(int argc, char **argv)
 			notsupp = strcmp(optarg, "notsupp") == 0;
 			break;
 		default:
-			usage();
+			if (!nfs4c_common_opt(&o, opt, optarg))
+				usage();
 		}
 	}
-	if (!exp || !local_dir)
+	if (!o.export || !local_dir)
 		usage();
-	if (nfs4c_connect(&c, host, port, 2, "it_v42") != 0) {
-		fprintf(stderr, "it_v42: no NFSv4.2 session with %s:%d\n", host,
-			port);
+	if (nfs4c_connect(&c, o.host, o.port, 2, "it_v42") != 0) {
+		fprintf(stderr, "it_v42: no NFSv4.2 session with %s:%d\n",
+			o.host, o.port);
 		return 2;
 	}
-	st = nfs4c_lookup_dir(&c, exp, &dir);
+	st = nfs4c_lookup_dir(&c, o.export, &dir);
 	if (st != NFS4_OK) {
-		fprintf(stderr, "it_v42: LOOKUP %s: %s\n", exp, nfs4c_st(st));
+		fprintf(stderr, "it_v42: LOOKUP %s: %s\n", o.export,
+			nfs4c_st(st));
 		return 2;
 	}
 	test_punch(&c, &dir);

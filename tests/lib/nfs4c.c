@@ -47,6 +47,23 @@ struct xdr_uio *xdr_READ4res_uio_setup(struct READ4resok *objp)
 	abort();
 }
 
+bool nfs4c_common_opt(struct nfs4c_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'H':
+		o->host = arg;
+		return true;
+	case 'p':
+		o->port = atoi(arg);
+		return true;
+	case 'e':
+		o->export = arg;
+		return true;
+	default:
+		return false;
+	}
+}
+
 const char *nfs4c_st(int st)
 {
 	static char b[32];

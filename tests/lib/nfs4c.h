@@ -51,6 +51,21 @@ struct nfs4c_wres {
 	verifier4 verf;
 };
 
+/* The server options every nfs4c program takes: -H host (127.0.0.1), -p port
+ * (12049), -e export path (no default). */
+struct nfs4c_opts {
+	const char *host;
+	int port;
+	const char *export;
+};
+#define NFS4C_COMMON_OPTS "H:p:e:"
+#define NFS4C_OPTS_DEFAULT               \
+	{                                \
+		"127.0.0.1", 12049, NULL \
+	}
+/* Takes one of those from a getopt loop; false for any other option. */
+bool nfs4c_common_opt(struct nfs4c_opts *o, int opt, const char *arg);
+
 /* "NFS4ERR_IO", "RPC-FAILURE" (-1), ... ("status N" in a static buffer for
  * the rare ones). */
 const char *nfs4c_st(int st);
