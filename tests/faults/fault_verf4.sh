@@ -9,12 +9,16 @@
 #   writeback  ext4 on a loop device whose backing file lies on a tmpfs that is shrunk
 #              under it (as fault_eio.sh: no journal, errors=continue, 4 KiB requests, the
 #              victim's blocks punched out of the image so its overwrites need new tmpfs
-#              pages): acknowledged data is lost at write-back, so the verifier must change
-#              and no COMMIT of the victim may answer OK with the verifier of the lost
-#              WRITEs (ft_verf4 -x wb); the tmpfs is grown again before the last phase.
+#              pages); the loop device passes the tmpfs's ENOSPC on, so write-back fails
+#              with NOSPC: acknowledged data is lost, so the verifier must change and no
+#              COMMIT of the victim may answer OK with the verifier of the lost WRITEs
+#              (ft_verf4 -x wb); the tmpfs is grown again before the last phase;
+#   eio        the same with EIO: the loop device's backing file (on an ext4 of its own)
+#              is made immutable (chattr +i), so every write the device gets fails with EIO
+#              until chattr -i.
 # Usage: fault_verf4.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS (VFS is expected to
-# FAIL the writeback part: its verifier never changes and its second COMMIT after a
-# write-back error answers OK)
+# FAIL the writeback and eio parts: its verifier never changes, and its COMMITs after the
+# one that reported a write-back error answer OK)
 . "$(dirname "$0")/../lib/harness.sh"
 it_need_prog ft_verf4
 
@@ -70,5 +74,24 @@ shrink="u=\$(df -k --output=used '$tmp' | tail -n1); mount -o remount,size=\$((u
 verf4 writeback -e "$wmnt" -x wb -V victim -W $((32 << 20)) -L $((256 << 20)) -t 60 \
   -F "$shrink" -R "mount -o remount,size=2G '$tmp'"
 gsh_stop || it_fail "writeback: ganesha did not stop cleanly"
+
+# eio: the device behind ext4 fails every write
+omnt=$IT_WORK/outer emnt=$IT_WORK/eio
+it_loop_ext4 "$IT_WORK/outer.img" 160M "$omnt" -m 0 || it_die "cannot make the outer ext4"
+img=$omnt/disk.img
+truncate -s 128M "$img"
+dev=$(losetup -f --show "$img") || it_die "losetup"
+IT_LOOPS+=("$dev")
+echo 4 > "/sys/block/$(basename "$dev")/queue/max_sectors_kb" ||
+  it_die "cannot cap $dev max_sectors_kb"
+mkfs.ext4 -q -F -b 4096 -O ^has_journal -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" \
+  >/dev/null 2>&1 || it_die "mkfs.ext4"
+mkdir -p "$emnt"
+mount -t ext4 -o errors=continue "$dev" "$emnt" || it_die "mount ext4"
+IT_MOUNTS+=("$emnt")
+it_serve "$emnt"
+verf4 eio -e "$emnt" -x wb -L $((256 << 20)) -t 60 -F "chattr +i '$img'" -R "chattr -i '$img'"
+chattr -i "$img"
+gsh_stop || it_fail "eio: ganesha did not stop cleanly"
 
 [ "$IT_FAILED" = 0 ] && it_pass "${summary[*]}"
