@@ -13,7 +13,7 @@
 #   --refresh  apt-get update in the root even if its lists are recent (default: when older
 #              than a day)
 # Environment: DC_CLEAN_ROOT_DIR (default third_party), DC_DEBIAN_MIRROR (default: the first
-# URI of the host's main Debian archive, as scripts/setup-debian13.sh).
+# URI of the host's main Debian archive; scripts/debroot.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 suite=${1:-}
@@ -31,12 +31,8 @@ export DEBIAN_FRONTEND=noninteractive
 t0=$(date +%s)
 step() { echo "clean-root: $suite: $* (+$(($(date +%s) - t0))s)" >&2; }
 
-in_root() {
-  unshare -m --propagation private sh -c '
-    root=$1; shift
-    mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" &&
-      mount -t tmpfs tmpfs "$root/run" && exec chroot "$root" "$@"' sh "$root" "$@"
-}
+. "$top/scripts/debroot.sh"
+in_root() { debroot_in "$root" "$@"; }
 
 mkdir -p "$base"
 # one at a time per root (concurrent test runs share it)
@@ -44,42 +40,11 @@ exec 8> "$root.lock"
 flock -w 900 8 || { echo "clean-root: $root.lock busy for 15 min" >&2; exit 1; }
 
 if [ ! -f "$stamp" ]; then
-  mirror=${DC_DEBIAN_MIRROR:-}
-  if [ -z "$mirror" ]; then
-    mirror=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' \
-             /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  fi
-  mirror=${mirror:-http://deb.debian.org/debian}
-  security=${mirror%/debian}/debian-security
-  [ "$security" != "$mirror/debian-security" ] || security=http://deb.debian.org/debian-security
-  if ! command -v debootstrap >/dev/null; then
-    step "installing debootstrap on the host"
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-  fi
+  debroot_mirror
+  debroot_debootstrap_tool
   step "debootstrap --variant=minbase $suite from $mirror"
-  rm -rf "$root"
-  unshare -m --propagation private \
-    debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$root.log" 2>&1 || {
-    tail -n 20 "$root.log" >&2
-    echo "clean-root: debootstrap failed (log $root.log)" >&2; exit 1; }
-  rm -f "$root/etc/apt/sources.list"
-  cat > "$root/etc/apt/sources.list.d/debian.sources" <<EOF
-Types: deb
-URIs: $mirror
-Suites: $suite $suite-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb
-URIs: $security
-Suites: $suite-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-  # A container's convention: maintainer scripts do not start services (there is no init).
-  printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
-  chmod 755 "$root/usr/sbin/policy-rc.d"
+  debroot_bootstrap "$suite" "$root" "$root.log"
+  debroot_sources "$root" "$suite" deb
   refresh=1
 fi
 if [ $refresh = 0 ] &&

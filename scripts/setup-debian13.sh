@@ -36,63 +36,20 @@ if [ -f "$stamp" ] && [ -f "$dest/src/include/fsal_api.h" ] && root_has_pkgs; th
   exit 0
 fi
 
-# The archive the host uses: first URI of the stanza that is not the security archive.
-mirror=${DC_DEBIAN_MIRROR:-}
-if [ -z "$mirror" ]; then
-  mirror=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' \
-           /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-fi
-mirror=${mirror:-http://deb.debian.org/debian}
-security=${mirror%/debian}/debian-security
-[ "$security" != "$mirror/debian-security" ] || security=http://deb.debian.org/debian-security
-
-if ! command -v debootstrap >/dev/null; then
-  step "installing debootstrap on the host"
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-fi
-
-# In a private mount namespace: /proc and /dev for the root, unmounted with the namespace.
-in_root() {
-  unshare -m --propagation private sh -c '
-    root=$1; shift
-    mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" &&
-      exec chroot "$root" "$@"' sh "$root" "$@"
-}
+. "$top/scripts/debroot.sh"
+debroot_mirror
+debroot_debootstrap_tool
+in_root() { debroot_in "$root" "$@"; }
 
 if [ ! -x "$root/usr/bin/apt-get" ] || [ ! -f "$root/.dc-debootstrap" ]; then
   step "debootstrap trixie from $mirror"
-  rm -rf "$root"
-  mkdir -p "$root"
-  # debootstrap mounts /proc in the target: a private mount namespace takes it away even
-  # if debootstrap is interrupted.
-  unshare -m --propagation private \
-    debootstrap --variant=minbase trixie "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || {
-    tail -n 20 "$root.debootstrap.log" >&2
-    echo "setup-debian13: debootstrap failed (log $root.debootstrap.log)" >&2; exit 1; }
+  debroot_bootstrap trixie "$root" "$root.debootstrap.log"
   rm -f "$root.debootstrap.log"
   touch "$root/.dc-debootstrap"
 fi
 
 step "apt sources, policy-rc.d"
-rm -f "$root/etc/apt/sources.list"
-cat > "$root/etc/apt/sources.list.d/debian.sources" <<EOF
-Types: deb deb-src
-URIs: $mirror
-Suites: trixie trixie-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb
-URIs: $security
-Suites: trixie-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-# Packages' maintainer scripts must not start services in the root.
-printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
-chmod 755 "$root/usr/sbin/policy-rc.d"
-cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+debroot_sources "$root" trixie "deb deb-src"
 
 step "apt-get install in the root"
 in_root apt-get update -qq
