@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE configuration: the module block (DONTCACHE { }) and the
  * export's FSAL block, their parameters and range checks, and the paths they
  * name (Handle_Key_File, Stats_File, Prometheus_File). */

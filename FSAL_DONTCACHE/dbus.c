@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE figures over ganesha's DBus stats interface: the module's
  * fsal_extract_stats and fsal_reset_stats, which ganesha calls for
  *   org.ganesha.nfsd.exportstats.GetFSALStats string:DONTCACHE

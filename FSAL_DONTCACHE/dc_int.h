@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* FSAL_DONTCACHE private definitions: module, export and handle state. */
 #ifndef DC_INT_H
 #define DC_INT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Engine files, one per file, shared by its handles. Ganesha may build more
  * than one handle of the same file: an open by name makes a new one in
  * open2 and MDCACHE throws it away when the file is cached already (after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE exports: create/release/update (the FSAL block read by
  * config.c), handle wire conversions, dynamic fs info, write verifier. */
 #include "dc_int.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE fd management for FSAL API 11 (ganesha 4.3, Debian 12).
  *
  * A ganesha "fd" of this module (the handle's global gfd, each state's fd)

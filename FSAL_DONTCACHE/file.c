@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE file I/O: adapts ganesha's open/read/write/commit/close
  * calls to the dcio engine. Share reservations and NFSv4 open state are
  * tracked here (flags only); all I/O goes through one engine file per inode

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE namespace: handles from name_to_handle_at/open_by_handle_at,
  * lookup, readdir, create ops, link/rename/unlink, attributes. */
 #include "dc_int.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Wire handle encoding, MAC and secret file: see handle_codec.h. */
 #include "handle_codec.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Wire handles of FSAL_DONTCACHE: pure code, no ganesha types.
  *
  * host form:  [version 1][fh_type 1][fh_len 1][f_handle fh_len]      (the MDCACHE key)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE module: registration, init (the DONTCACHE block read by
  * config.c, malloc tuning, engine start) and unload. */
 #include "dc_int.h"

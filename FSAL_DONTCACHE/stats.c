@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE stats where administrators look: the export's JSON file
  * (Stats_File) and Prometheus textfile (Prometheus_File), both optional and
  * rewritten atomically by one stats thread every Stats_Interval_Ms; the final

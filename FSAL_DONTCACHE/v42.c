@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE NFSv4.2 operations: ALLOCATE and DEALLOCATE (fallocate
  * through the engine, after the engine writes of the range in flight), SEEK
  * (lseek SEEK_DATA/SEEK_HOLE; acknowledged data still in the page cache is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* dcbench: NFSv3 load generator on libnfs's raw async API.
  *
  * Writers: one libnfs context (its own TCP connection, its own client) and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Log-linear latency histogram (HDR-style): values below 2^HIST_SUB_BITS are
  * exact; above, each power of two is split into 2^HIST_SUB_BITS linear
  * sub-buckets, so a reported value (bucket midpoint) is within

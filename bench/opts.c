@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 #include "opts.h"
 #include <stdio.h>
 #include <stdlib.h>

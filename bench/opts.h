@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* dcbench command-line options: parsing and validation (no libnfs here, unit-tested). */
 #ifndef DCB_OPTS_H
 #define DCB_OPTS_H

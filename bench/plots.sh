@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # bench/plots.sh OUTDIR MODE...: PNG plots with gnuplot from a run.sh output directory
 # (repetition 1 of each mode for time series and CDFs; medians for the bar chart).
 set -u

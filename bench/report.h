@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* dcbench reports: JSON (complete, machine-readable), timeline CSV, latency CDFs. */
 #ifndef DCB_REPORT_H
 #define DCB_REPORT_H

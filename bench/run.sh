@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # bench/run.sh: compare stock FSAL_VFS with every FSAL_DONTCACHE mode on the same disk.
 #
 #   bench/run.sh --quick            # a few minutes: the README's first command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Server-side sampling, once per second in its own thread: /proc/meminfo
  * (Cached, Dirty, Writeback), a memory cgroup's memory.stat, CPU of the server
  * process and of kswapd, and page-cache residency of the test files

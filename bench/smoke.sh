@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # bench_smoke: a tiny dcbench run against a real ganesha (stock FSAL_VFS) in a private
 # namespace. Asserts the JSON report is complete and that the bytes written equal the
 # bytes asked, that the server's CPU seconds and RSS were measured, and that a readers-only

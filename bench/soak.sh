@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Sustained load (issue 5 item 5; by hand, not CI): 64 libnfs writers (tests/faults/ft_writer:
 # UNSTABLE writes + COMMIT every 4 MiB, 5% stable, files wrapping at 64 MiB) for SOAK_SECS
 # (600) against ganesha with FSAL_DONTCACHE (SOAK_FSAL=VFS for the baseline) on an ext4 loop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Result accounting for dcbench: totals, the measured window (after warm-up),
  * per-connection counters, per-second timeline and errors by NFS status.
  * Pure bookkeeping, no I/O: unit-tested. Times are nanoseconds since the run start. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # bench/summarize.sh OUTDIR: runs.csv -> summary.csv, summary.json and table.txt (printed).
 # Medians over repetitions, with min..max for throughput; ratios against FSAL_VFS of the same
 # run. The read* scenarios (unthrottled cached reads) report the readers: MB/s and the latency

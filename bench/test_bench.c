@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* CUnit tests for dcbench's pure parts: histogram, options, accounting, reports. */
 #include <CUnit/Basic.h>
 #include <stdlib.h>

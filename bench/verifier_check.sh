@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # verifier_check: dcbench notices a changed write verifier and resends the unstable data.
 # Writes with periodic COMMITs to a real ganesha (FSAL_VFS), kills the server mid-run and
 # starts it again (NFSv3's verifier is set at server start), then asserts that dcbench saw

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Installs dependencies (scripts/setup.sh) and builds into ${BUILD_DIR:-build}.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Fails (and lists the files) when clang-format, with the repository's
 # .clang-format, would change any C source or header of the module, its tests
-# or the bench. Fix with: clang-format -i FILE...
+# or the bench (fix with: clang-format -i FILE...), or when a source, script,
+# CMake or config file lacks the project's licence line
+# (SPDX-License-Identifier: LGPL-3.0-or-later, on line 1, or 2 after a #!).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -15,4 +18,13 @@ if [ ${#bad[@]} -gt 0 ]; then
   printf '  %s\n' "${bad[@]}"
   exit 1
 fi
-echo "check-format: every C file formatted"
+nolic=()
+while IFS= read -r f; do
+  head -n 2 "$f" | grep -q 'SPDX-License-Identifier: LGPL-3.0-or-later' || nolic+=("$f")
+done < <(git ls-files '*.[ch]' '*.sh' '*.txt' '*.conf' .ci/run scripts/dontcache-stat)
+if [ ${#nolic[@]} -gt 0 ]; then
+  echo "check-format: ${#nolic[@]} file(s) without the SPDX licence line:"
+  printf '  %s\n' "${nolic[@]}"
+  exit 1
+fi
+echo "check-format: every C file formatted, every file carries its SPDX line"

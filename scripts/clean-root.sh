@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Makes (once) a CLEAN Debian root of a release: debootstrap --variant=minbase, the release's
 # apt sources (main, -updates, -security) and package lists, nothing else. The package test
 # (tests/integration/package.sh) installs the .deb into an overlay over it, so the root itself

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Runs a command inside the Debian 13 root (scripts/setup.sh --ganesha 6 builds it), as
 # root, in a private mount namespace and, by default, a private network namespace with
 # loopback up (the tests/lib/in-ns.sh style). Inside the root:
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift ;;
     --net) net=1 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,17p' "$0"; exit 0 ;;
     -*) echo "debian13.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Sourced by scripts/setup-debian13.sh and scripts/clean-root.sh: the steps both take to make
 # a Debian root with debootstrap, written once.
 #   debroot_mirror              sets $mirror (DC_DEBIAN_MIRROR, else the first URI of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # README command 1 (the main job): install dependencies, build, then start
 # ganesha with FSAL_DONTCACHE (each write mode) and stock FSAL_VFS on scratch
 # exports in a private namespace and memory cgroup, run the quick benchmark

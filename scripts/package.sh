@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Builds the Debian package of the module for one ganesha release and prints its path as the
 # last line:
 #   4.3  Debian 12 (the host): scripts/setup.sh, build on the host
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift ;;
     --out) out=$2; shift ;;
     --no-setup) setup=0 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,21p' "$0"; exit 0 ;;
     4.3|4) rel=4.3 ;;
     6.5|6) rel=6.5 ;;
     *) echo "package.sh: unknown argument $1 (4.3 or 6.5, see --help)" >&2; exit 2 ;;

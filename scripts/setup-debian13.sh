@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Builds the Debian 13 (trixie) root the project uses for nfs-ganesha 6.5 (scripts/setup.sh
 # --ganesha 6 runs it after the host setup). Idempotent: a stamp file in the root says it is
 # complete; remove the root (third_party/debian13-root) to build it again.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Installs every Debian package the project needs and fetches the nfs-ganesha 4.3
 # source (headers only are used) into third_party/nfs-ganesha-4.3. Idempotent.
 #
@@ -16,7 +17,7 @@ ganesha=4
 while [ $# -gt 0 ]; do
   case $1 in
     --ganesha) ganesha=${2:-}; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,11p' "$0"; exit 0 ;;
     *) echo "setup: unknown argument $1" >&2; exit 2 ;;
   esac
   shift

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # README command 2: install dependencies, build (plus an ASan/UBSan build of the
 # engine and unit tests), run every test: the unit tests once, the integration and
 # fault scenarios against Debian 12's ganesha 4.3 (the host) and against Debian 13's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # The test runner: unit tests (ctest, one line per test), then every scenario
 # tests/integration/*.sh and tests/faults/*.sh (fault_*.sh; both on tests/lib/harness.sh) and
 # bench/smoke.sh if present, each with a timeout. One line per test: "PASS name (Ns)", "FAIL name (Ns)" (followed by the tail of its
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
       esac
       shift ;;
     --san) san=$2; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,25p' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
   esac

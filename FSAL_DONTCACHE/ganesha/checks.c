@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Compile-time checks that config.h matches the Debian binary of the ganesha
  * version built for. A wrong macro shifts structures the module shares with
  * ganesha.nfsd; the expected values are in the version's abi.h, beside its

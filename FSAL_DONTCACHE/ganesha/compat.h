@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* What differs between the ganesha versions the module builds for, in one
  * place (besides fd management, which has a unit per version: fd_v11.c for
  * FSAL API 11, Debian 12's ganesha 4.3; fd_v13.c for FSAL API 13, Debian 13's

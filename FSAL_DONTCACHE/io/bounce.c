@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Bounce buffers for O_DIRECT: page-aligned anonymous mappings, the common
  * 1 MiB size kept on a short free list. malloc would keep every buffer it
  * was ever given in its arenas (memalign'd chunks fragment them: measured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* bounce.c: page-aligned O_DIRECT bounce buffers. */
 #ifndef DCIO_BOUNCE_H
 #define DCIO_BOUNCE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Group commit, per file.
  *
  * A flush (fdatasync, or fsync when any member asked for FILE_SYNC) serves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* commit.c: group commit, per file. */
 #ifndef DCIO_COMMIT_H
 #define DCIO_COMMIT_H

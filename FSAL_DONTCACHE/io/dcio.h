@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* dcio: the FSAL_DONTCACHE I/O engine.
  *
  * Holds no ganesha types: the FSAL layer adapts ganesha calls to this API and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Exports: parameters, the RWF_DONTCACHE probe, the in-flight bound and the
  * write verifier generation. */
 #include <errno.h>

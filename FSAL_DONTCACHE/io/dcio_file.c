@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Files: open/close, and turning dcio_write/dcio_read into requests (mode
  * choice, the O_DIRECT split and widening). */
 #include <errno.h>

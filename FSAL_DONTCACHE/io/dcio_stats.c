@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Counters and log-linear latency histograms (128 sub-buckets per power of
  * two: bucket width <= 1/128 of its lower bound, midpoint error < 0.4%). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* dcio_stats.c: per-export counters and log-linear latency histograms
  * (printed by json.c and prom.c). */
 #ifndef DCIO_STATS_H

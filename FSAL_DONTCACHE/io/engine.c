@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* The process-wide engine: syscall table, engine threads (rings or pool),
  * the blocking-work pool and the flusher. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* The engine's core objects, shared by every unit of io/; never included
  * outside io/ (and its unit tests). Each unit's own state is a sub-struct
  * declared in that unit's header. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Error memory, per file (the error rule of README.md).
  *
  * Writes acknowledged since the last successful flush sit in `pending`.

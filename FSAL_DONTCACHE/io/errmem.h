@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* errmem.c: a file's error memory: pending and lost ranges, the error
  * generation, the sync_file_range bracket, truncate trimming. */
 #ifndef DCIO_ERRMEM_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* ALLOCATE and DEALLOCATE: fallocate(2) on an engine file, after the engine
  * writes of the range that are still in flight, recorded in the file's
  * error memory like a write of the range.

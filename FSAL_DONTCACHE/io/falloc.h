@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* falloc.c: a write is tracked from dcio_write until its data syscalls are
  * done and recorded (pending or lost); fallocate waits for the overlapping
  * ones submitted before it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Coalesced background writeback and drop-behind for buffered (dropbehind
  * and fallback) writes. Completions only add ranges and count bytes; the
  * first one crossing a threshold sets `kicked` and signals once, so one

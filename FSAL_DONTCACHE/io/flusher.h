@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* flusher.c: coalesced sync_file_range and drop-behind for buffered writes. */
 #ifndef DCIO_FLUSHER_H
 #define DCIO_FLUSHER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* dcio_export_stats_json: one JSON object per export. */
 #include <errno.h>
 #include <string.h>

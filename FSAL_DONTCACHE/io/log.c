@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* The engine's messages: the caller's sink (the FSAL routes them to its log)
  * or stderr, and a per-site rate limit for warnings that can repeat. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* log.c: the engine's message sink and rate limit. */
 #ifndef DCIO_LOG_H
 #define DCIO_LOG_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Mode names for config values: parse (case-insensitive) and print. */
 #include <errno.h>
 #include <strings.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Reads served on the caller's thread: a read whose data is in the page
  * cache is answered by preadv2(RWF_NOWAIT) at once, without the hand-off to
  * an engine thread (which costs a context switch each way and queues a 4 KiB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* A job queue served by a few threads: blocking work (group-commit flushes)
  * and, where io_uring is unavailable, the pwritev2/preadv2 I/O itself. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* pool.c: a job queue served by threads. */
 #ifndef DCIO_POOL_H
 #define DCIO_POOL_H

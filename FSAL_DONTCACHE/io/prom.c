@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* dcio_export_stats_prom: the export's figures in Prometheus text format
  * (for node_exporter's textfile collector). The same counters as the JSON
  * (json.c); latencies as cumulative histograms derived from the log-linear

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* A singly linked FIFO append, for any node type with a `next` field. */
 #ifndef DCIO_QUEUE_H
 #define DCIO_QUEUE_H

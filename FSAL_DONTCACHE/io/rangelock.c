@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Range lock for files written in direct mode. An O_DIRECT write must not
  * meet cached pages of an overlapping write in flight: the kernel cannot
  * invalidate them, warns of a collision and reports EIO to the next fsync.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* rangelock.c: overlapping writes of direct-mode files run in turn. */
 #ifndef DCIO_RANGELOCK_H
 #define DCIO_RANGELOCK_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Sorted, disjoint byte ranges with an errno each: acknowledged-but-unflushed
  * writes (err 0), lost ranges (err != 0), flusher dirty/writeback sets. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* ranges.c: sorted, disjoint [lo, hi) byte ranges, each with an errno. */
 #ifndef DCIO_RANGES_H
 #define DCIO_RANGES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* One request's life: syscall results (short transfers, EINTR/EAGAIN,
  * EOPNOTSUPP and O_DIRECT EINVAL fallbacks), split children, completion. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* req.c: one I/O request (or a split parent) and its life. */
 #ifndef DCIO_REQ_H
 #define DCIO_REQ_H

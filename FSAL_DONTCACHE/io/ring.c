@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* An engine thread owning one io_uring. Submitters queue requests and wake it
  * through an eventfd whose read is kept posted on the ring, so the thread
  * sleeps in one place (io_uring_submit_and_wait) for both new work and

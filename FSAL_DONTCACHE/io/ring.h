@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* ring.c: an engine thread owning one io_uring. */
 #ifndef DCIO_RING_H
 #define DCIO_RING_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Bad requests (issue 5 item 4): WRITE/READ/COMMIT on a directory (ISDIR/INVAL), WRITEs past
 # the filesystem's maximum file size (FBIG) and past 2^63 (FBIG/INVAL), a WRITE whose count
 # exceeds its data (INVAL), zero-length WRITEs (OK, count 0, size unchanged), READs at/past/

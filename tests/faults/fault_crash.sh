@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Crash durability (issue 5 item 1): 16 libnfs writers under load (UNSTABLE writes + COMMITs
 # + DATA_SYNC/FILE_SYNC writes, each keeping a record of what was acknowledged); ganesha is
 # SIGKILLed at a random moment; after a restart every acknowledged byte must read back

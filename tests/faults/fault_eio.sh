@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # I/O errors, transient and lasting (issue 5 item 3). The export is ext4 (no journal,
 # errors=continue) on a loop device whose backing file lies on a small tmpfs; the loop
 # device's requests are capped at 4 KiB (max_sectors_kb) so a partly written request is an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Lost write-back data outlives ganesha's cache (issue 5: no error is swallowed). The export
 # is a small loop-mounted ext4 that the test fills, leaving 1 MiB; MDCACHE keeps at most 20
 # entries. Phases:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Full disk (issue 5 item 2). Export: a 48 MiB ext4 on a loop device created by the test.
 #   keep    8 MiB written and committed while there is room
 #   filler  8 MiB written and committed

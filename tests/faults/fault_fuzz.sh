@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # libFuzzer (issue 5 item 4): tests/fuzz/fuzz_handle.c (handle_codec.c: dc_fh_verify_wire,
 # dc_fh_parse_host, MAC round trip / tamper) and tests/fuzz/fuzz_config.c (io/modes.c:
 # dcio_parse_*_mode), built with clang -fsanitize=fuzzer,address,undefined, each run for

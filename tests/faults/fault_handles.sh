@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Hostile handles (issue 5 item 4): 100,000 random, truncated, oversized and forged (valid
 # handle, one byte of the MAC tag or body flipped) handles through GETATTR/READ/WRITE/LOOKUP/
 # COMMIT against a live server: every one answered BADHANDLE/STALE, normal GETATTR+READ

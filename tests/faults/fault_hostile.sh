@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Hostile requests (issue 8): as a non-root caller (uid 1000 on a No_Root_Squash export, and
 # uid 0 on a Root_Squash export, mapped to the anonymous uid 65534), every data-changing NFSv3
 # procedure and the NFSv4 ones libnfs sends (OPEN for write / with truncate / upgrade, CREATE,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # A truncate ends the memory of ranges lost past the new size (issue 8 items 6, 7). Export: a
 # small loop-mounted ext4 that a server-side filler file fills, leaving 3 MiB. Once per way a
 # client truncates named in FT_TRUNCATE_HOW (default "setattr create": NFSv3 SETATTR size 0,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Memory safety of the module inside ganesha (issue 5 item 6). ganesha.nfsd runs under
 # valgrind memcheck (RTLD_DEEPBIND rules out ASan there) with the DONTCACHE module; a short
 # NFSv3 workload: MKDIR/CREATE/WRITE (UNSTABLE, DATA_SYNC, FILE_SYNC)/COMMIT/READ/READDIR/

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # The NFSv4 write verifier clients see (issue 10 item 6), with ft_verf4 over one NFSv4.2
 # session; in each part the verifier of every WRITE and COMMIT stays the same while nothing
 # fails, before the fault and again after it ended:

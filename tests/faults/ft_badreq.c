@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* ft_badreq: bad NFSv3 requests get correct answers.
  *
  * ft_badreq [-H host -p nfsport -M mntport] -e export

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* ft_handles: hostile file handles against a live server.
  *
  * ft_handles [-H host -p nfsport -M mntport] -e export [-N count] [-S seed] [-v]

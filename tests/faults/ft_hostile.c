@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* ft_hostile: a non-root caller's data-changing requests are refused before anything changes,
  * hostile offsets get the kernel server's answers, and a file created read-only can be
  * written through the open that created it (issue 8 items 1-3).

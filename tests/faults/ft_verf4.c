@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* ft_verf4: the NFSv4 write verifier clients see (issue 10 item 6).
  *
  * ft_verf4 [-H host] [-p port] -e EXPORT -x wb|write [-F CMD] [-R CMD]

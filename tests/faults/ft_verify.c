@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* ft_verify: reads back every acknowledged byte recorded by ft_writer and compares it with
  * the deterministic pattern; counts false successes.
  *

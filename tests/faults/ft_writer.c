@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* ft_writer: N libnfs raw-API NFSv3 writers (one thread, one TCP connection and one file
  * each) that keep a record of every acknowledged byte (format in ftlib.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Fault-test helpers: see ftlib.h. */
 #include "ftlib.h"
 

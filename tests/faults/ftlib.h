@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Fault-test helpers on top of the shared NFSv3 client core (tests/lib/nfsc.h): common
  * options, connecting, the deterministic data pattern and the acknowledged-data record format
  * shared by ft_writer and ft_verify.

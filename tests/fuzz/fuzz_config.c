@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* libFuzzer target: config value parsing of the I/O engine (io/modes.c):
  * dcio_parse_write_mode / dcio_parse_read_mode / dcio_parse_flush_mode on arbitrary strings.
  * Accepted values must be exactly the documented names (case-insensitive) and round-trip

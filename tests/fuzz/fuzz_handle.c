@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* libFuzzer target: FSAL_DONTCACHE wire-handle decoding (handle_codec.c).
  * 1. dc_fh_verify_wire / dc_fh_parse_host on arbitrary bytes: no crash, no out-of-bounds, and
  *    what they accept is consistent (a verified wire handle re-encodes to itself).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # A bad export configuration is refused: for each bad FSAL block (unknown parameter, bad value of
 # each mode parameter, out-of-range number) and each bad Path (missing, not a directory), the
 # ganesha log names the offending parameter/path, and that export is not served: either ganesha

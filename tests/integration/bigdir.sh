@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # A 10,000-entry directory through the FSAL under test: 8,000 files made on the server's disk
 # before ganesha starts, 2,000 created through NFS, then listed completely with READDIR and
 # READDIRPLUS (small replies, cookies resumed across hundreds of calls and across connections)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # 256 MiB written through the FSAL under test with nfs-cp (NFSv3) and read back with nfs-cp:
 # the source, the file on the server's disk and the copy read back have equal sha256; then the
 # same with the raw API (it_io rw: UNSTABLE and FILE_SYNC 1 MiB writes, COMMIT verifiers).

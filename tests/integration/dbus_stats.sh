@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # The module's figures over ganesha's DBus (issue 12 item 1): a private system bus
 # (dbus-daemon, host's, on /run/dbus/system_bus_socket of the test namespace; ganesha in the
 # Debian 13 root reaches it through the /run it shares) with Debian's nfs-ganesha policy file;

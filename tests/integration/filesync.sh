@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # A FILE_SYNC WRITE is answered after fsync, not fdatasync only (issue 8 item 9): FILE_SYNC
 # requires the file's metadata on stable storage too, as FSAL_VFS gives it. ganesha is traced
 # with `strace -f -e trace=fsync,fdatasync` while `it_io filesync` sends FILE_SYNC WRITEs one

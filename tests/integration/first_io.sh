@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Concurrent first I/O on files ganesha has no open fd for (created on the server's own
 # filesystem, not through NFS): 16 writers with 32 WRITEs in flight each start on such files
 # at once, in 8 rounds. Ganesha then finds the object lock held by another worker and asks

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Forged, truncated, oversized and garbage NFSv3 and NFSv4 handles get BADHANDLE or STALE and the server
 # keeps answering (a normal GETATTR after each batch). For DONTCACHE, strict: every alteration
 # of the module's MACed opaque part, and a handle of another export (own key) relabelled with

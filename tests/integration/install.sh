@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # The installed module works in a stock setup: `cmake --install BUILD` puts libfsaldontcache.so
 # in ganesha's FSAL directory, and ganesha started with a config WITHOUT Plugins_Dir loads it from
 # there and serves a libnfs client (data written and read back, namespace ops).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* A large directory listed completely: READDIR and READDIRPLUS with small replies (so the
  * listing takes many calls resumed from cookies), a listing resumed on a new connection from a
  * saved cookie and verifier, and the high-level opendir/readdir. Every name f00000..f<N-1>

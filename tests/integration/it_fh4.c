@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Forged NFSv4 file handles: PUTFH of an altered, truncated, oversized or garbage handle must
  * fail with NFS4ERR_BADHANDLE or NFS4ERR_STALE, and the server keeps answering.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* File handles: persistence across server restarts, and rejection of forged ones.
  *
  * usage:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Error statuses that need a special filesystem under the export, and data checks.
  *
  * usage:

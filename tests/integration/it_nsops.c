@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Every NFSv3 namespace operation against a running server, with its results and its error
  * statuses, through libnfs's raw API (full control of create modes, setattr, cookies, stable_how)
  * and through the high-level API (what applications use).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* The main namespace operations over NFSv4 (libnfs high-level API, version=4): mkdir, create,
  * write (chunked: libnfs 4.0 cannot send NFSv4 WRITEs above ~4000 bytes), read back, stat,
  * chmod/chown/utimes/truncate, symlink/readlink, link, rename, readdir, remove, rmdir, and the

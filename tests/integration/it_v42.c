@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* A small NFSv4.2 client for the integration tests (libnfs 4.0 has no NFSv4.2
  * operations): COMPOUNDs are encoded and decoded with ganesha's own XDR
  * routines over TCP with AUTH_SYS as a chosen uid (the nfs4c client core,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Shared helpers of the integration test programs, on top of the shared NFSv3 client core
  * (tests/lib/nfsc.h): common options, TAP-like reporting, nfs:// URLs and high-level mounts.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Malloc_Tuning (module block): ganesha's WRITE buffers are reused instead of being given back
 # to the kernel and faulted in again. Ganesha is started twice, with the default (false) and
 # with Malloc_Tuning = true; each time 4 writers send 1 MiB WRITEs (two warm-up rounds, then

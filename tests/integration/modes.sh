@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Every FSAL_DONTCACHE mode end to end: for each Write_Mode x Flush_Mode (and the
 # three Read_Modes in turn), with every export parameter set away from its
 # default, 32 concurrent libnfs writers (UNSTABLE, DATA_SYNC, FILE_SYNC writes,

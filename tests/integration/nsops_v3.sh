@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Every NFSv3 namespace operation (issue 2, item 2) through the FSAL under test: results and
 # error statuses, raw and high-level libnfs API, as root and as an unprivileged AUTH_SYS user.
 . "$(dirname "$0")/../lib/harness.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # The main namespace operations over NFSv4 through the FSAL under test (mkdir, create, chunked
 # writes, read back, setattr, symlink, link, rename, readdir, remove, rmdir, error statuses).
 . "$(dirname "$0")/../lib/harness.sh"

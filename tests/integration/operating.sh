@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Where administrators look (issue 12 items 2, 3, 5, 6): three exports, one with Stats_File and
 # Prometheus_File, one with Prometheus_File only (Write_Mode = dropbehind), one with neither.
 # Debian's prometheus-node-exporter (textfile collector only) serves the .prom files; it is

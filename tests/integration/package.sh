@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # The Debian package installs and serves in a CLEAN Debian root of its release, where nothing
 # else of the project was ever installed:
 #   4.3 (the host run)                     nfs-ganesha-dontcache_*+g43_amd64.deb in bookworm

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Live reconfiguration under load: ganesha runs a DONTCACHE export with 16 writers
 # (ft_writer, every acknowledged byte recorded); meanwhile the config is rewritten (Write_Mode
 # dontcache -> dropbehind, Flush_Mode coalesced -> inline, Max_Inflight_Bytes, Worker_Write_Max,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Handles survive ganesha restarts: handles saved by a client before a clean stop, and before a
 # crash (SIGKILL), still name the same objects afterwards (GETATTR, READ, WRITE, READDIR,
 # READLINK, LOOKUP); a file removed while the server was down gives STALE.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # An export on tmpfs (no RWF_DONTCACHE: EOPNOTSUPP) works through the buffered fallback: data
 # written with nfs-cp and with raw UNSTABLE/FILE_SYNC writes reads back intact. DONTCACHE: the
 # log says "falling back" exactly once for the tmpfs export and never for the ext4 export beside

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # NFSv4.2 over the FSAL under test with the raw client it_v42 (libnfs has no NFSv4.2):
 # DEALLOCATE reads back as zeros, ALLOCATE keeps data and reserves blocks, SEEK finds holes,
 # data and unflushed data, hostile ALLOCATE/DEALLOCATE offsets and lengths are refused with

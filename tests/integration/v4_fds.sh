@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # NFSv4 opens give their fds back: 300 files written and closed over NFSv4 (ganesha's fd reaper
 # does not count NFSv4 opens) leave ganesha's open-fd count near where it started, and the data
 # is intact. Over NFSv3 the same files read back (the global opens are the reaper's to close).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Shell library: run rpcbind and ganesha.nfsd inside a private network+mount namespace.
 # Usage: source it from a script started by `tests/lib/in-ns.sh script args...`.
 #   gsh_conf OUT EXPORT_DIR WORKDIR [extra FSAL lines] -> writes a ganesha.conf

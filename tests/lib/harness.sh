@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # The shell harness of every scenario (tests/integration/*.sh, tests/faults/*.sh). Source it
 # first thing:
 #   . "$(dirname "$0")/../lib/harness.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
 # Runs SCRIPT ARGS... in a private network+mount namespace with loopback up and a private /run.
 # Everything the script starts there must be stopped by the script (tests/lib/ganesha.sh does).
 set -u

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* See nfs4c.h. */
 #include "nfs4c.h"
 

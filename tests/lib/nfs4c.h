@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* nfs4c: a small NFSv4.1/4.2 client for the test programs (libnfs 4.0 has no
  * NFSv4.2 operations and no raw NFSv4 COMPOUNDs): COMPOUNDs are encoded and
  * decoded with ganesha's own XDR routines (nfsv41.h, static inline there) and

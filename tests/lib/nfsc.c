@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* See nfsc.h. */
 #include "nfsc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Shared core of the libnfs raw-API NFSv3 test clients (tests/faults/ftlib,
  * tests/integration/itlib): MOUNT3 MNT for the export root handle, an NFSv3 connection with
  * bounded waits, and synchronous wrappers of the NFSv3 procedures (every reply copied out of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* See rpcc.h. */
 #include "rpcc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* rpcc: ONC RPC calls over one TCP connection with record marking and
  * AUTH_SYS, encoded and decoded with libntirpc's XDR (no portmapper, no
  * retransmission: one call at a time, answered in order). The raw core of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* tcheck: the "ok - ..." / "not ok - ..." line of one check, counted, for the
  * test programs outside the unit tests (tests/run.sh shows the "not ok" lines
  * of a failed scenario). */

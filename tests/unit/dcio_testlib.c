@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Shared helpers for the dcio CUnit suites. */
 #include <CUnit/Basic.h>
 #include "dcio_testlib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Shared helpers for the dcio CUnit suites: temp dirs on ext4 and a private
  * tmpfs, completion waiters, a tiny JSON flattener. */
 #ifndef DCIO_TESTLIB_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Group commit: concurrent COMMITs share one fdatasync (exact counts) (counters and a counting syscall table), stable writes complete only after a later flush on another thread, COMMIT with nothing dirty makes no syscall, close flushes. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>

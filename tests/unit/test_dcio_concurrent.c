@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* 64 threads write disjoint, then overlapping, ranges through every write mode and both backends on ext4 and tmpfs (and inline flush mode on ext4); async completion on engine threads (caller in inline mode), contents verified. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>

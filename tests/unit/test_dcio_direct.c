@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Direct mode: misaligned writes (split into dontcache head/tail and an O_DIRECT middle) and misaligned widened reads land byte-exact against a shadow copy; tmpfs without DIO alignment falls back and stays exact; every O_DIRECT write is aligned (fake pwritev2). */
 #include <CUnit/Basic.h>
 #include <stdatomic.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Errors are never lost: injected fdatasync/pwritev2/sync_file_range failures reach every waiter of the batch and every later COMMIT of acknowledged data until it is rewritten and flushed; the verifier changes; close reports what no COMMIT saw; EINTR/EAGAIN/short writes are retried. */
 #include <CUnit/Basic.h>
 #include <errno.h>

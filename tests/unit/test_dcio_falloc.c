@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* ALLOCATE/DEALLOCATE in the engine (io/falloc.c): a punch waits for the
  * in-flight write of its range (a pwritev2 held in the syscall table), not for
  * writes elsewhere; the error rule across punch and allocate (an allocation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Dropbehind flusher: many writes share one pass, ranges are merged and sorted before sync_file_range(WRITE), written ranges are waited on and dropped (DONTNEED) in a later pass, and the file, export and interval triggers each start a flush. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Bounded memory: bytes in flight per export never exceed max_inflight_bytes (slow pwritev2 in the syscall table, and io_uring), a write that finds no room for inflight_wait_ms gets EAGAIN without a callback, a write larger than the bound runs alone. */
 #include <CUnit/Basic.h>
 #include <errno.h>

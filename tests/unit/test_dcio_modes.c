@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Modes: every write/read/flush mode round-trips data on ext4 and tmpfs with the right syscall flags; inline completes before dcio_write returns; tmpfs (and a run-time EOPNOTSUPP) falls back to dropbehind/buffered and says so; mode names parse case-insensitively. */
 #include <CUnit/Basic.h>
 #include <errno.h>

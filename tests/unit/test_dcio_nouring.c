@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Without io_uring (io_uring_setup refused by a seccomp filter, as with io_uring_disabled=2) the engine falls back to the pwritev2/preadv2 pool and keeps the same semantics. */
 #include <CUnit/Basic.h>
 #include <errno.h>

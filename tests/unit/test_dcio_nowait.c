@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Reads of cached data are answered on the caller's thread (RWF_NOWAIT); uncached, direct and failing reads are left to the engine. */
 #include <CUnit/Basic.h>
 #include <errno.h>

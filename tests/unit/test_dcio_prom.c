@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Prometheus text (dcio_export_stats_prom): every line parses as the text
  * exposition format, every family is declared, names are prefixed and
  * counters end in _total, histogram buckets are cumulative with +Inf equal to

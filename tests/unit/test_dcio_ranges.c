@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Range sets behind lost-range memory and flusher batching: random add/sub/find against a byte-map model, merging, errno replacement. */
 #include <CUnit/Basic.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Page-cache footprint on ext4: 1 GiB written in dontcache and dropbehind modes stays under 5% resident (mincore), also when dontcache overwrites it (the kernel keeps those pages: the flusher drops them), buffered keeps most of it; the dropbehind flusher coalesces many writes per pass. A run during which someone else dropped caches is repeated. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Stats: log-linear histogram buckets within 1% of any value, quantiles right on known data, and the per-export JSON is valid, escaped, and carries every documented key with consistent values; its keys and those io/README.md names match both ways (exact counts); one workload asserts every counter it drives and the identities between them. */
 #include <CUnit/Basic.h>
 #include <stdatomic.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Small writes are issued on the caller's thread (caller_write_max), larger ones go to engine threads; engine threads run at the configured nice value. */
 #include <CUnit/Basic.h>
 #include <dirent.h>

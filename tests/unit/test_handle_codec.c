@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* test_handle_codec: wire handle MAC, parsing of hostile handles, the secret file. */
 #include <CUnit/Basic.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Structure sizes of Debian 12's nfs-ganesha 4.3 binary (FSAL API 11.0), read
  * off the packaged build; ganesha/checks.c asserts them at compile time. A
  * wrong macro in config.h shifts structures the module shares with

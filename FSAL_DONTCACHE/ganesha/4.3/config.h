@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* config.h for Debian 12's nfs-ganesha 4.3 binary (ganesha.nfsd, FSAL API 11.0).
  *
  * Ganesha's own cmake run does not reproduce Debian's build (it silently turns

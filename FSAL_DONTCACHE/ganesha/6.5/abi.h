@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Structure sizes and offsets of Debian 13's nfs-ganesha 6.5 binary (FSAL API
  * 13.0, package 6.5-5); ganesha/checks.c asserts them at compile time. Read
  * off the stripped packaged binaries (no -dbgsym archive reachable):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* config.h for Debian 13's nfs-ganesha 6.5 binary (ganesha.nfsd, FSAL API 13.0).
  *
  * Written by hand, like 4.3/config.h: ganesha's own cmake run does not
