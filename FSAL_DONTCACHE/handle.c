@@ -376,6 +376,43 @@ static fsal_status_t finish_create(struct dc_handle *dir, int dfd,
 	return st;
 }
 
+/* What a create op makes: a symlink to target, else by the type in mode a
+ * directory or a node (dev for devices). */
+struct dc_mk {
+	mode_t mode;
+	dev_t dev;
+	const char *target;
+};
+
+static int mk_at(int dfd, const char *name, const struct dc_mk *mk)
+{
+	if (mk->target != NULL)
+		return symlinkat(mk->target, dfd, name);
+	if (S_ISDIR(mk->mode))
+		return mkdirat(dfd, name, mk->mode & ~S_IFMT);
+	return mknodat(dfd, name, mk->mode, mk->dev);
+}
+
+/* Makes name in dir as the caller, then its handle (finish_create). */
+static fsal_status_t create_at(struct dc_handle *dir, const char *name,
+			       const struct dc_mk *mk,
+			       struct fsal_attrlist *attrs_in,
+			       struct fsal_obj_handle **new_obj,
+			       struct fsal_attrlist *attrs_out)
+{
+	fsal_status_t st;
+	int fd = dir_fd(dir);
+
+	if (fd < 0)
+		return posix2fsal_status(errno);
+	if (AS_CALLER(mk_at(fd, name, mk)) != 0)
+		st = posix2fsal_status(errno);
+	else
+		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
+	close(fd);
+	return st;
+}
+
 static mode_t take_mode(struct fsal_attrlist *attrs, mode_t dflt)
 {
 	mode_t m = dflt;
@@ -393,22 +430,13 @@ static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
 			      struct fsal_attrlist *attrs_out DC_PARENT_ATTRS)
 {
 	struct dc_handle *dir = dc_hdl(dir_hdl);
-	mode_t mode = take_mode(attrs_in, 0755);
+	struct dc_mk mk = { .mode = S_IFDIR | take_mode(attrs_in, 0755) };
 	fsal_status_t st = check_name(name, false);
-	int fd;
 
 	*new_obj = NULL;
 	if (FSAL_IS_ERROR(st))
 		return st;
-	fd = dir_fd(dir);
-	if (fd < 0)
-		return posix2fsal_status(errno);
-	if (AS_CALLER(mkdirat(fd, name, mode)) != 0)
-		st = posix2fsal_status(errno);
-	else
-		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
-	close(fd);
-	return st;
+	return create_at(dir, name, &mk, attrs_in, new_obj, attrs_out);
 }
 
 static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl,
@@ -418,43 +446,35 @@ static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl,
 			       struct fsal_attrlist *attrs_out DC_PARENT_ATTRS)
 {
 	struct dc_handle *dir = dc_hdl(dir_hdl);
-	mode_t mode = take_mode(attrs_in, 0644);
-	dev_t dev = 0;
+	struct dc_mk mk = { .mode = take_mode(attrs_in, 0644) };
 	fsal_status_t st = check_name(name, false);
-	int fd;
 
 	*new_obj = NULL;
 	if (FSAL_IS_ERROR(st))
 		return st;
 	switch (nodetype) {
 	case CHARACTER_FILE:
-		mode |= S_IFCHR;
-		dev = makedev(attrs_in->rawdev.major, attrs_in->rawdev.minor);
+		mk.mode |= S_IFCHR;
+		mk.dev =
+			makedev(attrs_in->rawdev.major, attrs_in->rawdev.minor);
 		break;
 	case BLOCK_FILE:
-		mode |= S_IFBLK;
-		dev = makedev(attrs_in->rawdev.major, attrs_in->rawdev.minor);
+		mk.mode |= S_IFBLK;
+		mk.dev =
+			makedev(attrs_in->rawdev.major, attrs_in->rawdev.minor);
 		break;
 	case SOCKET_FILE:
-		mode |= S_IFSOCK;
+		mk.mode |= S_IFSOCK;
 		break;
 	case FIFO_FILE:
-		mode |= S_IFIFO;
+		mk.mode |= S_IFIFO;
 		break;
 	default:
 		return fsalstat(ERR_FSAL_BADTYPE, EINVAL);
 	}
 	if (attrs_in != NULL)
 		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_RAWDEV);
-	fd = dir_fd(dir);
-	if (fd < 0)
-		return posix2fsal_status(errno);
-	if (AS_CALLER(mknodat(fd, name, mode, dev)) != 0)
-		st = posix2fsal_status(errno);
-	else
-		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
-	close(fd);
-	return st;
+	return create_at(dir, name, &mk, attrs_in, new_obj, attrs_out);
 }
 
 static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl,
@@ -464,24 +484,16 @@ static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl,
 				struct fsal_attrlist *attrs_out DC_PARENT_ATTRS)
 {
 	struct dc_handle *dir = dc_hdl(dir_hdl);
+	struct dc_mk mk = { .target = link_path };
 	fsal_status_t st = check_name(name, false);
-	int fd;
 
 	*new_obj = NULL;
 	if (FSAL_IS_ERROR(st))
 		return st;
-	fd = dir_fd(dir);
-	if (fd < 0)
-		return posix2fsal_status(errno);
 	/* Linux symlinks have no mode of their own. */
 	if (attrs_in != NULL)
 		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_MODE);
-	if (AS_CALLER(symlinkat(link_path, fd, name)) != 0)
-		st = posix2fsal_status(errno);
-	else
-		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
-	close(fd);
-	return st;
+	return create_at(dir, name, &mk, attrs_in, new_obj, attrs_out);
 }
 
 static fsal_status_t dc_readlink(struct fsal_obj_handle *obj,
@@ -506,6 +518,25 @@ static fsal_status_t dc_readlink(struct fsal_obj_handle *obj,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/* Opens a (with aflags) and then directory b for a call on two objects
+ * (link, rename): 0, or the errno of the open that failed. put_fds closes
+ * whichever is open. */
+static int get_fds(struct dc_handle *a, int aflags, struct dc_handle *b,
+		   int fd[2])
+{
+	fd[0] = hdl_open(a, aflags);
+	fd[1] = fd[0] < 0 ? -1 : dir_fd(b);
+	return fd[0] < 0 || fd[1] < 0 ? errno : 0;
+}
+
+static fsal_status_t put_fds(const int fd[2], int err)
+{
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return posix2fsal_status(err);
+}
+
 /* ganesha checks the target directory of a link itself (fs_info says the
  * FSAL does not); the link is made as root, like FSAL_VFS does, since
  * linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH. */
@@ -514,21 +545,14 @@ static fsal_status_t dc_link(struct fsal_obj_handle *obj,
 			     const char *name DC_PARENT_ATTRS)
 {
 	fsal_status_t st = check_name(name, false);
-	int fd, dfd, err = 0;
+	int fd[2], err;
 
 	if (FSAL_IS_ERROR(st))
 		return st;
-	fd = hdl_open(dc_hdl(obj), O_PATH | O_NOFOLLOW);
-	dfd = fd < 0 ? -1 : dir_fd(dc_hdl(destdir));
-	if (fd < 0 || dfd < 0)
+	err = get_fds(dc_hdl(obj), O_PATH | O_NOFOLLOW, dc_hdl(destdir), fd);
+	if (err == 0 && linkat(fd[0], "", fd[1], name, AT_EMPTY_PATH) != 0)
 		err = errno;
-	else if (linkat(fd, "", dfd, name, AT_EMPTY_PATH) != 0)
-		err = errno;
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);
-	return posix2fsal_status(err);
+	return put_fds(fd, err);
 }
 
 /* Removals and renames run as the caller: ganesha leaves their permission
@@ -540,23 +564,17 @@ static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 			       const char *new_name DC_RENAME_ATTRS)
 {
 	fsal_status_t st = check_name(old_name, false);
-	int ofd, nfd, err = 0;
+	int fd[2], err;
 
 	if (!FSAL_IS_ERROR(st))
 		st = check_name(new_name, false);
 	if (FSAL_IS_ERROR(st))
 		return st;
-	ofd = dir_fd(dc_hdl(olddir));
-	nfd = ofd < 0 ? -1 : dir_fd(dc_hdl(newdir));
-	if (ofd < 0 || nfd < 0)
+	err = get_fds(dc_hdl(olddir), O_PATH | O_DIRECTORY, dc_hdl(newdir), fd);
+	if (err == 0 &&
+	    AS_CALLER(renameat(fd[0], old_name, fd[1], new_name)) != 0)
 		err = errno;
-	else if (AS_CALLER(renameat(ofd, old_name, nfd, new_name)) != 0)
-		err = errno;
-	if (ofd >= 0)
-		close(ofd);
-	if (nfd >= 0)
-		close(nfd);
-	return posix2fsal_status(err);
+	return put_fds(fd, err);
 }
 
 static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
