@@ -160,12 +160,19 @@ static int xattr_open(struct dc_handle *h, struct xattr_obj *o)
 	return 0;
 }
 
-fsal_status_t dc_getxattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name,
-			   xattrvalue4 *xa_value)
+enum xattr_op { XATTR_GET, XATTR_SET, XATTR_REMOVE };
+
+/* One xattr call on obj's inode, run as the caller so the kernel checks
+ * read or write permission (and the sticky-directory rule) as it would for
+ * a local user: refused like a READ or WRITE would be. A GET with a
+ * zero-length buffer asks for the size (ganesha's retry after XATTR2BIG)
+ * and puts the value's length in val; flags are SET's. */
+static fsal_status_t xattr_call(struct fsal_obj_handle *obj, enum xattr_op op,
+				xattrkey4 *key, xattrvalue4 *val, int flags)
 {
 	char name[DC_XATTR_NAME_MAX + 1];
 	struct xattr_obj o;
-	fsal_status_t st = xattr_name(xa_name, name, sizeof(name));
+	fsal_status_t st = xattr_name(key, name, sizeof(name));
 	ssize_t n;
 	int err;
 
@@ -174,28 +181,41 @@ fsal_status_t dc_getxattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name,
 	err = xattr_open(dc_hdl(obj), &o);
 	if (err != 0)
 		return posix2fsal_status(err);
-	/* read permission as the kernel checks it for the caller; a zero-length
-	 * buffer asks for the size (ganesha's retry after XATTR2BIG) */
 	fsal_set_credentials(&op_ctx->creds);
-	n = getxattr(o.path, name,
-		     xa_value->utf8string_len ? xa_value->utf8string_val : NULL,
-		     xa_value->utf8string_len);
+	switch (op) {
+	case XATTR_GET:
+		n = getxattr(o.path, name,
+			     val->utf8string_len ? val->utf8string_val : NULL,
+			     val->utf8string_len);
+		break;
+	case XATTR_SET:
+		n = setxattr(o.path, name, val->utf8string_val,
+			     val->utf8string_len, flags);
+		break;
+	default:
+		n = removexattr(o.path, name);
+		break;
+	}
 	err = errno;
 	fsal_restore_ganesha_credentials();
 	close(o.fd);
 	if (n < 0)
 		return xattr_status(err);
-	xa_value->utf8string_len = (u_int)n;
+	if (op == XATTR_GET)
+		val->utf8string_len = (u_int)n;
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+fsal_status_t dc_getxattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name,
+			   xattrvalue4 *xa_value)
+{
+	return xattr_call(obj, XATTR_GET, xa_name, xa_value, 0);
 }
 
 fsal_status_t dc_setxattrs(struct fsal_obj_handle *obj, setxattr_option4 option,
 			   xattrkey4 *xa_name, xattrvalue4 *xa_value)
 {
-	char name[DC_XATTR_NAME_MAX + 1];
-	struct xattr_obj o;
-	fsal_status_t st;
-	int flags, rc, err;
+	int flags;
 
 	switch (option) {
 	case SETXATTR4_EITHER:
@@ -210,41 +230,12 @@ fsal_status_t dc_setxattrs(struct fsal_obj_handle *obj, setxattr_option4 option,
 	default:
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
 	}
-	st = xattr_name(xa_name, name, sizeof(name));
-	if (FSAL_IS_ERROR(st))
-		return st;
-	err = xattr_open(dc_hdl(obj), &o);
-	if (err != 0)
-		return posix2fsal_status(err);
-	/* write permission (and the sticky-directory rule) as the kernel
-	 * checks them for the caller: refused like a WRITE would be */
-	fsal_set_credentials(&op_ctx->creds);
-	rc = setxattr(o.path, name, xa_value->utf8string_val,
-		      xa_value->utf8string_len, flags);
-	err = errno;
-	fsal_restore_ganesha_credentials();
-	close(o.fd);
-	return rc == 0 ? fsalstat(ERR_FSAL_NO_ERROR, 0) : xattr_status(err);
+	return xattr_call(obj, XATTR_SET, xa_name, xa_value, flags);
 }
 
 fsal_status_t dc_removexattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name)
 {
-	char name[DC_XATTR_NAME_MAX + 1];
-	struct xattr_obj o;
-	fsal_status_t st = xattr_name(xa_name, name, sizeof(name));
-	int rc, err;
-
-	if (FSAL_IS_ERROR(st))
-		return st;
-	err = xattr_open(dc_hdl(obj), &o);
-	if (err != 0)
-		return posix2fsal_status(err);
-	fsal_set_credentials(&op_ctx->creds);
-	rc = removexattr(o.path, name);
-	err = errno;
-	fsal_restore_ganesha_credentials();
-	close(o.fd);
-	return rc == 0 ? fsalstat(ERR_FSAL_NO_ERROR, 0) : xattr_status(err);
+	return xattr_call(obj, XATTR_REMOVE, xa_name, NULL, 0);
 }
 
 /* ganesha's helper keeps the "user." names, strips the prefix, and pages
