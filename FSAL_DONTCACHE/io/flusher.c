@@ -87,7 +87,12 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 	pthread_mutex_unlock(&fl->mu);
 }
 
-static void drop_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
+/* One sync_file_range per range of rs, inside the error-memory bracket:
+ * SYNC_FILE_RANGE_WRITE starts the write-back of fresh ranges (counted as
+ * flushed); SYNC_FILE_RANGE_WAIT_BEFORE waits for ranges already started,
+ * whose clean pages are then dropped. */
+static void sfr_ranges(struct dcio_file *f, const struct dcio_rangeset *rs,
+		       unsigned int how)
 {
 	const struct dcio_syscalls *s = &f->e->sys;
 	struct dcio_stats *st = &f->x->st;
@@ -96,33 +101,17 @@ static void drop_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
 		off_t lo = (off_t)rs->r[i].lo,
 		      len = (off_t)(rs->r[i].hi - rs->r[i].lo);
 		em_sfr_begin(f);
-		em_sfr_end(f,
-			   s->sync_file_range(f->fd, lo, len,
-					      SYNC_FILE_RANGE_WAIT_BEFORE) < 0
-				   ? errno
-				   : 0);
-		ST_ADD(st->fl_sfr_calls, 1);
-		if (s->posix_fadvise(f->fd, lo, len, POSIX_FADV_DONTNEED) == 0)
-			ST_ADD(st->fl_dontneed, 1);
-	}
-}
-
-static void start_ranges(struct dcio_file *f, const struct dcio_rangeset *rs)
-{
-	const struct dcio_syscalls *s = &f->e->sys;
-	struct dcio_stats *st = &f->x->st;
-
-	for (size_t i = 0; i < rs->n; i++) {
-		off_t lo = (off_t)rs->r[i].lo,
-		      len = (off_t)(rs->r[i].hi - rs->r[i].lo);
-		em_sfr_begin(f);
-		em_sfr_end(f, s->sync_file_range(f->fd, lo, len,
-						 SYNC_FILE_RANGE_WRITE) < 0
+		em_sfr_end(f, s->sync_file_range(f->fd, lo, len, how) < 0
 				      ? errno
 				      : 0);
 		ST_ADD(st->fl_sfr_calls, 1);
-		ST_ADD(st->fl_ranges, 1);
-		ST_ADD(st->fl_bytes, rs->r[i].hi - rs->r[i].lo);
+		if (how == SYNC_FILE_RANGE_WRITE) {
+			ST_ADD(st->fl_ranges, 1);
+			ST_ADD(st->fl_bytes, rs->r[i].hi - rs->r[i].lo);
+		} else if (s->posix_fadvise(f->fd, lo, len,
+					    POSIX_FADV_DONTNEED) == 0) {
+			ST_ADD(st->fl_dontneed, 1);
+		}
 	}
 }
 
@@ -151,8 +140,8 @@ static void process(struct dcio_flusher *fl, struct dcio_file *f)
 	f->fl.last = now_ns();
 	pthread_mutex_unlock(&fl->mu);
 
-	drop_ranges(f, &old);
-	start_ranges(f, &fresh);
+	sfr_ranges(f, &old, SYNC_FILE_RANGE_WAIT_BEFORE);
+	sfr_ranges(f, &fresh, SYNC_FILE_RANGE_WRITE);
 	rs_free(&old);
 
 	pthread_mutex_lock(&fl->mu);
