@@ -65,7 +65,7 @@ static void tally_check(struct tally *t, const char *what)
 				first = i;
 			missing++;
 		}
-	it_ok(missing == 0 && t->dup == 0 && t->bad == 0 && t->n == nfiles,
+	tc_ok(missing == 0 && t->dup == 0 && t->bad == 0 && t->n == nfiles,
 	      "%s: %d names, %d missing (first f%05d), %d duplicates, %d unexpected, %d dots",
 	      what, t->n, missing, first < 0 ? 0 : first, t->dup, t->bad,
 	      t->dots);
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 			bad += nfsc_create(&c, &dir, name, GUARDED, 0644, NULL,
 					   NULL, NULL) != NFS3_OK;
 		}
-		it_ok(bad == 0,
+		tc_ok(bad == 0,
 		      "CREATE f%05d..f%05d through NFS (%d failures, %llu ms)",
 		      create_from, nfiles - 1, bad,
 		      (unsigned long long)(nfsc_now_ms() - t0));
@@ -120,11 +120,11 @@ int main(int argc, char **argv)
 	/* READDIR with ~4 KiB replies. */
 	t0 = nfsc_now_ms();
 	st = nfsc_readdir_all(&c, &dir, false, 4096, &l);
-	it_ok(st == NFS3_OK,
+	tc_ok(st == NFS3_OK,
 	      "READDIR (count 4096) to eof: %s, %u calls, %zu entries, %llu ms",
 	      it_st(st), l.calls, l.n,
 	      (unsigned long long)(nfsc_now_ms() - t0));
-	it_ok(l.calls >= (unsigned)nfiles / 200,
+	tc_ok(l.calls >= (unsigned)nfiles / 200,
 	      "READDIR needed many calls (%u)", l.calls);
 	for (i = 0; i < l.n; i++)
 		tally_name(&t, l.e[i].name);
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 
 		for (i = 1; i < l.n; i++)
 			dupc += l.e[i].cookie == l.e[i - 1].cookie;
-		it_ok(dupc == 0,
+		tc_ok(dupc == 0,
 		      "consecutive READDIR cookies are distinct (%d repeats)",
 		      dupc);
 	}
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	tally_reset(&t);
 	t0 = nfsc_now_ms();
 	st = nfsc_readdir_all(&c, &dir, true, 2048, &l);
-	it_ok(st == NFS3_OK,
+	tc_ok(st == NFS3_OK,
 	      "READDIRPLUS (dircount 2048) to eof: %s, %u calls, %zu entries, %llu ms",
 	      it_st(st), l.calls, l.n,
 	      (unsigned long long)(nfsc_now_ms() - t0));
@@ -171,11 +171,11 @@ int main(int argc, char **argv)
 			}
 		}
 		tally_check(&t, "READDIRPLUS");
-		it_ok(noattr == 0 && nofh == 0 && badid == 0,
+		tc_ok(noattr == 0 && nofh == 0 && badid == 0,
 		      "READDIRPLUS entries carry attributes and handles (%d without attrs, %d without "
 		      "handle, %d fileid mismatches)",
 		      noattr, nofh, badid);
-		it_ok(sampled > 0 && sample_ok == sampled,
+		tc_ok(sampled > 0 && sample_ok == sampled,
 		      "GETATTR through READDIRPLUS handles (%d/%d)", sample_ok,
 		      sampled);
 	}
@@ -199,7 +199,7 @@ int main(int argc, char **argv)
 			cookie = l.e[l.n - 1].cookie;
 			calls++;
 		}
-		it_ok(st == NFS3_OK,
+		tc_ok(st == NFS3_OK,
 		      "first part of the listing (%u calls, %zu entries)",
 		      calls, l.n);
 		if (it_connect(&c2, &o, 0, 0) == 0) {
@@ -218,12 +218,12 @@ int main(int argc, char **argv)
 				if (l.n > before)
 					cookie = l.e[l.n - 1].cookie;
 			}
-			it_ok(st == NFS3_OK && eof,
+			tc_ok(st == NFS3_OK && eof,
 			      "listing resumed on a new connection from the saved cookie reaches eof: %s",
 			      it_st(st));
 			nfsc_disconnect(&c2);
 		} else {
-			it_ok(false, "second connection");
+			tc_ok(false, "second connection");
 		}
 		for (i = 0; i < l.n; i++)
 			tally_name(&t, l.e[i].name);
@@ -239,12 +239,12 @@ int main(int argc, char **argv)
 		char path[512];
 		int r;
 
-		it_ok(nfs != NULL, "high-level mount");
+		tc_ok(nfs != NULL, "high-level mount");
 		if (nfs) {
 			snprintf(path, sizeof(path), "/%s", subdir);
 			tally_reset(&t);
 			r = nfs_opendir(nfs, path, &d);
-			it_ok(r == 0, "nfs_opendir %s: %d", path, r);
+			tc_ok(r == 0, "nfs_opendir %s: %d", path, r);
 			if (r == 0) {
 				while ((de = nfs_readdir(nfs, d)))
 					tally_name(&t, de->name);
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 			bad += nfsc_remove(&c, &dir, name) != NFS3_OK;
 			removed++;
 		}
-		it_ok(bad == 0, "REMOVE of %d entries (%d failures)", removed,
+		tc_ok(bad == 0, "REMOVE of %d entries (%d failures)", removed,
 		      bad);
 		tally_reset(&t);
 		st = nfsc_readdir_all(&c, &dir, true, 8192, &l);
@@ -277,14 +277,14 @@ int main(int argc, char **argv)
 
 			bad += (t.seen[k] == 1) != want;
 		}
-		it_ok(st == NFS3_OK && bad == 0 && t.dup == 0 &&
+		tc_ok(st == NFS3_OK && bad == 0 && t.dup == 0 &&
 			      t.n == nfiles - removed,
 		      "after removals READDIRPLUS lists exactly the %d remaining (%d listed, %d wrong, "
 		      "%s)",
 		      nfiles - removed, t.n, bad, it_st(st));
 		nfsc_dirlist_free(&l);
 	}
-	it_ok(it_ping(&c), "server still answers");
+	tc_ok(it_ping(&c), "server still answers");
 	nfsc_disconnect(&c);
 	free(t.seen);
 	return it_summary("it_bigdir");

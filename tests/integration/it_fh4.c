@@ -223,7 +223,7 @@ static void send_forged(struct batch *b, const struct fh4 *f)
 static void finish(struct batch *b)
 {
 	if (b->must)
-		it_ok(b->refused == b->sent,
+		tc_ok(b->refused == b->sent,
 		      "NFSv4 %s: %d/%d refused with NFS4ERR_BADHANDLE/STALE (%d accepted, %d other, %d "
 		      "without reply)",
 		      b->what, b->refused, b->sent, b->ok, b->other,
@@ -233,7 +233,7 @@ static void finish(struct batch *b)
 			"of this FSAL]",
 			b->what, b->refused, b->sent, b->ok, b->other,
 			b->rpcfail);
-	it_ok(!dead && putfh_getattr(&good) == NFS4_OK,
+	tc_ok(!dead && putfh_getattr(&good) == NFS4_OK,
 	      "after NFSv4 \"%s\" PUTFH+GETATTR of the real handle still works",
 	      b->what);
 }
@@ -280,7 +280,7 @@ int main(int argc, char **argv)
 	{
 		int st = get_fh(path, &good);
 
-		it_ok(st == NFS4_OK && good.len > HDR,
+		tc_ok(st == NFS4_OK && good.len > HDR,
 		      "PUTROOTFH + LOOKUP + GETFH of %s: status %d, %u-byte handle",
 		      path, st, good.len);
 	}
@@ -289,10 +289,10 @@ int main(int argc, char **argv)
 		return it_summary("it_fh4");
 	}
 	fs_len = good.d[4];
-	it_ok(HDR + fs_len == good.len,
+	tc_ok(HDR + fs_len == good.len,
 	      "NFSv4 handle: version %#x, fs_len %u, length %u", good.d[0],
 	      fs_len, good.len);
-	it_ok(putfh_getattr(&good) == NFS4_OK,
+	tc_ok(putfh_getattr(&good) == NFS4_OK,
 	      "PUTFH + GETATTR of the real handle");
 
 	{
@@ -407,7 +407,7 @@ int main(int argc, char **argv)
 		finish(&b);
 	}
 	rpc_destroy_context(rpc);
-	it_ok(it_ping(&c3), "server answers NULL (NFSv3) at the end");
+	tc_ok(it_ping(&c3), "server answers NULL (NFSv3) at the end");
 	it_expect_st(nfsc_remove(&c3, &c3.root, name), "REMOVE the file",
 		     NFS3_OK, IT_END);
 	nfsc_disconnect(&c3);

@@ -178,7 +178,7 @@ static int do_check(struct nfsc_conn *c, const char *file)
 			it_note("  %s (%c)", s[i].name, s[i].kind);
 			continue;
 		}
-		it_ok(a.fileid == s[i].fileid,
+		tc_ok(a.fileid == s[i].fileid,
 		      "%s: same file (fileid %llu, saved %llu)", s[i].name,
 		      (unsigned long long)a.fileid,
 		      (unsigned long long)s[i].fileid);
@@ -192,7 +192,7 @@ static int do_check(struct nfsc_conn *c, const char *file)
 				     "READ through the old handle", NFS3_OK,
 				     IT_END);
 			content(want, s[i].size, base);
-			it_ok(got == s[i].size && eof &&
+			tc_ok(got == s[i].size && eof &&
 				      !memcmp(buf, want, s[i].size),
 			      "%s: content intact (%u bytes)", s[i].name, got);
 			it_expect_st(nfsc_write(c, &s[i].fh, s[i].size, "more",
@@ -203,7 +203,7 @@ static int do_check(struct nfsc_conn *c, const char *file)
 			struct nfsc_dirlist l = { 0 };
 			int st2 = nfsc_readdir_all(c, &s[i].fh, true, 4096, &l);
 
-			it_ok(st2 == NFS3_OK && l.n >= 6,
+			tc_ok(st2 == NFS3_OK && l.n >= 6,
 			      "%s: READDIRPLUS through the old handle: %s, %zu entries",
 			      s[i].name, it_st(st2), l.n);
 			nfsc_dirlist_free(&l);
@@ -222,7 +222,7 @@ static int do_check(struct nfsc_conn *c, const char *file)
 				nfsc_readlink(c, &s[i].fh, buf, sizeof(buf)),
 				"READLINK through the old handle", NFS3_OK,
 				IT_END);
-			it_ok(!strcmp(buf, "sub/file1"),
+			tc_ok(!strcmp(buf, "sub/file1"),
 			      "symlink target intact (\"%s\")", buf);
 		}
 	}
@@ -248,10 +248,10 @@ static int do_stale(struct nfsc_conn *c, const char *file)
 		else
 			it_note("%s: %s", s[i].name, it_st(st));
 	}
-	it_ok(refused == total,
+	tc_ok(refused == total,
 	      "handles MACed with the old key are refused: %d/%d", refused,
 	      total);
-	it_ok(nfsc_getattr(c, &c->root, NULL) == NFS3_OK,
+	tc_ok(nfsc_getattr(c, &c->root, NULL) == NFS3_OK,
 	      "the new root handle works");
 	return it_summary("it_handles stale");
 }
@@ -296,7 +296,7 @@ static void finish(struct nfsc_conn *c, struct batch *b)
 	bool pass = b->refused == b->sent;
 
 	if (b->must)
-		it_ok(pass,
+		tc_ok(pass,
 		      "%s: %d/%d refused with BADHANDLE/STALE (%d accepted, %d other status, %d "
 		      "without reply)",
 		      b->what, b->refused, b->sent, b->ok, b->other,
@@ -306,7 +306,7 @@ static void finish(struct nfsc_conn *c, struct batch *b)
 			"this FSAL]",
 			b->what, b->refused, b->sent, b->ok, b->other,
 			b->rpcfail);
-	it_ok(!c->dead && nfsc_getattr(c, &good, NULL) == NFS3_OK,
+	tc_ok(!c->dead && nfsc_getattr(c, &good, NULL) == NFS3_OK,
 	      "after \"%s\" a normal GETATTR still answers", b->what);
 }
 
@@ -341,11 +341,11 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 		return it_summary("it_handles forge");
 	nfsc_write(c, &good, 0, "data", 4, FILE_SYNC, NULL, NULL, NULL);
 	gooddir = c->root;
-	it_ok(good.len >= HDR && good.data[0] == 0x43 && good.len <= 64,
+	tc_ok(good.len >= HDR && good.data[0] == 0x43 && good.len <= 64,
 	      "handle looks like a ganesha v3 handle (%u bytes, version %#x)",
 	      good.len, good.data[0]);
 	fs_len = good.data[4];
-	it_ok(HDR + fs_len <= good.len,
+	tc_ok(HDR + fs_len <= good.len,
 	      "fs_len %u fits in the %u-byte wire handle", fs_len, good.len);
 	if (HDR + fs_len > good.len)
 		return it_summary("it_handles forge");
@@ -483,11 +483,11 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 			}
 			nfsc_disconnect(&c2);
 		}
-		it_ok(sent > 0 && got_reply == sent,
+		tc_ok(sent > 0 && got_reply == sent,
 		      "handles longer than 64 bytes are refused (%d/%d with BADHANDLE/STALE or an "
 		      "RPC error)",
 		      got_reply, sent);
-		it_ok(nfsc_getattr(c, &good, NULL) == NFS3_OK,
+		tc_ok(nfsc_getattr(c, &good, NULL) == NFS3_OK,
 		      "after handles longer than 64 bytes a normal GETATTR still answers");
 	}
 
@@ -591,7 +591,7 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 			nfsc_getattr(c, &good, &aa);
 			nfsc_read(c, &good, 0, sizeof(buf), buf, &got, NULL);
 			if (strict)
-				it_ok(aa.size == 4 && got == 4 &&
+				tc_ok(aa.size == 4 && got == 4 &&
 					      !memcmp(buf, "data", 4) &&
 					      (aa.mode & 0777) == 0644,
 				      "the real file is untouched (size %llu mode %o)",
@@ -608,7 +608,7 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 
 		o2.export = export2;
 		if (it_connect(&c2, &o2, 0, 0) != 0) {
-			it_ok(false, "connect to the second export %s",
+			tc_ok(false, "connect to the second export %s",
 			      export2);
 		} else {
 			struct batch b = {
@@ -618,7 +618,7 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 
 			if (nfsc_create(&c2, &c2.root, name, GUARDED, 0644,
 					NULL, &other, NULL) == NFS3_OK) {
-				it_ok(nfsc_getattr(c, &other, NULL) == NFS3_OK,
+				tc_ok(nfsc_getattr(c, &other, NULL) == NFS3_OK,
 				      "the other export's handle works as issued");
 				f = other;
 				f.data[2] = good.data[2];
@@ -631,13 +631,13 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 				finish(c, &b);
 				nfsc_remove(&c2, &c2.root, name);
 			} else {
-				it_ok(false, "CREATE in the second export");
+				tc_ok(false, "CREATE in the second export");
 			}
 			nfsc_disconnect(&c2);
 		}
 	}
 
-	it_ok(it_ping(c), "server answers NULL at the end");
+	tc_ok(it_ping(c), "server answers NULL at the end");
 	it_expect_st(nfsc_remove(c, &c->root, name), "REMOVE the forge file",
 		     NFS3_OK, IT_END);
 	return it_summary("it_handles forge");

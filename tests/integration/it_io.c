@@ -64,7 +64,7 @@ static int do_nospc(struct nfsc_conn *c, uint64_t bytes)
 	cst = nfsc_commit(c, &f, 0, 0, NULL);
 	it_note("UNSTABLE writes stopped at %llu MiB with %s; COMMIT %s",
 		(unsigned long long)(off / MiB), it_st(st), it_st(cst));
-	it_ok(st == NFS3ERR_NOSPC || (st == NFS3_OK && cst == NFS3ERR_NOSPC),
+	tc_ok(st == NFS3ERR_NOSPC || (st == NFS3_OK && cst == NFS3ERR_NOSPC),
 	      "writing %llu MiB to a smaller filesystem reports NOSPC (write: %s, commit: %s)",
 	      (unsigned long long)(bytes / MiB), it_st(st), it_st(cst));
 	ST(nfsc_write(c, &f, bytes, buf, MiB, FILE_SYNC, NULL, NULL, NULL),
@@ -93,7 +93,7 @@ static int do_rofs(struct nfsc_conn *c, const char *file)
 		return it_summary("it_io rofs");
 	ST(nfsc_read(c, &f, 0, sizeof(buf), buf, &got, NULL),
 	   "READ on a read-only fs", NFS3_OK);
-	it_ok(got == a.size, "READ returned %u of %llu bytes", got,
+	tc_ok(got == a.size, "READ returned %u of %llu bytes", got,
 	      (unsigned long long)a.size);
 	ST(nfsc_create(c, &c->root, "new", GUARDED, 0644, NULL, NULL, NULL),
 	   "CREATE -> EROFS", NFS3ERR_ROFS);
@@ -149,14 +149,14 @@ static int do_rw(struct nfsc_conn *c, unsigned mib)
 			if (st == NFS3_OK && got < how)
 				st = -2;
 		}
-		it_ok(st == NFS3_OK, "%u MiB of %s 1 MiB writes: %s", mib,
+		tc_ok(st == NFS3_OK, "%u MiB of %s 1 MiB writes: %s", mib,
 		      pass ? "FILE_SYNC" : "UNSTABLE",
 		      st == -2 ? "committed weaker than asked" : it_st(st));
 		ST(nfsc_commit(c, &f, 0, 0, v2), "COMMIT", NFS3_OK);
-		it_ok(memcmp(v1, v2, 8) == 0,
+		tc_ok(memcmp(v1, v2, 8) == 0,
 		      "COMMIT verifier equals the WRITE verifier");
 		ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK);
-		it_ok(a.size == (uint64_t)mib * MiB, "size %llu",
+		tc_ok(a.size == (uint64_t)mib * MiB, "size %llu",
 		      (unsigned long long)a.size);
 		memset(back, 0, (size_t)mib * MiB);
 		for (off = 0, st = NFS3_OK;
@@ -168,7 +168,7 @@ static int do_rw(struct nfsc_conn *c, unsigned mib)
 				break;
 			off += got;
 		}
-		it_ok(st == NFS3_OK && off == (uint64_t)mib * MiB &&
+		tc_ok(st == NFS3_OK && off == (uint64_t)mib * MiB &&
 			      !memcmp(back, data, (size_t)mib * MiB),
 		      "read back %llu bytes equal to what was written",
 		      (unsigned long long)off);
@@ -179,26 +179,6 @@ static int do_rw(struct nfsc_conn *c, unsigned mib)
 	return it_summary("it_io rw");
 }
 
-static int create_unchecked_size0(struct nfsc_conn *c,
-				  const struct nfsc_fh *dir, const char *name)
-{
-	struct nfsc_call k = { 0 };
-	CREATE3args a;
-
-	memset(&a, 0, sizeof(a));
-	nfsc_fh_to3(dir, &a.where.dir);
-	a.where.name = (char *)name;
-	a.how.mode = UNCHECKED;
-	nfsc_sattr_none(&a.how.createhow3_u.obj_attributes);
-	a.how.createhow3_u.obj_attributes.size.set_it = 1;
-	a.how.createhow3_u.obj_attributes.size.set_size3_u.size = 0;
-	if (rpc_nfs3_create_async(c->rpc, nfsc_call_cb, &a, &k) != 0)
-		return -1;
-	if (nfsc_wait(c, &k) != 0)
-		return -1;
-	return k.st;
-}
-
 /* A whole-file COMMIT that must fail (strict) or is only reported (info). */
 static void commit_must_fail(struct nfsc_conn *c, const struct nfsc_fh *f,
 			     bool strict, const char *what)
@@ -206,7 +186,7 @@ static void commit_must_fail(struct nfsc_conn *c, const struct nfsc_fh *f,
 	int st = nfsc_commit(c, f, 0, 0, NULL);
 
 	if (strict)
-		it_ok(st == NFS3ERR_NOSPC,
+		tc_ok(st == NFS3ERR_NOSPC,
 		      "%s: whole-file COMMIT %s (want NOSPC)", what, it_st(st));
 	else
 		it_note("%s: whole-file COMMIT %s", what, it_st(st));
@@ -242,7 +222,7 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 	}
 	it_note("UNSTABLE writes acknowledged %llu bytes, then %s",
 		(unsigned long long)off, it_st(st));
-	it_ok(st == NFS3ERR_NOSPC && off >= MiB,
+	tc_ok(st == NFS3ERR_NOSPC && off >= MiB,
 	      "a WRITE past the first MiB failed with NOSPC (at %llu: %s)",
 	      (unsigned long long)off, it_st(st));
 	if (st != NFS3ERR_NOSPC || off < MiB)
@@ -257,33 +237,33 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 	   "rewrite [0, 1 MiB) without a truncate", NFS3_OK);
 	commit_must_fail(c, &f, strict, "rewrite without a truncate");
 
-	if (!strcmp(how, "create")) {
-		ST(create_unchecked_size0(c, &c->root, name),
+	nfsc_sattr_none(&sa);
+	sa.size.set_it = 1;
+	sa.size.set_size3_u.size = 0;
+	if (!strcmp(how, "create"))
+		ST(nfsc_create_sa(c, &c->root, name, UNCHECKED, &sa, NULL, NULL,
+				  NULL),
 		   "CREATE UNCHECKED size 0 of the existing file", NFS3_OK);
-	} else {
-		nfsc_sattr_none(&sa);
-		sa.size.set_it = 1;
-		sa.size.set_size3_u.size = 0;
+	else
 		ST(nfsc_setattr(c, &f, &sa), "SETATTR size 0", NFS3_OK);
-	}
 	/* (after the CREATE, ganesha 4.3 answers GETATTR from attributes cached
 	 * before the truncate, with VFS too: the size after the rewrite shows it) */
 	if (strcmp(how, "create") &&
 	    ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK))
-		it_ok(a.size == 0, "size after the truncate: %llu",
+		tc_ok(a.size == 0, "size after the truncate: %llu",
 		      (unsigned long long)a.size);
 
 	ST(nfsc_write(c, &f, 0, buf, MiB, UNSTABLE, NULL, NULL, v1),
 	   "rewrite [0, 1 MiB) after the truncate", NFS3_OK);
 	st = nfsc_commit(c, &f, 0, 0, v2);
-	it_ok(st == NFS3_OK,
+	tc_ok(st == NFS3_OK,
 	      "truncated (%s) and rewritten: whole-file COMMIT %s (want OK)",
 	      how, it_st(st));
 	if (st == NFS3_OK)
-		it_ok(memcmp(v1, v2, 8) == 0,
+		tc_ok(memcmp(v1, v2, 8) == 0,
 		      "COMMIT verifier equals the WRITE verifier");
 	if (ST(nfsc_getattr(c, &f, &a), "GETATTR", NFS3_OK))
-		it_ok(a.size == MiB, "size %llu (want 1 MiB)",
+		tc_ok(a.size == MiB, "size %llu (want 1 MiB)",
 		      (unsigned long long)a.size);
 	memset(back, 0, MiB);
 	for (off = 0, st = NFS3_OK; off < MiB && st == NFS3_OK; off += got) {
@@ -292,7 +272,7 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 		if (got == 0)
 			break;
 	}
-	it_ok(st == NFS3_OK && off == MiB && !memcmp(back, buf, MiB),
+	tc_ok(st == NFS3_OK && off == MiB && !memcmp(back, buf, MiB),
 	      "read back %llu bytes equal to the rewrite",
 	      (unsigned long long)off);
 	ST(nfsc_remove(c, &c->root, name), "REMOVE", NFS3_OK);
@@ -331,7 +311,7 @@ static int do_filesync(struct nfsc_conn *c, unsigned n)
 			break;
 		answered++;
 	}
-	it_ok(answered == n,
+	tc_ok(answered == n,
 	      "%u FILE_SYNC WRITEs answered FILE_SYNC (%u, last %s)", n,
 	      answered, it_st(st));
 	printf("file_sync_answered=%u\n", answered);
@@ -344,7 +324,7 @@ static int do_filesync(struct nfsc_conn *c, unsigned n)
 		if (got == 0)
 			break;
 	}
-	it_ok(st == NFS3_OK && off == (uint64_t)n * len &&
+	tc_ok(st == NFS3_OK && off == (uint64_t)n * len &&
 		      !memcmp(back, data, off),
 	      "read back %llu bytes equal to what was written",
 	      (unsigned long long)off);

@@ -82,23 +82,23 @@ static void t_lookup(void)
 
 	it_note("lookup / getattr");
 	ST(nfsc_mkdir(&rc, &top, "ldir", 0755, &d, &a), "MKDIR ldir", NFS3_OK);
-	it_ok(a.type == NF3DIR && (a.mode & 07777) == 0755,
+	tc_ok(a.type == NF3DIR && (a.mode & 07777) == 0755,
 	      "MKDIR attrs: type %d mode %o", a.type, a.mode & 07777);
 	ST(nfsc_mkdir(&rc, &top, "ldir", 0755, NULL, NULL),
 	   "MKDIR existing name -> EEXIST", NFS3ERR_EXIST);
 	ST(nfsc_mkdir(&rc, &d, "sub", 0700, &sub, NULL), "MKDIR ldir/sub",
 	   NFS3_OK);
 	ST(nfsc_lookup(&rc, &top, "ldir", &x, &a), "LOOKUP ldir", NFS3_OK);
-	it_ok(nfsc_fh_eq(&x, &d), "LOOKUP returns the handle MKDIR returned");
+	tc_ok(nfsc_fh_eq(&x, &d), "LOOKUP returns the handle MKDIR returned");
 	ST(nfsc_lookup(&rc, &sub, "..", &dotdot, NULL), "LOOKUP ldir/sub/..",
 	   NFS3_OK);
-	it_ok(same_file(&dotdot, &d), "LOOKUP .. of ldir/sub is ldir");
+	tc_ok(same_file(&dotdot, &d), "LOOKUP .. of ldir/sub is ldir");
 	ST(nfsc_lookup(&rc, &d, "..", &dotdot, NULL), "LOOKUP ldir/..",
 	   NFS3_OK);
-	it_ok(same_file(&dotdot, &top),
+	tc_ok(same_file(&dotdot, &top),
 	      "LOOKUP .. of ldir is the working directory");
 	ST(nfsc_lookup(&rc, &d, ".", &dot, NULL), "LOOKUP ldir/.", NFS3_OK);
-	it_ok(same_file(&dot, &d), "LOOKUP . is the directory itself");
+	tc_ok(same_file(&dot, &d), "LOOKUP . is the directory itself");
 	ST(nfsc_lookup(&rc, &d, "nonexistent", NULL, NULL),
 	   "LOOKUP missing name -> ENOENT", NFS3ERR_NOENT);
 	ST(nfsc_create(&rc, &d, "file", UNCHECKED, 0644, NULL, &f, NULL),
@@ -106,11 +106,11 @@ static void t_lookup(void)
 	ST(nfsc_lookup(&rc, &f, "x", NULL, NULL),
 	   "LOOKUP in a regular file -> ENOTDIR", NFS3ERR_NOTDIR);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR file", NFS3_OK);
-	it_ok(a.type == NF3REG && a.nlink == 1 && a.size == 0,
+	tc_ok(a.type == NF3REG && a.nlink == 1 && a.size == 0,
 	      "GETATTR file: type %d nlink %u size %llu", a.type, a.nlink,
 	      (unsigned long long)a.size);
 	ST(nfsc_getattr(&rc, &rc.root, &a), "GETATTR export root", NFS3_OK);
-	it_ok(a.type == NF3DIR, "export root is a directory");
+	tc_ok(a.type == NF3DIR, "export root is a directory");
 	/* The root's parent is the root (the client cannot walk out of the export). */
 	ST(nfsc_lookup(&rc, &rc.root, "..", &dotdot, NULL),
 	   "LOOKUP .. of the export root", NFS3_OK, NFS3ERR_NOENT);
@@ -130,20 +130,20 @@ static void t_create(void)
 	   NFS3_OK);
 	ST(nfsc_create(&rc, &d, "u", UNCHECKED, 0640, NULL, &f1, &a),
 	   "CREATE UNCHECKED u", NFS3_OK);
-	it_ok(f1.len > 0, "CREATE returned a handle (%u bytes)", f1.len);
-	it_ok(a.type == NF3REG && (a.mode & 07777) == 0640,
+	tc_ok(f1.len > 0, "CREATE returned a handle (%u bytes)", f1.len);
+	tc_ok(a.type == NF3REG && (a.mode & 07777) == 0640,
 	      "CREATE attrs: type %d mode %o", a.type, a.mode & 07777);
 	ST(nfsc_write(&rc, &f1, 0, "hello", 5, FILE_SYNC, &cnt, NULL, NULL),
 	   "WRITE 5 bytes to u", NFS3_OK);
 	ST(nfsc_create(&rc, &d, "u", UNCHECKED, 0640, NULL, &f2, &b),
 	   "CREATE UNCHECKED on an existing file succeeds", NFS3_OK);
-	it_ok(b.fileid == a.fileid,
+	tc_ok(b.fileid == a.fileid,
 	      "UNCHECKED create of an existing name is the same file");
 	ST(nfsc_create(&rc, &d, "u", GUARDED, 0640, NULL, NULL, NULL),
 	   "CREATE GUARDED on an existing file -> EEXIST", NFS3ERR_EXIST);
 	ST(nfsc_create(&rc, &d, "g", GUARDED, 0600, NULL, &f2, &a),
 	   "CREATE GUARDED new name", NFS3_OK);
-	it_ok((a.mode & 07777) == 0600, "GUARDED create mode %o",
+	tc_ok((a.mode & 07777) == 0600, "GUARDED create mode %o",
 	      a.mode & 07777);
 
 	ST(nfsc_create(&rc, &d, "x", EXCLUSIVE, 0, v1, &x1, NULL),
@@ -153,7 +153,7 @@ static void t_create(void)
 	ST(nfsc_create(&rc, &d, "x", EXCLUSIVE, 0, v1, &x2, NULL),
 	   "CREATE EXCLUSIVE retry with the same verifier succeeds", NFS3_OK);
 	ST(nfsc_getattr(&rc, &x2, &b), "GETATTR after retry", NFS3_OK);
-	it_ok(a.fileid == b.fileid,
+	tc_ok(a.fileid == b.fileid,
 	      "EXCLUSIVE retry returns the same file (fileid %llu vs %llu)",
 	      (unsigned long long)a.fileid, (unsigned long long)b.fileid);
 	ST(nfsc_create(&rc, &d, "x", EXCLUSIVE, 0, v2, NULL, NULL),
@@ -170,7 +170,7 @@ static void t_create(void)
 	ST(nfsc_setattr(&rc, &x1, &sa), "SETATTR after EXCLUSIVE create",
 	   NFS3_OK);
 	ST(nfsc_getattr(&rc, &x1, &a), "GETATTR", NFS3_OK);
-	it_ok((a.mode & 07777) == 0644,
+	tc_ok((a.mode & 07777) == 0644,
 	      "mode after exclusive create + setattr: %o", a.mode & 07777);
 	ST(nfsc_create(&rc, &f1, "y", UNCHECKED, 0644, NULL, NULL, NULL),
 	   "CREATE inside a regular file -> ENOTDIR", NFS3ERR_NOTDIR);
@@ -231,7 +231,7 @@ static void t_names(void)
 	do {                                                          \
 		bool c_ = (cond);                                     \
 		if (strict)                                           \
-			it_ok(c_, __VA_ARGS__);                       \
+			tc_ok(c_, __VA_ARGS__);                       \
 		else {                                                \
 			printf("# %s [not required of this FSAL] - ", \
 			       c_ ? "ok" : "NOT OK");                 \
@@ -318,7 +318,7 @@ static void t_setattr(void)
 	sa.mode.set_mode3_u.mode = 04751;
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR mode 4751", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok((a.mode & 07777) == 04751, "mode is %o (want 4751)",
+	tc_ok((a.mode & 07777) == 04751, "mode is %o (want 4751)",
 	      a.mode & 07777);
 
 	nfsc_sattr_none(&sa);
@@ -328,7 +328,7 @@ static void t_setattr(void)
 	sa.gid.set_gid3_u.gid = 5678;
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR uid 1234 gid 5678", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.uid == 1234 && a.gid == 5678, "owner is %u:%u (want 1234:5678)",
+	tc_ok(a.uid == 1234 && a.gid == 5678, "owner is %u:%u (want 1234:5678)",
 	      a.uid, a.gid);
 
 	nfsc_sattr_none(&sa);
@@ -336,17 +336,17 @@ static void t_setattr(void)
 	sa.size.set_size3_u.size = 100000;
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR size 100000 (extend)", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.size == 100000, "size is %llu (want 100000)",
+	tc_ok(a.size == 100000, "size is %llu (want 100000)",
 	      (unsigned long long)a.size);
 	sa.size.set_size3_u.size = 10;
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR size 10 (truncate)", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.size == 10, "size is %llu (want 10)",
+	tc_ok(a.size == 10, "size is %llu (want 10)",
 	      (unsigned long long)a.size);
 	sa.size.set_size3_u.size = 0;
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR size 0", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.size == 0, "size is %llu (want 0)", (unsigned long long)a.size);
+	tc_ok(a.size == 0, "size is %llu (want 0)", (unsigned long long)a.size);
 
 	nfsc_sattr_none(&sa);
 	sa.atime.set_it = SET_TO_CLIENT_TIME;
@@ -358,10 +358,10 @@ static void t_setattr(void)
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR atime/mtime to client time",
 	   NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.atime.seconds == 1000000000 && a.atime.nseconds == 123456789,
+	tc_ok(a.atime.seconds == 1000000000 && a.atime.nseconds == 123456789,
 	      "atime is %u.%09u (want 1000000000.123456789)", a.atime.seconds,
 	      a.atime.nseconds);
-	it_ok(a.mtime.seconds == 1200000000 && a.mtime.nseconds == 987654321,
+	tc_ok(a.mtime.seconds == 1200000000 && a.mtime.nseconds == 987654321,
 	      "mtime is %u.%09u (want 1200000000.987654321)", a.mtime.seconds,
 	      a.mtime.nseconds);
 
@@ -370,17 +370,17 @@ static void t_setattr(void)
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR mtime to server time", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
 	now = time(NULL);
-	it_ok(a.mtime.seconds + 120 >= (unsigned)now &&
+	tc_ok(a.mtime.seconds + 120 >= (unsigned)now &&
 		      a.mtime.seconds <= (unsigned)now + 120,
 	      "mtime set to server time %u (now %ld)", a.mtime.seconds,
 	      (long)now);
-	it_ok(a.atime.seconds == 1000000000,
+	tc_ok(a.atime.seconds == 1000000000,
 	      "atime unchanged by an mtime-only setattr (%u)", a.atime.seconds);
 	nfsc_sattr_none(&sa);
 	sa.atime.set_it = SET_TO_SERVER_TIME;
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR atime to server time", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.atime.seconds + 120 >= (unsigned)now &&
+	tc_ok(a.atime.seconds + 120 >= (unsigned)now &&
 		      a.atime.seconds <= (unsigned)now + 120,
 	      "atime set to server time %u (now %ld)", a.atime.seconds,
 	      (long)now);
@@ -401,7 +401,7 @@ static void t_setattr(void)
 	ST(nfsc_setattr_guard(&rc, &f, &sa, &before.ctime),
 	   "SETATTR with the current ctime guard", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok((a.mode & 07777) == 0600, "guarded setattr applied: mode %o",
+	tc_ok((a.mode & 07777) == 0600, "guarded setattr applied: mode %o",
 	      a.mode & 07777);
 
 	ST(nfsc_mkdir(&rc, &top, "sadir", 0755, &d, NULL), "MKDIR sadir",
@@ -412,7 +412,7 @@ static void t_setattr(void)
 	ST(nfsc_setattr(&rc, &d, &sa), "SETATTR mode 1777 on a directory",
 	   NFS3_OK);
 	ST(nfsc_getattr(&rc, &d, &a), "GETATTR", NFS3_OK);
-	it_ok((a.mode & 07777) == 01777, "directory mode is %o",
+	tc_ok((a.mode & 07777) == 01777, "directory mode is %o",
 	      a.mode & 07777);
 	nfsc_sattr_none(&sa);
 	sa.size.set_it = 1;
@@ -433,23 +433,23 @@ static void t_special(void)
 	ST(nfsc_mknod(&rc, &top, "fifo", NF3FIFO, 0640, 0, 0, &f, NULL),
 	   "MKNOD fifo", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR fifo", NFS3_OK);
-	it_ok(a.type == NF3FIFO && (a.mode & 07777) == 0640,
+	tc_ok(a.type == NF3FIFO && (a.mode & 07777) == 0640,
 	      "fifo: type %d mode %o", a.type, a.mode & 07777);
 	ST(nfsc_mknod(&rc, &top, "sock", NF3SOCK, 0600, 0, 0, &f, NULL),
 	   "MKNOD socket", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR socket", NFS3_OK);
-	it_ok(a.type == NF3SOCK, "socket: type %d", a.type);
+	tc_ok(a.type == NF3SOCK, "socket: type %d", a.type);
 	ST(nfsc_mknod(&rc, &top, "chr", NF3CHR, 0644, 1, 3, &f, NULL),
 	   "MKNOD char device 1:3", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR chr", NFS3_OK);
-	it_ok(a.type == NF3CHR && a.rdev.specdata1 == 1 &&
+	tc_ok(a.type == NF3CHR && a.rdev.specdata1 == 1 &&
 		      a.rdev.specdata2 == 3,
 	      "chr: type %d rdev %u:%u", a.type, a.rdev.specdata1,
 	      a.rdev.specdata2);
 	ST(nfsc_mknod(&rc, &top, "blk", NF3BLK, 0644, 7, 42, &f, NULL),
 	   "MKNOD block device 7:42", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR blk", NFS3_OK);
-	it_ok(a.type == NF3BLK && a.rdev.specdata1 == 7 &&
+	tc_ok(a.type == NF3BLK && a.rdev.specdata1 == 7 &&
 		      a.rdev.specdata2 == 42,
 	      "blk: type %d rdev %u:%u", a.type, a.rdev.specdata1,
 	      a.rdev.specdata2);
@@ -461,14 +461,14 @@ static void t_special(void)
 	ST(nfsc_symlink(&rc, &top, "sym", target, &s, NULL), "SYMLINK sym",
 	   NFS3_OK);
 	ST(nfsc_getattr(&rc, &s, &a), "GETATTR symlink", NFS3_OK);
-	it_ok(a.type == NF3LNK && a.size == strlen(target),
+	tc_ok(a.type == NF3LNK && a.size == strlen(target),
 	      "symlink: type %d size %llu", a.type, (unsigned long long)a.size);
 	ST(nfsc_readlink(&rc, &s, buf, sizeof(buf)), "READLINK sym", NFS3_OK);
-	it_ok(strcmp(buf, target) == 0, "READLINK returns the target (\"%s\")",
+	tc_ok(strcmp(buf, target) == 0, "READLINK returns the target (\"%s\")",
 	      buf);
 	ST(nfsc_lookup(&rc, &top, "sym", &l, NULL), "LOOKUP sym (not followed)",
 	   NFS3_OK);
-	it_ok(same_file(&l, &s), "LOOKUP of a symlink returns the link itself");
+	tc_ok(same_file(&l, &s), "LOOKUP of a symlink returns the link itself");
 	ST(nfsc_symlink(&rc, &top, "sym", "x", NULL, NULL),
 	   "SYMLINK existing name -> EEXIST", NFS3ERR_EXIST);
 	ST(nfsc_create(&rc, &top, "lnkfile", GUARDED, 0644, NULL, &f, NULL),
@@ -480,13 +480,13 @@ static void t_special(void)
 	   NFS3_OK);
 	ST(nfsc_link(&rc, &f, &d, "hard", &a), "LINK lnkfile -> lnkdir/hard",
 	   NFS3_OK);
-	it_ok(a.nlink == 2, "LINK post-op attributes: nlink %u (want 2)",
+	tc_ok(a.nlink == 2, "LINK post-op attributes: nlink %u (want 2)",
 	      a.nlink);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR lnkfile", NFS3_OK);
-	it_ok(a.nlink == 2, "GETATTR nlink %u (want 2)", a.nlink);
+	tc_ok(a.nlink == 2, "GETATTR nlink %u (want 2)", a.nlink);
 	ST(nfsc_lookup(&rc, &d, "hard", &l, NULL), "LOOKUP lnkdir/hard",
 	   NFS3_OK);
-	it_ok(same_file(&l, &f), "the hard link is the same file");
+	tc_ok(same_file(&l, &f), "the hard link is the same file");
 	ST(nfsc_link(&rc, &f, &d, "hard", NULL),
 	   "LINK onto an existing name -> EEXIST", NFS3ERR_EXIST);
 	ST(nfsc_link(&rc, &f, &f, "x", NULL),
@@ -498,7 +498,7 @@ static void t_special(void)
 	   NFS3_OK);
 	ST(nfsc_getattr(&rc, &l, &a), "GETATTR through the remaining link",
 	   NFS3_OK);
-	it_ok(a.nlink == 1, "nlink back to %u (want 1)", a.nlink);
+	tc_ok(a.nlink == 1, "nlink back to %u (want 1)", a.nlink);
 }
 
 /* ---------------------------------------------------------------- rename */
@@ -520,16 +520,16 @@ static void t_rename(void)
 	   NFS3_OK);
 	ST(nfsc_lookup(&rc, &d1, "a", NULL, NULL), "old name is gone",
 	   NFS3ERR_NOENT);
-	it_ok(fileid_of(&d1, "b") == ida, "new name is the same file");
+	tc_ok(fileid_of(&d1, "b") == ida, "new name is the same file");
 	ST(nfsc_rename(&rc, &d1, "b", &d1, "c"),
 	   "RENAME r1/b onto existing file r1/c", NFS3_OK);
-	it_ok(fileid_of(&d1, "c") == ida && ida != idc,
+	tc_ok(fileid_of(&d1, "c") == ida && ida != idc,
 	      "r1/c is now the renamed file");
 	ST(nfsc_lookup(&rc, &d1, "b", NULL, NULL), "r1/b is gone",
 	   NFS3ERR_NOENT);
 	ST(nfsc_rename(&rc, &d1, "c", &d2, "moved"),
 	   "RENAME r1/c -> r2/moved (across directories)", NFS3_OK);
-	it_ok(fileid_of(&d2, "moved") == ida, "r2/moved is the file");
+	tc_ok(fileid_of(&d2, "moved") == ida, "r2/moved is the file");
 	ST(nfsc_lookup(&rc, &d1, "c", NULL, NULL), "r1/c is gone",
 	   NFS3ERR_NOENT);
 	ST(nfsc_rename(&rc, &d1, "missing", &d2, "x"),
@@ -544,12 +544,12 @@ static void t_rename(void)
 	ST(nfsc_rename(&rc, &d1, "e1", &d2, "e2"),
 	   "RENAME directory r1/e1 onto empty directory r2/e2 (across directories)",
 	   NFS3_OK);
-	it_ok(fileid_of(&d2, "e2") == idd, "r2/e2 is the moved directory");
+	tc_ok(fileid_of(&d2, "e2") == idd, "r2/e2 is the moved directory");
 	ST(nfsc_lookup(&rc, &d2, "e2", &x, NULL), "LOOKUP r2/e2", NFS3_OK);
 	ST(nfsc_lookup(&rc, &x, "inside", NULL, NULL),
 	   "its content moved with it", NFS3_OK);
 	ST(nfsc_lookup(&rc, &x, "..", &e1, NULL), "LOOKUP r2/e2/..", NFS3_OK);
-	it_ok(same_file(&e1, &d2),
+	tc_ok(same_file(&e1, &d2),
 	      ".. of the moved directory is its new parent");
 
 	ST(nfsc_mkdir(&rc, &d1, "full", 0755, NULL, NULL), "MKDIR r1/full",
@@ -649,25 +649,25 @@ static void t_access(void)
 	   "CREATE priv/victim-rename 0666", NFS3_OK);
 
 	ST(nfsc_access(&rc, &secret, all, &granted), "ACCESS as root", NFS3_OK);
-	it_ok((granted & (ACCESS3_READ | ACCESS3_MODIFY)) ==
+	tc_ok((granted & (ACCESS3_READ | ACCESS3_MODIFY)) ==
 		      (ACCESS3_READ | ACCESS3_MODIFY),
 	      "root is granted READ|MODIFY on a 0600 file (granted %#x)",
 	      granted);
 	ST(nfsc_access(&uc, &secret, ACCESS3_READ | ACCESS3_MODIFY, &granted),
 	   "ACCESS as user", NFS3_OK);
-	it_ok((granted & (ACCESS3_READ | ACCESS3_MODIFY)) == 0,
+	tc_ok((granted & (ACCESS3_READ | ACCESS3_MODIFY)) == 0,
 	      "user is granted neither READ nor MODIFY on root's 0600 file (granted %#x)",
 	      granted);
 	ST(nfsc_access(&uc, &shared, ACCESS3_READ | ACCESS3_MODIFY, &granted),
 	   "ACCESS as user", NFS3_OK);
-	it_ok(granted == ACCESS3_READ,
+	tc_ok(granted == ACCESS3_READ,
 	      "user is granted READ only on root's 0644 file (granted %#x)",
 	      granted);
 	ST(nfsc_access(&uc, &priv,
 		       ACCESS3_LOOKUP | ACCESS3_MODIFY | ACCESS3_EXTEND,
 		       &granted),
 	   "ACCESS dir as user", NFS3_OK);
-	it_ok(granted == ACCESS3_LOOKUP,
+	tc_ok(granted == ACCESS3_LOOKUP,
 	      "user is granted LOOKUP but not MODIFY/EXTEND on root's 0755 dir (granted %#x)",
 	      granted);
 
@@ -710,12 +710,12 @@ static void t_access(void)
 	ST(nfsc_create(&uc, &pub, "mine", GUARDED, 0640, NULL, &mine, &a),
 	   "CREATE in a 0777 dir as user", NFS3_OK);
 	ST(nfsc_getattr(&rc, &mine, &a), "GETATTR", NFS3_OK);
-	it_ok(a.uid == (unsigned)user_id && a.gid == (unsigned)user_id,
+	tc_ok(a.uid == (unsigned)user_id && a.gid == (unsigned)user_id,
 	      "file created by the user is owned by %u:%u (want %d:%d)", a.uid,
 	      a.gid, user_id, user_id);
 	ST(nfsc_mkdir(&uc, &pub, "mydir", 0755, NULL, &a),
 	   "MKDIR in a 0777 dir as user", NFS3_OK);
-	it_ok(a.uid == (unsigned)user_id,
+	tc_ok(a.uid == (unsigned)user_id,
 	      "directory created by the user is owned by %u", a.uid);
 	ST(nfsc_write(&uc, &mine, 0, "mine", 4, FILE_SYNC, &cnt, NULL, NULL),
 	   "WRITE own file as user", NFS3_OK);
@@ -754,25 +754,25 @@ static void t_io(void)
 	   "CREATE io", NFS3_OK);
 	ST(nfsc_write(&rc, &f, 0, data, 65536, UNSTABLE, &cnt, &how, v1),
 	   "WRITE UNSTABLE 64 KiB", NFS3_OK);
-	it_ok(cnt == 65536, "UNSTABLE write count %u", cnt);
+	tc_ok(cnt == 65536, "UNSTABLE write count %u", cnt);
 	ST(nfsc_write(&rc, &f, 65536, data + 65536, 65536, DATA_SYNC, &cnt,
 		      &how, v2),
 	   "WRITE DATA_SYNC 64 KiB", NFS3_OK);
-	it_ok(cnt == 65536 && how >= DATA_SYNC,
+	tc_ok(cnt == 65536 && how >= DATA_SYNC,
 	      "DATA_SYNC write: count %u committed %d", cnt, how);
 	ST(nfsc_write(&rc, &f, 131072, data + 131072, SZ - 131072, FILE_SYNC,
 		      &cnt, &how, v3),
 	   "WRITE FILE_SYNC rest", NFS3_OK);
-	it_ok(cnt == SZ - 131072 && how == FILE_SYNC,
+	tc_ok(cnt == SZ - 131072 && how == FILE_SYNC,
 	      "FILE_SYNC write: count %u committed %d", cnt, how);
-	it_ok(memcmp(v1, v2, 8) == 0 && memcmp(v2, v3, 8) == 0,
+	tc_ok(memcmp(v1, v2, 8) == 0 && memcmp(v2, v3, 8) == 0,
 	      "all writes carry the same write verifier");
 	ST(nfsc_commit(&rc, &f, 0, 0, vc), "COMMIT whole file", NFS3_OK);
-	it_ok(memcmp(vc, v1, 8) == 0,
+	tc_ok(memcmp(vc, v1, 8) == 0,
 	      "COMMIT verifier equals the WRITE verifier");
 	ST(nfsc_commit(&rc, &f, 4096, 8192, vc), "COMMIT a range", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.size == SZ, "size after writes %llu (want %d)",
+	tc_ok(a.size == SZ, "size after writes %llu (want %d)",
 	      (unsigned long long)a.size, SZ);
 
 	memset(back, 0, sizeof(back));
@@ -782,19 +782,19 @@ static void t_io(void)
 			break;
 		off += got;
 	}
-	it_ok(st == NFS3_OK && off == SZ && eof,
+	tc_ok(st == NFS3_OK && off == SZ && eof,
 	      "READ in 7000-byte pieces: %llu bytes, eof %d, %s",
 	      (unsigned long long)off, eof, it_st(st));
-	it_ok(memcmp(back, data, SZ) == 0,
+	tc_ok(memcmp(back, data, SZ) == 0,
 	      "data read back equals data written");
 	ST(nfsc_read(&rc, &f, SZ + 100, 100, back, &got, &eof),
 	   "READ beyond EOF", NFS3_OK);
-	it_ok(got == 0 && eof,
+	tc_ok(got == 0 && eof,
 	      "READ beyond EOF returns 0 bytes and eof (got %u eof %d)", got,
 	      eof);
 	ST(nfsc_read(&rc, &f, SZ - 10, 100, back, &got, &eof),
 	   "READ across EOF", NFS3_OK);
-	it_ok(got == 10 && eof,
+	tc_ok(got == 10 && eof,
 	      "READ across EOF returns the tail and eof (got %u eof %d)", got,
 	      eof);
 
@@ -803,18 +803,18 @@ static void t_io(void)
 	   "WRITE overwrite middle", NFS3_OK);
 	ST(nfsc_read(&rc, &f, 999, 5, back, &got, NULL), "READ it back",
 	   NFS3_OK);
-	it_ok(got == 5 && back[0] == data[999] &&
+	tc_ok(got == 5 && back[0] == data[999] &&
 		      memcmp(back + 1, "XYZ", 3) == 0 && back[4] == data[1003],
 	      "overwrite landed exactly");
 	ST(nfsc_write(&rc, &f, 10 << 20, "end", 3, UNSTABLE, &cnt, NULL, NULL),
 	   "WRITE at 10 MiB (sparse extend)", NFS3_OK);
 	ST(nfsc_read(&rc, &f, (10 << 20) - 4, 4, back, &got, NULL),
 	   "READ the hole", NFS3_OK);
-	it_ok(got == 4 && !back[0] && !back[1] && !back[2] && !back[3],
+	tc_ok(got == 4 && !back[0] && !back[1] && !back[2] && !back[3],
 	      "hole reads as zeros");
 	ST(nfsc_commit(&rc, &f, 0, 0, NULL), "COMMIT", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.size == (10 << 20) + 3, "size after sparse write %llu",
+	tc_ok(a.size == (10 << 20) + 3, "size after sparse write %llu",
 	      (unsigned long long)a.size);
 
 	ST(nfsc_write(&rc, &f, 0, "", 0, FILE_SYNC, &cnt, NULL, NULL),
@@ -840,7 +840,7 @@ static void t_io(void)
 			   "SETATTR size 2^62 -> EFBIG", NFS3ERR_FBIG);
 	}
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
-	it_ok(a.size == (10 << 20) + 3, "size unchanged by failed writes: %llu",
+	tc_ok(a.size == (10 << 20) + 3, "size unchanged by failed writes: %llu",
 	      (unsigned long long)a.size);
 
 	ST(nfsc_mkdir(&rc, &top, "iodir", 0755, &d, NULL), "MKDIR iodir",
@@ -867,7 +867,7 @@ static void t_fsinfo(void)
 
 	it_note("fsstat / fsinfo / pathconf");
 	ST(nfsc_fsstat(&rc, &rc.root, &s), "FSSTAT", NFS3_OK);
-	it_ok(s.tbytes > 0 && s.fbytes <= s.tbytes && s.abytes <= s.fbytes &&
+	tc_ok(s.tbytes > 0 && s.fbytes <= s.tbytes && s.abytes <= s.fbytes &&
 		      s.tfiles > 0 && s.ffiles <= s.tfiles,
 	      "FSSTAT totals: tbytes %llu fbytes %llu abytes %llu tfiles %llu ffiles %llu",
 	      (unsigned long long)s.tbytes, (unsigned long long)s.fbytes,
@@ -876,20 +876,20 @@ static void t_fsinfo(void)
 	ST(nfsc_fsstat(&rc, &top, &s), "FSSTAT on a subdirectory handle",
 	   NFS3_OK);
 	ST(nfsc_fsinfo(&rc, &rc.root, &i), "FSINFO", NFS3_OK);
-	it_ok(i.rtmax >= 4096 && i.wtmax >= 4096 && i.rtpref > 0 &&
+	tc_ok(i.rtmax >= 4096 && i.wtmax >= 4096 && i.rtpref > 0 &&
 		      i.wtpref > 0 && i.dtpref > 0,
 	      "FSINFO sizes: rtmax %u wtmax %u rtpref %u wtpref %u dtpref %u",
 	      i.rtmax, i.wtmax, i.rtpref, i.wtpref, i.dtpref);
-	it_ok(i.maxfilesize >= (1ULL << 40), "FSINFO maxfilesize %llu",
+	tc_ok(i.maxfilesize >= (1ULL << 40), "FSINFO maxfilesize %llu",
 	      (unsigned long long)i.maxfilesize);
-	it_ok((i.properties & (FSF3_LINK | FSF3_SYMLINK | FSF3_CANSETTIME)) ==
+	tc_ok((i.properties & (FSF3_LINK | FSF3_SYMLINK | FSF3_CANSETTIME)) ==
 		      (FSF3_LINK | FSF3_SYMLINK | FSF3_CANSETTIME),
 	      "FSINFO properties %#x include LINK|SYMLINK|CANSETTIME",
 	      i.properties);
 	ST(nfsc_pathconf(&rc, &rc.root, &p), "PATHCONF", NFS3_OK);
 	/* ext4's NAME_MAX is 255 (a 256-byte name gets ENAMETOOLONG above); stock VFS reports
 	 * ganesha's default 1024, so only the module under test is held to the truth. */
-	it_ok((strict ? p.name_max == 255 : p.name_max >= 255) &&
+	tc_ok((strict ? p.name_max == 255 : p.name_max >= 255) &&
 		      p.linkmax >= 1 && p.no_trunc && p.case_preserving &&
 		      !p.case_insensitive,
 	      "PATHCONF name_max %u linkmax %u no_trunc %u case_preserving %u case_insensitive %u",
@@ -917,16 +917,16 @@ static void t_readdir(void)
 				  : nfsc_create(&rc, &d, name, GUARDED, 0644,
 						NULL, NULL, NULL);
 	}
-	it_ok(st == NFS3_OK, "created %d entries (%s)", N, it_st(st));
+	tc_ok(st == NFS3_OK, "created %d entries (%s)", N, it_st(st));
 
 	for (int plus = 0; plus <= 1; plus++) {
 		memset(seen, 0, sizeof(seen));
 		dots = bad = dup = attrs = fhs = fhok = 0;
 		st = nfsc_readdir_all(&rc, &d, plus, 1024, &l);
-		it_ok(st == NFS3_OK,
+		tc_ok(st == NFS3_OK,
 		      "%s of %d entries with count 1024: %s (%u calls)",
 		      plus ? "READDIRPLUS" : "READDIR", N, it_st(st), l.calls);
-		it_ok(l.calls >= 5,
+		tc_ok(l.calls >= 5,
 		      "%s needed several calls (%u): cookies were resumed",
 		      plus ? "READDIRPLUS" : "READDIR", l.calls);
 		for (i = 0; i < l.n; i++) {
@@ -965,20 +965,20 @@ static void t_readdir(void)
 
 			for (i = 0; i < N; i++)
 				missing += !seen[i];
-			it_ok(missing == 0 && dup == 0 && bad == 0,
+			tc_ok(missing == 0 && dup == 0 && bad == 0,
 			      "%s listed every entry once: %zu returned, %d missing, %d duplicates, "
 			      "%d unexpected, %d dot entries",
 			      plus ? "READDIRPLUS" : "READDIR", l.n, missing,
 			      dup, bad, dots);
 		}
 		if (plus) {
-			it_ok(attrs == N,
+			tc_ok(attrs == N,
 			      "READDIRPLUS returned attributes for %d/%d entries",
 			      attrs, N);
-			it_ok(fhs == N,
+			tc_ok(fhs == N,
 			      "READDIRPLUS returned handles for %d/%d entries",
 			      fhs, N);
-			it_ok(fhok >= 1,
+			tc_ok(fhok >= 1,
 			      "handles from READDIRPLUS work with GETATTR (%d sampled ok)",
 			      fhok);
 		}
@@ -995,7 +995,7 @@ static void t_readdir(void)
 
 		st = nfsc_readdir_all(&rc, &d, false, 4096, &l);
 		if (st != NFS3_OK || l.n < 4) {
-			it_ok(false,
+			tc_ok(false,
 			      "READDIR for the resume test: %s, %zu entries",
 			      it_st(st), l.n);
 			nfsc_dirlist_free(&l);
@@ -1009,7 +1009,7 @@ static void t_readdir(void)
 		nfsc_dirlist_free(&r);
 		st = nfsc_readdir_once(&rc, &d, false, cookie, verf, 512, &r,
 				       verf, &eof);
-		it_ok(st == NFS3_OK && r.n > 0 &&
+		tc_ok(st == NFS3_OK && r.n > 0 &&
 			      !strcmp(r.e[0].name, l.e[half].name),
 		      "READDIR resumed at a saved cookie continues with the next entry (%s: %s vs %s)",
 		      it_st(st), r.n ? r.e[0].name : "-", l.e[half].name);
@@ -1035,12 +1035,6 @@ resume_done:
 }
 
 /* ---------------------------------------------------------------- high-level API */
-#define HL(call, ...)               \
-	do {                        \
-		r = (call);         \
-		it_ok(__VA_ARGS__); \
-	} while (0)
-
 static void t_highlevel(const struct it_opts *o, const char *work)
 {
 	struct nfs_context *nfs = it_hl_mount(o, 3, -1, -1);
@@ -1055,29 +1049,30 @@ static void t_highlevel(const struct it_opts *o, const char *work)
 	int r, n;
 
 	it_note("high-level libnfs API (NFSv3)");
-	it_ok(nfs != NULL, "high-level mount of %s", o->export);
+	tc_ok(nfs != NULL, "high-level mount of %s", o->export);
 	if (!nfs)
 		return;
 #define P(s) (snprintf(p, sizeof(p), "/%s/%s", work, (s)), p)
 #define Q(s) (snprintf(q, sizeof(q), "/%s/%s", work, (s)), q)
-	HL(nfs_mkdir2(nfs, P("hl"), 0750), r == 0, "nfs_mkdir2 hl: %d", r);
-	HL(nfs_mkdir(nfs, P("hl")), r == -EEXIST,
-	   "nfs_mkdir existing -> -EEXIST: %d", r);
-	HL(nfs_stat64(nfs, P("hl"), &st),
-	   r == 0 && S_ISDIR(st.nfs_mode) && (st.nfs_mode & 07777) == 0750,
-	   "nfs_stat64 dir: %d mode %llo", r, (unsigned long long)st.nfs_mode);
-	HL(nfs_creat(nfs, P("hl/f"), 0644, &fh), r == 0, "nfs_creat hl/f: %d",
-	   r);
+	IT_HL(nfs_mkdir2(nfs, P("hl"), 0750), r == 0, "nfs_mkdir2 hl: %d", r);
+	IT_HL(nfs_mkdir(nfs, P("hl")), r == -EEXIST,
+	      "nfs_mkdir existing -> -EEXIST: %d", r);
+	IT_HL(nfs_stat64(nfs, P("hl"), &st),
+	      r == 0 && S_ISDIR(st.nfs_mode) && (st.nfs_mode & 07777) == 0750,
+	      "nfs_stat64 dir: %d mode %llo", r,
+	      (unsigned long long)st.nfs_mode);
+	IT_HL(nfs_creat(nfs, P("hl/f"), 0644, &fh), r == 0,
+	      "nfs_creat hl/f: %d", r);
 	fill(data, sizeof(data), 3);
 	if (fh) {
-		HL(nfs_pwrite(nfs, fh, 0, sizeof(data), data),
-		   r == (int)sizeof(data), "nfs_pwrite 300000 bytes: %d", r);
-		HL(nfs_fsync(nfs, fh), r == 0, "nfs_fsync: %d", r);
-		HL(nfs_close(nfs, fh), r == 0, "nfs_close: %d", r);
+		IT_HL(nfs_pwrite(nfs, fh, 0, sizeof(data), data),
+		      r == (int)sizeof(data), "nfs_pwrite 300000 bytes: %d", r);
+		IT_HL(nfs_fsync(nfs, fh), r == 0, "nfs_fsync: %d", r);
+		IT_HL(nfs_close(nfs, fh), r == 0, "nfs_close: %d", r);
 	}
 	fh = NULL;
-	HL(nfs_open(nfs, P("hl/f"), O_RDONLY, &fh), r == 0,
-	   "nfs_open O_RDONLY: %d", r);
+	IT_HL(nfs_open(nfs, P("hl/f"), O_RDONLY, &fh), r == 0,
+	      "nfs_open O_RDONLY: %d", r);
 	if (fh) {
 		memset(back, 0, sizeof(back));
 		r = nfs_pread(nfs, fh, 0, sizeof(back), back);
@@ -1087,88 +1082,78 @@ static void t_highlevel(const struct it_opts *o, const char *work)
 			if (r > 0)
 				n += r;
 		}
-		it_ok(n == (int)sizeof(data) &&
+		tc_ok(n == (int)sizeof(data) &&
 			      !memcmp(back, data, sizeof(data)),
 		      "nfs_pread returns what was written (%d bytes)", n);
 		nfs_close(nfs, fh);
 	}
-	HL(nfs_open(nfs, P("hl/missing"), O_RDONLY, &fh), r == -ENOENT,
-	   "nfs_open missing -> -ENOENT: %d", r);
-	HL(nfs_open2(nfs, P("hl/f"), O_CREAT | O_EXCL | O_WRONLY, 0644, &fh),
-	   r == -EEXIST, "nfs_open2 O_CREAT|O_EXCL existing -> -EEXIST: %d", r);
-	HL(nfs_open2(nfs, P("hl/ex"), O_CREAT | O_EXCL | O_WRONLY, 0604, &fh),
-	   r == 0, "nfs_open2 O_CREAT|O_EXCL new: %d", r);
+	IT_HL(nfs_open(nfs, P("hl/missing"), O_RDONLY, &fh), r == -ENOENT,
+	      "nfs_open missing -> -ENOENT: %d", r);
+	IT_HL(nfs_open2(nfs, P("hl/f"), O_CREAT | O_EXCL | O_WRONLY, 0644, &fh),
+	      r == -EEXIST, "nfs_open2 O_CREAT|O_EXCL existing -> -EEXIST: %d",
+	      r);
+	IT_HL(nfs_open2(nfs, P("hl/ex"), O_CREAT | O_EXCL | O_WRONLY, 0604,
+			&fh),
+	      r == 0, "nfs_open2 O_CREAT|O_EXCL new: %d", r);
 	if (r == 0) {
 		nfs_close(nfs, fh);
-		it_ok(nfs_stat64(nfs, P("hl/ex"), &st) == 0 &&
+		tc_ok(nfs_stat64(nfs, P("hl/ex"), &st) == 0 &&
 			      (st.nfs_mode & 0777) == 0604,
 		      "O_EXCL-created file has mode %llo",
 		      (unsigned long long)st.nfs_mode & 0777);
 	}
-	HL(nfs_stat64(nfs, P("hl/f"), &st),
-	   r == 0 && st.nfs_size == sizeof(data) && S_ISREG(st.nfs_mode),
-	   "nfs_stat64 file: %d size %llu", r, (unsigned long long)st.nfs_size);
-	HL(nfs_chmod(nfs, P("hl/f"), 0600), r == 0, "nfs_chmod: %d", r);
-	HL(nfs_chown(nfs, P("hl/f"), 2000, 3000), r == 0, "nfs_chown: %d", r);
+	IT_HL(nfs_stat64(nfs, P("hl/f"), &st),
+	      r == 0 && st.nfs_size == sizeof(data) && S_ISREG(st.nfs_mode),
+	      "nfs_stat64 file: %d size %llu", r,
+	      (unsigned long long)st.nfs_size);
 	tv[0].tv_sec = 1500000000;
 	tv[0].tv_usec = 250000;
 	tv[1].tv_sec = 1600000000;
 	tv[1].tv_usec = 500000;
-	HL(nfs_truncate(nfs, P("hl/f"), 4096), r == 0, "nfs_truncate 4096: %d",
-	   r);
-	HL(nfs_utimes(nfs, P("hl/f"), tv), r == 0, "nfs_utimes: %d", r);
-	HL(nfs_stat64(nfs, P("hl/f"), &st),
-	   r == 0 && (st.nfs_mode & 07777) == 0600 && st.nfs_uid == 2000 &&
-		   st.nfs_gid == 3000 && st.nfs_size == 4096 &&
-		   st.nfs_atime == 1500000000 && st.nfs_mtime == 1600000000,
-	   "attributes after chmod/chown/utimes/truncate: mode %llo uid %llu gid %llu size %llu "
-	   "atime %llu mtime %llu",
-	   (unsigned long long)st.nfs_mode & 07777,
-	   (unsigned long long)st.nfs_uid, (unsigned long long)st.nfs_gid,
-	   (unsigned long long)st.nfs_size, (unsigned long long)st.nfs_atime,
-	   (unsigned long long)st.nfs_mtime);
-	HL(nfs_symlink(nfs, "f", P("hl/s")), r == 0, "nfs_symlink: %d", r);
-	HL(nfs_readlink(nfs, P("hl/s"), buf, sizeof(buf)),
-	   r == 0 && !strcmp(buf, "f"), "nfs_readlink: %d \"%s\"", r, buf);
-	HL(nfs_lstat64(nfs, P("hl/s"), &st), r == 0 && S_ISLNK(st.nfs_mode),
-	   "nfs_lstat64 symlink: %d", r);
-	HL(nfs_link(nfs, P("hl/f"), Q("hl/f2")), r == 0, "nfs_link: %d", r);
-	HL(nfs_stat64(nfs, P("hl/f"), &st), r == 0 && st.nfs_nlink == 2,
-	   "nlink %llu", (unsigned long long)st.nfs_nlink);
-	HL(nfs_rename(nfs, P("hl/f2"), Q("hl/f3")), r == 0, "nfs_rename: %d",
-	   r);
-	HL(nfs_stat64(nfs, P("hl/f2"), &st), r == -ENOENT, "old name gone: %d",
-	   r);
-	HL(nfs_mknod(nfs, P("hl/fifo"), S_IFIFO | 0644, 0), r == 0,
-	   "nfs_mknod fifo: %d", r);
-	HL(nfs_mknod(nfs, P("hl/chr"), S_IFCHR | 0644, makedev(1, 5)), r == 0,
-	   "nfs_mknod chr 1:5: %d", r);
-	HL(nfs_stat64(nfs, P("hl/chr"), &st),
-	   r == 0 && S_ISCHR(st.nfs_mode) && major(st.nfs_rdev) == 1 &&
-		   minor(st.nfs_rdev) == 5,
-	   "chr device stat: %d rdev %llu:%llu", r,
-	   (unsigned long long)major(st.nfs_rdev),
-	   (unsigned long long)minor(st.nfs_rdev));
-	HL(nfs_access(nfs, P("hl/f"), R_OK | W_OK), r == 0,
-	   "nfs_access R|W as root: %d", r);
-	HL(nfs_statvfs64(nfs, P("hl"), &vfs), r == 0 && vfs.f_blocks > 0,
-	   "nfs_statvfs64: %d blocks %llu namemax %llu", r,
-	   (unsigned long long)vfs.f_blocks, (unsigned long long)vfs.f_namemax);
-	HL(nfs_opendir(nfs, P("hl"), &dir), r == 0, "nfs_opendir: %d", r);
+	it_hl_setattrs(nfs, P("hl/f"), 0600, 2000, 3000, 4096, tv);
+	IT_HL(nfs_symlink(nfs, "f", P("hl/s")), r == 0, "nfs_symlink: %d", r);
+	IT_HL(nfs_readlink(nfs, P("hl/s"), buf, sizeof(buf)),
+	      r == 0 && !strcmp(buf, "f"), "nfs_readlink: %d \"%s\"", r, buf);
+	IT_HL(nfs_lstat64(nfs, P("hl/s"), &st), r == 0 && S_ISLNK(st.nfs_mode),
+	      "nfs_lstat64 symlink: %d", r);
+	IT_HL(nfs_link(nfs, P("hl/f"), Q("hl/f2")), r == 0, "nfs_link: %d", r);
+	IT_HL(nfs_stat64(nfs, P("hl/f"), &st), r == 0 && st.nfs_nlink == 2,
+	      "nlink %llu", (unsigned long long)st.nfs_nlink);
+	IT_HL(nfs_rename(nfs, P("hl/f2"), Q("hl/f3")), r == 0, "nfs_rename: %d",
+	      r);
+	IT_HL(nfs_stat64(nfs, P("hl/f2"), &st), r == -ENOENT,
+	      "old name gone: %d", r);
+	IT_HL(nfs_mknod(nfs, P("hl/fifo"), S_IFIFO | 0644, 0), r == 0,
+	      "nfs_mknod fifo: %d", r);
+	IT_HL(nfs_mknod(nfs, P("hl/chr"), S_IFCHR | 0644, makedev(1, 5)),
+	      r == 0, "nfs_mknod chr 1:5: %d", r);
+	IT_HL(nfs_stat64(nfs, P("hl/chr"), &st),
+	      r == 0 && S_ISCHR(st.nfs_mode) && major(st.nfs_rdev) == 1 &&
+		      minor(st.nfs_rdev) == 5,
+	      "chr device stat: %d rdev %llu:%llu", r,
+	      (unsigned long long)major(st.nfs_rdev),
+	      (unsigned long long)minor(st.nfs_rdev));
+	IT_HL(nfs_access(nfs, P("hl/f"), R_OK | W_OK), r == 0,
+	      "nfs_access R|W as root: %d", r);
+	IT_HL(nfs_statvfs64(nfs, P("hl"), &vfs), r == 0 && vfs.f_blocks > 0,
+	      "nfs_statvfs64: %d blocks %llu namemax %llu", r,
+	      (unsigned long long)vfs.f_blocks,
+	      (unsigned long long)vfs.f_namemax);
+	IT_HL(nfs_opendir(nfs, P("hl"), &dir), r == 0, "nfs_opendir: %d", r);
 	if (r == 0) {
 		n = 0;
 		while ((de = nfs_readdir(nfs, dir)))
 			if (strcmp(de->name, ".") && strcmp(de->name, ".."))
 				n++;
 		nfs_closedir(nfs, dir);
-		it_ok(n == 6, "nfs_readdir lists %d entries (want 6)", n);
+		tc_ok(n == 6, "nfs_readdir lists %d entries (want 6)", n);
 	}
-	HL(nfs_rmdir(nfs, P("hl")), r == -ENOTEMPTY,
-	   "nfs_rmdir non-empty -> -ENOTEMPTY: %d", r);
-	HL(nfs_unlink(nfs, P("hl/missing")), r == -ENOENT,
-	   "nfs_unlink missing -> -ENOENT: %d", r);
-	HL(nfs_opendir(nfs, P("hl/f"), &dir), r == -ENOTDIR,
-	   "nfs_opendir of a file -> -ENOTDIR: %d", r);
+	IT_HL(nfs_rmdir(nfs, P("hl")), r == -ENOTEMPTY,
+	      "nfs_rmdir non-empty -> -ENOTEMPTY: %d", r);
+	IT_HL(nfs_unlink(nfs, P("hl/missing")), r == -ENOENT,
+	      "nfs_unlink missing -> -ENOENT: %d", r);
+	IT_HL(nfs_opendir(nfs, P("hl/f"), &dir), r == -ENOTDIR,
+	      "nfs_opendir of a file -> -ENOTDIR: %d", r);
 	{
 		static const char *names[] = { "f",  "f3",   "s",
 					       "ex", "fifo", "chr" };
@@ -1180,25 +1165,26 @@ static void t_highlevel(const struct it_opts *o, const char *work)
 			snprintf(nm, sizeof(nm), "hl/%s", names[i]);
 			bad += nfs_unlink(nfs, P(nm)) != 0;
 		}
-		it_ok(bad == 0, "nfs_unlink of every file (%d failures)", bad);
+		tc_ok(bad == 0, "nfs_unlink of every file (%d failures)", bad);
 	}
-	HL(nfs_rmdir(nfs, P("hl")), r == 0, "nfs_rmdir: %d", r);
-	HL(nfs_stat64(nfs, P("hl"), &st), r == -ENOENT, "directory gone: %d",
-	   r);
+	IT_HL(nfs_rmdir(nfs, P("hl")), r == 0, "nfs_rmdir: %d", r);
+	IT_HL(nfs_stat64(nfs, P("hl"), &st), r == -ENOENT, "directory gone: %d",
+	      r);
 	nfs_umount(nfs);
 	nfs_destroy_context(nfs);
 
 	/* As an unprivileged user (URL uid/gid) */
 	nfs = it_hl_mount(o, 3, user_id, user_id);
-	it_ok(nfs != NULL, "high-level mount as uid %d", user_id);
+	tc_ok(nfs != NULL, "high-level mount as uid %d", user_id);
 	if (nfs) {
-		HL(nfs_mkdir(nfs, P("priv/hl-nope")), r == -EACCES,
-		   "nfs_mkdir in root's 0755 dir as user -> -EACCES: %d", r);
-		HL(nfs_open(nfs, P("priv/secret"), O_RDONLY, &fh), r == -EACCES,
-		   "nfs_open of root's 0600 file as user -> -EACCES: %d", r);
-		HL(nfs_access(nfs, P("priv/shared"), W_OK), r == -EACCES,
-		   "nfs_access W_OK on root's 0644 file as user -> -EACCES: %d",
-		   r);
+		IT_HL(nfs_mkdir(nfs, P("priv/hl-nope")), r == -EACCES,
+		      "nfs_mkdir in root's 0755 dir as user -> -EACCES: %d", r);
+		IT_HL(nfs_open(nfs, P("priv/secret"), O_RDONLY, &fh),
+		      r == -EACCES,
+		      "nfs_open of root's 0600 file as user -> -EACCES: %d", r);
+		IT_HL(nfs_access(nfs, P("priv/shared"), W_OK), r == -EACCES,
+		      "nfs_access W_OK on root's 0644 file as user -> -EACCES: %d",
+		      r);
 		nfs_umount(nfs);
 		nfs_destroy_context(nfs);
 	}
@@ -1256,7 +1242,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "it_nsops: cannot connect to %s\n", o.export);
 		return 2;
 	}
-	it_ok(it_ping(&rc), "NULL procedure answers");
+	tc_ok(it_ping(&rc), "NULL procedure answers");
 	snprintf(work, sizeof(work), "nsops.%d", (int)getpid());
 	if (!it_expect_st(nfsc_mkdir(&rc, &rc.root, work, 0755, &top, &a),
 			  "MKDIR working directory", NFS3_OK, IT_END))
@@ -1282,8 +1268,8 @@ int main(int argc, char **argv)
 	t_readdir();
 	t_highlevel(&o, work);
 
-	it_ok(it_ping(&rc), "server still answers");
-	it_ok(rm_tree(&top, 0) == 0, "removed everything the test created");
+	tc_ok(it_ping(&rc), "server still answers");
+	tc_ok(rm_tree(&top, 0) == 0, "removed everything the test created");
 	ST(nfsc_rmdir(&rc, &rc.root, work), "RMDIR working directory", NFS3_OK);
 	nfsc_disconnect(&uc);
 	nfsc_disconnect(&rc);

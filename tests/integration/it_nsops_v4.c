@@ -26,12 +26,6 @@ static void opt_cb(int opt, const char *arg)
 		user_id = atoi(arg);
 }
 
-#define HL(call, ...)               \
-	do {                        \
-		r = (call);         \
-		it_ok(__VA_ARGS__); \
-	} while (0)
-
 static char pbuf[4][512];
 static int pidx;
 static const char *work;
@@ -99,116 +93,104 @@ int main(int argc, char **argv)
 			o.export);
 		return 2;
 	}
-	it_ok(true, "NFSv4 mount of %s", o.export);
+	tc_ok(true, "NFSv4 mount of %s", o.export);
 	snprintf(w, sizeof(w), "v4.%d", (int)getpid());
 	work = w;
 	for (i = 0; i < SZ; i++)
 		data[i] = (unsigned char)(i * 7 + (i >> 11));
 
-	HL(nfs_mkdir2(nfs, P(""), 0755), r == 0, "mkdir working directory: %d",
-	   r);
-	HL(nfs_mkdir2(nfs, P("d"), 0750), r == 0, "mkdir d: %d", r);
-	HL(nfs_mkdir(nfs, P("d")), r == -EEXIST,
-	   "mkdir existing -> -EEXIST: %d", r);
-	HL(nfs_stat64(nfs, P("d"), &st),
-	   r == 0 && S_ISDIR(st.nfs_mode) && (st.nfs_mode & 07777) == 0750,
-	   "stat d: %d mode %llo", r, (unsigned long long)st.nfs_mode);
-	HL(nfs_stat64(nfs, P("missing"), &st), r == -ENOENT,
-	   "stat missing -> -ENOENT: %d", r);
+	IT_HL(nfs_mkdir2(nfs, P(""), 0755), r == 0,
+	      "mkdir working directory: %d", r);
+	IT_HL(nfs_mkdir2(nfs, P("d"), 0750), r == 0, "mkdir d: %d", r);
+	IT_HL(nfs_mkdir(nfs, P("d")), r == -EEXIST,
+	      "mkdir existing -> -EEXIST: %d", r);
+	IT_HL(nfs_stat64(nfs, P("d"), &st),
+	      r == 0 && S_ISDIR(st.nfs_mode) && (st.nfs_mode & 07777) == 0750,
+	      "stat d: %d mode %llo", r, (unsigned long long)st.nfs_mode);
+	IT_HL(nfs_stat64(nfs, P("missing"), &st), r == -ENOENT,
+	      "stat missing -> -ENOENT: %d", r);
 
 	/* nfs_creat would OPEN for reading only: writes need an OPEN with write access. */
-	HL(nfs_create(nfs, P("d/f"), O_CREAT | O_RDWR, 0640, &fh), r == 0,
-	   "create d/f: %d", r);
+	IT_HL(nfs_create(nfs, P("d/f"), O_CREAT | O_RDWR, 0640, &fh), r == 0,
+	      "create d/f: %d", r);
 	if (r == 0) {
-		HL(write_all(nfs, fh, data, SZ), r == SZ,
-		   "write %d bytes in %d-byte calls: %d", SZ, CHUNK, r);
-		HL(nfs_fsync(nfs, fh), r == 0, "fsync: %d", r);
-		HL(nfs_close(nfs, fh), r == 0, "close: %d", r);
+		IT_HL(write_all(nfs, fh, data, SZ), r == SZ,
+		      "write %d bytes in %d-byte calls: %d", SZ, CHUNK, r);
+		IT_HL(nfs_fsync(nfs, fh), r == 0, "fsync: %d", r);
+		IT_HL(nfs_close(nfs, fh), r == 0, "close: %d", r);
 	}
-	HL(nfs_stat64(nfs, P("d/f"), &st),
-	   r == 0 && S_ISREG(st.nfs_mode) && st.nfs_size == SZ,
-	   "stat d/f: %d size %llu mode %llo", r,
-	   (unsigned long long)st.nfs_size,
-	   (unsigned long long)st.nfs_mode & 07777);
-	HL(nfs_open(nfs, P("d/f"), O_RDONLY, &fh), r == 0,
-	   "open d/f O_RDONLY: %d", r);
+	IT_HL(nfs_stat64(nfs, P("d/f"), &st),
+	      r == 0 && S_ISREG(st.nfs_mode) && st.nfs_size == SZ,
+	      "stat d/f: %d size %llu mode %llo", r,
+	      (unsigned long long)st.nfs_size,
+	      (unsigned long long)st.nfs_mode & 07777);
+	IT_HL(nfs_open(nfs, P("d/f"), O_RDONLY, &fh), r == 0,
+	      "open d/f O_RDONLY: %d", r);
 	if (r == 0) {
 		memset(back, 0, SZ);
-		HL(read_all(nfs, fh, back, SZ),
-		   r == SZ && !memcmp(back, data, SZ),
-		   "read back %d bytes, equal to what was written", r);
+		IT_HL(read_all(nfs, fh, back, SZ),
+		      r == SZ && !memcmp(back, data, SZ),
+		      "read back %d bytes, equal to what was written", r);
 		nfs_close(nfs, fh);
 	}
 	/* Overwrite a range in the middle through a read-write open. */
-	HL(nfs_open(nfs, P("d/f"), O_RDWR, &fh), r == 0, "open d/f O_RDWR: %d",
-	   r);
+	IT_HL(nfs_open(nfs, P("d/f"), O_RDWR, &fh), r == 0,
+	      "open d/f O_RDWR: %d", r);
 	if (r == 0) {
-		HL(nfs_pwrite(nfs, fh, 5000, 3, "XYZ"), r == 3,
-		   "pwrite 3 bytes at 5000: %d", r);
-		HL(nfs_pread(nfs, fh, 4999, 5, buf),
-		   r == 5 && buf[0] == (char)data[4999] &&
-			   !memcmp(buf + 1, "XYZ", 3) &&
-			   buf[4] == (char)data[5003],
-		   "pread sees the overwrite: %d", r);
+		IT_HL(nfs_pwrite(nfs, fh, 5000, 3, "XYZ"), r == 3,
+		      "pwrite 3 bytes at 5000: %d", r);
+		IT_HL(nfs_pread(nfs, fh, 4999, 5, buf),
+		      r == 5 && buf[0] == (char)data[4999] &&
+			      !memcmp(buf + 1, "XYZ", 3) &&
+			      buf[4] == (char)data[5003],
+		      "pread sees the overwrite: %d", r);
 		nfs_close(nfs, fh);
 	}
-	HL(nfs_open(nfs, P("d/missing"), O_RDONLY, &fh), r == -ENOENT,
-	   "open missing -> -ENOENT: %d", r);
-	HL(nfs_open2(nfs, P("d/f"), O_CREAT | O_EXCL | O_WRONLY, 0644, &fh),
-	   r == -EEXIST, "open O_CREAT|O_EXCL existing -> -EEXIST: %d", r);
+	IT_HL(nfs_open(nfs, P("d/missing"), O_RDONLY, &fh), r == -ENOENT,
+	      "open missing -> -ENOENT: %d", r);
+	IT_HL(nfs_open2(nfs, P("d/f"), O_CREAT | O_EXCL | O_WRONLY, 0644, &fh),
+	      r == -EEXIST, "open O_CREAT|O_EXCL existing -> -EEXIST: %d", r);
 
-	HL(nfs_chmod(nfs, P("d/f"), 0604), r == 0, "chmod 0604: %d", r);
-	HL(nfs_chown(nfs, P("d/f"), 1111, 2222), r == 0, "chown 1111:2222: %d",
-	   r);
-	HL(nfs_truncate(nfs, P("d/f"), 1000), r == 0, "truncate 1000: %d", r);
 	tv[0].tv_sec = 1400000000;
 	tv[0].tv_usec = 0;
 	tv[1].tv_sec = 1450000000;
 	tv[1].tv_usec = 0;
-	HL(nfs_utimes(nfs, P("d/f"), tv), r == 0, "utimes: %d", r);
-	HL(nfs_stat64(nfs, P("d/f"), &st),
-	   r == 0 && (st.nfs_mode & 07777) == 0604 && st.nfs_uid == 1111 &&
-		   st.nfs_gid == 2222 && st.nfs_size == 1000 &&
-		   st.nfs_atime == 1400000000 && st.nfs_mtime == 1450000000,
-	   "attributes after chmod/chown/truncate/utimes: mode %llo %llu:%llu size %llu atime %llu "
-	   "mtime %llu",
-	   (unsigned long long)st.nfs_mode & 07777,
-	   (unsigned long long)st.nfs_uid, (unsigned long long)st.nfs_gid,
-	   (unsigned long long)st.nfs_size, (unsigned long long)st.nfs_atime,
-	   (unsigned long long)st.nfs_mtime);
+	it_hl_setattrs(nfs, P("d/f"), 0604, 1111, 2222, 1000, tv);
 
-	HL(nfs_symlink(nfs, "f", P("d/s")), r == 0, "symlink d/s -> f: %d", r);
+	IT_HL(nfs_symlink(nfs, "f", P("d/s")), r == 0, "symlink d/s -> f: %d",
+	      r);
 	memset(buf, 0, sizeof(buf));
-	HL(nfs_readlink(nfs, P("d/s"), buf, sizeof(buf)),
-	   r == 0 && !strcmp(buf, "f"), "readlink d/s: %d \"%s\"", r, buf);
-	HL(nfs_link(nfs, P("d/f"), P("d/hard")), r == 0, "link d/f d/hard: %d",
-	   r);
-	HL(nfs_stat64(nfs, P("d/hard"), &st), r == 0 && st.nfs_nlink == 2,
-	   "hard link has nlink %llu", (unsigned long long)st.nfs_nlink);
+	IT_HL(nfs_readlink(nfs, P("d/s"), buf, sizeof(buf)),
+	      r == 0 && !strcmp(buf, "f"), "readlink d/s: %d \"%s\"", r, buf);
+	IT_HL(nfs_link(nfs, P("d/f"), P("d/hard")), r == 0,
+	      "link d/f d/hard: %d", r);
+	IT_HL(nfs_stat64(nfs, P("d/hard"), &st), r == 0 && st.nfs_nlink == 2,
+	      "hard link has nlink %llu", (unsigned long long)st.nfs_nlink);
 
-	HL(nfs_mkdir(nfs, P("e")), r == 0, "mkdir e: %d", r);
-	HL(nfs_rename(nfs, P("d/hard"), P("e/moved")), r == 0,
-	   "rename d/hard -> e/moved (across directories): %d", r);
-	HL(nfs_stat64(nfs, P("d/hard"), &st), r == -ENOENT, "old name gone: %d",
-	   r);
-	HL(nfs_stat64(nfs, P("e/moved"), &st), r == 0 && st.nfs_size == 1000,
-	   "new name: %d", r);
-	HL(nfs_create(nfs, P("e/target"), O_CREAT | O_WRONLY, 0644, &fh),
-	   r == 0, "create e/target: %d", r);
+	IT_HL(nfs_mkdir(nfs, P("e")), r == 0, "mkdir e: %d", r);
+	IT_HL(nfs_rename(nfs, P("d/hard"), P("e/moved")), r == 0,
+	      "rename d/hard -> e/moved (across directories): %d", r);
+	IT_HL(nfs_stat64(nfs, P("d/hard"), &st), r == -ENOENT,
+	      "old name gone: %d", r);
+	IT_HL(nfs_stat64(nfs, P("e/moved"), &st), r == 0 && st.nfs_size == 1000,
+	      "new name: %d", r);
+	IT_HL(nfs_create(nfs, P("e/target"), O_CREAT | O_WRONLY, 0644, &fh),
+	      r == 0, "create e/target: %d", r);
 	if (r == 0)
 		nfs_close(nfs, fh);
-	HL(nfs_rename(nfs, P("e/moved"), P("e/target")), r == 0,
-	   "rename onto an existing file: %d", r);
-	HL(nfs_stat64(nfs, P("e/target"), &st), r == 0 && st.nfs_size == 1000,
-	   "target replaced (size %llu)", (unsigned long long)st.nfs_size);
-	HL(nfs_mkdir(nfs, P("e/sub")), r == 0, "mkdir e/sub: %d", r);
-	HL(nfs_rename(nfs, P("e/sub"), P("d/sub2")), r == 0,
-	   "rename directory across directories: %d", r);
-	HL(nfs_rename(nfs, P("e/nothing"), P("d/x")), r == -ENOENT,
-	   "rename missing -> -ENOENT: %d", r);
+	IT_HL(nfs_rename(nfs, P("e/moved"), P("e/target")), r == 0,
+	      "rename onto an existing file: %d", r);
+	IT_HL(nfs_stat64(nfs, P("e/target"), &st),
+	      r == 0 && st.nfs_size == 1000, "target replaced (size %llu)",
+	      (unsigned long long)st.nfs_size);
+	IT_HL(nfs_mkdir(nfs, P("e/sub")), r == 0, "mkdir e/sub: %d", r);
+	IT_HL(nfs_rename(nfs, P("e/sub"), P("d/sub2")), r == 0,
+	      "rename directory across directories: %d", r);
+	IT_HL(nfs_rename(nfs, P("e/nothing"), P("d/x")), r == -ENOENT,
+	      "rename missing -> -ENOENT: %d", r);
 
 	n = 0;
-	HL(nfs_opendir(nfs, P("d"), &dir), r == 0, "opendir d: %d", r);
+	IT_HL(nfs_opendir(nfs, P("d"), &dir), r == 0, "opendir d: %d", r);
 	if (r == 0) {
 		int seen_f = 0, seen_s = 0, seen_sub = 0;
 
@@ -221,16 +203,16 @@ int main(int argc, char **argv)
 			seen_sub += !strcmp(de->name, "sub2");
 		}
 		nfs_closedir(nfs, dir);
-		it_ok(n == 3 && seen_f == 1 && seen_s == 1 && seen_sub == 1,
+		tc_ok(n == 3 && seen_f == 1 && seen_s == 1 && seen_sub == 1,
 		      "readdir d lists f, s, sub2 (%d entries)", n);
 	}
-	HL(nfs_opendir(nfs, P("d/f"), &dir), r == -ENOTDIR,
-	   "opendir of a file -> -ENOTDIR: %d", r);
-	HL(nfs_rmdir(nfs, P("d")), r == -ENOTEMPTY || r == -EEXIST,
-	   "rmdir non-empty -> -ENOTEMPTY: %d", r);
+	IT_HL(nfs_opendir(nfs, P("d/f"), &dir), r == -ENOTDIR,
+	      "opendir of a file -> -ENOTDIR: %d", r);
+	IT_HL(nfs_rmdir(nfs, P("d")), r == -ENOTEMPTY || r == -EEXIST,
+	      "rmdir non-empty -> -ENOTEMPTY: %d", r);
 
 	/* A directory with more entries than one READDIR reply holds. */
-	HL(nfs_mkdir(nfs, P("many")), r == 0, "mkdir many: %d", r);
+	IT_HL(nfs_mkdir(nfs, P("many")), r == 0, "mkdir many: %d", r);
 	for (i = 0, r = 0; i < 400 && r == 0; i++) {
 		char nm[64];
 
@@ -239,8 +221,8 @@ int main(int argc, char **argv)
 		if (r == 0)
 			nfs_close(nfs, fh);
 	}
-	it_ok(r == 0, "created 400 files in many/: %d", r);
-	HL(nfs_opendir(nfs, P("many"), &dir), r == 0, "opendir many: %d", r);
+	tc_ok(r == 0, "created 400 files in many/: %d", r);
+	IT_HL(nfs_opendir(nfs, P("many"), &dir), r == 0, "opendir many: %d", r);
 	if (r == 0) {
 		static char seen[400];
 		int dup = 0, miss = 0;
@@ -260,46 +242,47 @@ int main(int argc, char **argv)
 		nfs_closedir(nfs, dir);
 		for (i = 0; i < 400; i++)
 			miss += !seen[i];
-		it_ok(n == 400 && dup == 0 && miss == 0,
+		tc_ok(n == 400 && dup == 0 && miss == 0,
 		      "readdir many lists all 400 (%d listed, %d missing, %d duplicates)",
 		      n, miss, dup);
 	}
 
 	/* As an unprivileged user: EACCES. */
-	HL(nfs_mkdir2(nfs, P("pub"), 0755), r == 0, "mkdir pub 0755: %d", r);
-	HL(nfs_create(nfs, P("pub/secret"), O_CREAT | O_RDWR, 0600, &fh),
-	   r == 0, "create pub/secret 0600: %d", r);
+	IT_HL(nfs_mkdir2(nfs, P("pub"), 0755), r == 0, "mkdir pub 0755: %d", r);
+	IT_HL(nfs_create(nfs, P("pub/secret"), O_CREAT | O_RDWR, 0600, &fh),
+	      r == 0, "create pub/secret 0600: %d", r);
 	if (r == 0)
 		nfs_close(nfs, fh);
-	HL(nfs_create(nfs, P("pub/victim"), O_CREAT | O_RDWR, 0666, &fh),
-	   r == 0, "create pub/victim 0666: %d", r);
+	IT_HL(nfs_create(nfs, P("pub/victim"), O_CREAT | O_RDWR, 0666, &fh),
+	      r == 0, "create pub/victim 0666: %d", r);
 	if (r == 0)
 		nfs_close(nfs, fh);
-	HL(nfs_create(nfs, P("pub/victim2"), O_CREAT | O_RDWR, 0666, &fh),
-	   r == 0, "create pub/victim2 0666: %d", r);
+	IT_HL(nfs_create(nfs, P("pub/victim2"), O_CREAT | O_RDWR, 0666, &fh),
+	      r == 0, "create pub/victim2 0666: %d", r);
 	if (r == 0)
 		nfs_close(nfs, fh);
 	unfs = it_hl_mount(&o, 4, user_id, user_id);
-	it_ok(unfs != NULL, "NFSv4 mount as uid %d", user_id);
+	tc_ok(unfs != NULL, "NFSv4 mount as uid %d", user_id);
 	if (unfs) {
-		HL(nfs_mkdir(unfs, P("pub/nope")), r == -EACCES,
-		   "mkdir in root's 0755 dir as user -> -EACCES: %d", r);
-		HL(nfs_open(unfs, P("pub/secret"), O_RDONLY, &fh), r == -EACCES,
-		   "open root's 0600 file as user -> -EACCES: %d", r);
-		HL(nfs_unlink(unfs, P("pub/victim")), r == -EACCES,
-		   "unlink in root's 0755 dir as user -> -EACCES: %d", r);
-		HL(nfs_rename(unfs, P("pub/victim2"), P("pub/renamed")),
-		   r == -EACCES,
-		   "rename in root's 0755 dir as user -> -EACCES: %d", r);
-		HL(nfs_stat64(unfs, P("pub/secret"), &st),
-		   r == 0 && S_ISREG(st.nfs_mode),
-		   "stat of root's file as user works: %d (uid %llu)", r,
-		   (unsigned long long)st.nfs_uid);
+		IT_HL(nfs_mkdir(unfs, P("pub/nope")), r == -EACCES,
+		      "mkdir in root's 0755 dir as user -> -EACCES: %d", r);
+		IT_HL(nfs_open(unfs, P("pub/secret"), O_RDONLY, &fh),
+		      r == -EACCES,
+		      "open root's 0600 file as user -> -EACCES: %d", r);
+		IT_HL(nfs_unlink(unfs, P("pub/victim")), r == -EACCES,
+		      "unlink in root's 0755 dir as user -> -EACCES: %d", r);
+		IT_HL(nfs_rename(unfs, P("pub/victim2"), P("pub/renamed")),
+		      r == -EACCES,
+		      "rename in root's 0755 dir as user -> -EACCES: %d", r);
+		IT_HL(nfs_stat64(unfs, P("pub/secret"), &st),
+		      r == 0 && S_ISREG(st.nfs_mode),
+		      "stat of root's file as user works: %d (uid %llu)", r,
+		      (unsigned long long)st.nfs_uid);
 		nfs_umount(unfs);
 		nfs_destroy_context(unfs);
 	}
-	HL(nfs_unlink(nfs, P("pub/secret")), r == 0, "unlink pub/secret: %d",
-	   r);
+	IT_HL(nfs_unlink(nfs, P("pub/secret")), r == 0, "unlink pub/secret: %d",
+	      r);
 	nfs_unlink(
 		nfs,
 		P("pub/renamed")); /* only there if the rename was wrongly allowed */
@@ -309,7 +292,7 @@ int main(int argc, char **argv)
 	nfs_unlink(
 		nfs,
 		P("pub/victim2")); /* renamed already if the user's rename was allowed */
-	HL(nfs_rmdir(nfs, P("pub")), r == 0, "rmdir pub: %d", r);
+	IT_HL(nfs_rmdir(nfs, P("pub")), r == 0, "rmdir pub: %d", r);
 
 	/* Remove everything. */
 	for (i = 0, n = 0; i < 400; i++) {
@@ -318,19 +301,19 @@ int main(int argc, char **argv)
 		snprintf(nm, sizeof(nm), "many/file-with-a-long-name-%04d", i);
 		n += nfs_unlink(nfs, P(nm)) != 0;
 	}
-	it_ok(n == 0, "unlink 400 files (%d failures)", n);
-	HL(nfs_rmdir(nfs, P("many")), r == 0, "rmdir many: %d", r);
-	HL(nfs_unlink(nfs, P("d/f")), r == 0, "unlink d/f: %d", r);
-	HL(nfs_unlink(nfs, P("d/f")), r == -ENOENT,
-	   "unlink again -> -ENOENT: %d", r);
-	HL(nfs_unlink(nfs, P("d/s")), r == 0, "unlink d/s: %d", r);
-	HL(nfs_rmdir(nfs, P("d/sub2")), r == 0, "rmdir d/sub2: %d", r);
-	HL(nfs_rmdir(nfs, P("d")), r == 0, "rmdir d: %d", r);
-	HL(nfs_unlink(nfs, P("e/target")), r == 0, "unlink e/target: %d", r);
-	HL(nfs_rmdir(nfs, P("e")), r == 0, "rmdir e: %d", r);
-	HL(nfs_rmdir(nfs, P("")), r == 0, "rmdir working directory: %d", r);
-	HL(nfs_stat64(nfs, P(""), &st), r == -ENOENT,
-	   "working directory gone: %d", r);
+	tc_ok(n == 0, "unlink 400 files (%d failures)", n);
+	IT_HL(nfs_rmdir(nfs, P("many")), r == 0, "rmdir many: %d", r);
+	IT_HL(nfs_unlink(nfs, P("d/f")), r == 0, "unlink d/f: %d", r);
+	IT_HL(nfs_unlink(nfs, P("d/f")), r == -ENOENT,
+	      "unlink again -> -ENOENT: %d", r);
+	IT_HL(nfs_unlink(nfs, P("d/s")), r == 0, "unlink d/s: %d", r);
+	IT_HL(nfs_rmdir(nfs, P("d/sub2")), r == 0, "rmdir d/sub2: %d", r);
+	IT_HL(nfs_rmdir(nfs, P("d")), r == 0, "rmdir d: %d", r);
+	IT_HL(nfs_unlink(nfs, P("e/target")), r == 0, "unlink e/target: %d", r);
+	IT_HL(nfs_rmdir(nfs, P("e")), r == 0, "rmdir e: %d", r);
+	IT_HL(nfs_rmdir(nfs, P("")), r == 0, "rmdir working directory: %d", r);
+	IT_HL(nfs_stat64(nfs, P(""), &st), r == -ENOENT,
+	      "working directory gone: %d", r);
 	nfs_umount(nfs);
 	nfs_destroy_context(nfs);
 	return it_summary("it_nsops_v4");

@@ -9,23 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int it_failures, it_checks;
-
-void it_ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	it_checks++;
-	if (!cond)
-		it_failures++;
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
 void it_note(const char *fmt, ...)
 {
 	va_list ap;
@@ -40,9 +23,9 @@ void it_note(const char *fmt, ...)
 
 int it_summary(const char *prog)
 {
-	printf("# %s: %d checks, %d failed\n", prog, it_checks, it_failures);
+	printf("# %s: %d checks, %d failed\n", prog, tc_checks, tc_failures);
 	fflush(stdout);
-	return it_failures ? 1 : 0;
+	return tc_failures ? 1 : 0;
 }
 
 const char *it_st(int st)
@@ -76,9 +59,9 @@ bool it_expect_st(int st, const char *what, ...)
 	}
 	va_end(ap);
 	if (match)
-		it_ok(true, "%s: %s", what, it_st(st));
+		tc_ok(true, "%s: %s", what, it_st(st));
 	else
-		it_ok(false, "%s: expected %s, got %s", what, want, it_st(st));
+		tc_ok(false, "%s: expected %s, got %s", what, want, it_st(st));
 	return match;
 }
 
@@ -181,6 +164,32 @@ struct nfs_context *it_hl_mount(const struct it_opts *o, int vers, int uid,
 	nfs_destroy_url(url);
 	free(u);
 	return nfs;
+}
+
+void it_hl_setattrs(struct nfs_context *nfs, const char *path, int mode,
+		    int uid, int gid, uint64_t size, struct timeval tv[2])
+{
+	struct nfs_stat_64 st;
+	int r;
+
+	IT_HL(nfs_chmod(nfs, path, mode), r == 0, "chmod %04o: %d", mode, r);
+	IT_HL(nfs_chown(nfs, path, uid, gid), r == 0, "chown %d:%d: %d", uid,
+	      gid, r);
+	IT_HL(nfs_truncate(nfs, path, size), r == 0, "truncate %llu: %d",
+	      (unsigned long long)size, r);
+	IT_HL(nfs_utimes(nfs, path, tv), r == 0, "utimes: %d", r);
+	IT_HL(nfs_stat64(nfs, path, &st),
+	      r == 0 && (st.nfs_mode & 07777) == (uint64_t)mode &&
+		      st.nfs_uid == (uint64_t)uid &&
+		      st.nfs_gid == (uint64_t)gid && st.nfs_size == size &&
+		      st.nfs_atime == (uint64_t)tv[0].tv_sec &&
+		      st.nfs_mtime == (uint64_t)tv[1].tv_sec,
+	      "attributes after chmod/chown/truncate/utimes: mode %llo %llu:%llu size %llu "
+	      "atime %llu mtime %llu",
+	      (unsigned long long)st.nfs_mode & 07777,
+	      (unsigned long long)st.nfs_uid, (unsigned long long)st.nfs_gid,
+	      (unsigned long long)st.nfs_size, (unsigned long long)st.nfs_atime,
+	      (unsigned long long)st.nfs_mtime);
 }
 
 /* ---- raw connection ---- */

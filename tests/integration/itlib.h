@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "nfsc.h"
+#include "tcheck.h"
 
 struct it_opts {
 	const char *host;
@@ -23,9 +24,7 @@ struct it_opts {
 };
 
 /* ---- reporting ---- */
-extern int it_failures, it_checks;
-void it_ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* one check: tc_ok (tests/lib/tcheck.h), counted for it_summary */
 void it_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int it_summary(const char *prog); /* prints summary, returns exit status */
 const char *it_st(int st); /* nfsstat3 (or -1 = RPC failure) as a string */
@@ -51,5 +50,17 @@ bool it_ping(struct nfsc_conn *c);
  * calls are used with nfs_set_timeout(). */
 struct nfs_context *it_hl_mount(const struct it_opts *o, int vers, int uid,
 				int gid);
+
+/* One check of a high-level call: r = CALL, then tc_ok(COND, FMT, ...) (r in scope). */
+#define IT_HL(call, ...)            \
+	do {                        \
+		r = (call);         \
+		tc_ok(__VA_ARGS__); \
+	} while (0)
+
+/* The attributes a client sets on path: chmod, chown, truncate and utimes (tv as
+ * nfs_utimes takes it), then a stat that sees all four: five checks. */
+void it_hl_setattrs(struct nfs_context *nfs, const char *path, int mode,
+		    int uid, int gid, uint64_t size, struct timeval tv[2]);
 
 #endif

@@ -585,9 +585,9 @@ static void where_args(diropargs3 *w, const struct nfsc_fh *dir,
 	w->name = (char *)name;
 }
 
-int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir,
-		const char *name, createmode3 how, int mode, const char verf[8],
-		struct nfsc_fh *out, fattr3 *attr)
+int nfsc_create_sa(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		   const char *name, createmode3 how, const sattr3 *sa,
+		   const char verf[8], struct nfsc_fh *out, fattr3 *attr)
 {
 	struct nfsc_call k = newobj_call(create_copy, out, attr);
 	CREATE3args a;
@@ -598,9 +598,19 @@ int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir,
 	if (how == EXCLUSIVE)
 		memcpy(a.how.createhow3_u.verf, verf, 8);
 	else
-		nfsc_sattr_mode(&a.how.createhow3_u.obj_attributes, mode);
+		a.how.createhow3_u.obj_attributes = *sa;
 	RUN(c, k, rpc_nfs3_create_async(c->rpc, nfsc_call_cb, &a, &k));
 	return k.st;
+}
+
+int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		const char *name, createmode3 how, int mode, const char verf[8],
+		struct nfsc_fh *out, fattr3 *attr)
+{
+	sattr3 sa;
+
+	nfsc_sattr_mode(&sa, mode);
+	return nfsc_create_sa(c, dir, name, how, &sa, verf, out, attr);
 }
 
 int nfsc_mkdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,

@@ -109,6 +109,10 @@ int nfsc_write(struct nfsc_conn *c, const struct nfsc_fh *fh, uint64_t off,
 int nfsc_create(struct nfsc_conn *c, const struct nfsc_fh *dir,
 		const char *name, createmode3 how, int mode, const char verf[8],
 		struct nfsc_fh *out, fattr3 *attr);
+/* CREATE with the attributes sa (UNCHECKED, GUARDED) or verf (EXCLUSIVE). */
+int nfsc_create_sa(struct nfsc_conn *c, const struct nfsc_fh *dir,
+		   const char *name, createmode3 how, const sattr3 *sa,
+		   const char verf[8], struct nfsc_fh *out, fattr3 *attr);
 int nfsc_mkdir(struct nfsc_conn *c, const struct nfsc_fh *dir, const char *name,
 	       int mode, struct nfsc_fh *out, fattr3 *attr);
 int nfsc_symlink(struct nfsc_conn *c, const struct nfsc_fh *dir,
