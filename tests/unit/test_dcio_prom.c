@@ -251,6 +251,20 @@ static void labels_for(char *lab, size_t len, char *path, size_t plen)
 	snprintf(path, plen, "path=\"%s\"", esc);
 }
 
+/* The workload, then its Prometheus text parsed into p: labelled as labels_for
+ * says (the path label back in path) unless path is NULL. */
+static char *scrape(struct tl_ctx *c, struct parsed *p, char *path, size_t plen)
+{
+	char lab[256];
+
+	workload(c);
+	if (path)
+		labels_for(lab, sizeof(lab), path, plen);
+	char *text = prom_text(c->x, path ? lab : NULL);
+	parse(text, p);
+	return text;
+}
+
 static void t_prom_escape(void)
 {
 	char esc[128];
@@ -264,12 +278,9 @@ static void t_prom_wellformed(void)
 {
 	static struct parsed p;
 	struct tl_ctx c;
-	char lab[256], path[256];
+	char path[256];
+	char *text = scrape(&c, &p, path, sizeof(path));
 
-	workload(&c);
-	labels_for(lab, sizeof(lab), path, sizeof(path));
-	char *text = prom_text(c.x, lab);
-	parse(text, &p);
 	CU_ASSERT_EQUAL(p.bad, 0);
 	CU_ASSERT_TRUE(p.n > 60);
 	for (int i = 0; i < p.n; i++) {
@@ -305,13 +316,10 @@ static void t_prom_equals_json(void)
 {
 	static struct parsed p;
 	struct tl_ctx c;
-	char lab[256], path[256];
-
-	workload(&c);
-	labels_for(lab, sizeof(lab), path, sizeof(path));
+	char path[256];
+	char *text = scrape(&c, &p, path, sizeof(path));
 	char *js = tl_stats(c.x);
-	char *text = prom_text(c.x, lab);
-	parse(text, &p);
+
 	CU_ASSERT_EQUAL(p.bad, 0);
 	/* the same figures as the JSON */
 	static const struct {
@@ -384,12 +392,9 @@ static void t_prom_histograms(void)
 {
 	static struct parsed p;
 	struct tl_ctx c;
-	char lab[256], path[256];
+	char path[256];
+	char *text = scrape(&c, &p, path, sizeof(path));
 
-	workload(&c);
-	labels_for(lab, sizeof(lab), path, sizeof(path));
-	char *text = prom_text(c.x, lab);
-	parse(text, &p);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_write_latency_seconds"), 32);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_read_latency_seconds"), 3);
 	CU_ASSERT_EQUAL(check_hist(&p, "dontcache_commit_latency_seconds"), 2);
@@ -403,10 +408,8 @@ static void t_prom_no_labels(void)
 {
 	static struct parsed p;
 	struct tl_ctx c;
+	char *text = scrape(&c, &p, NULL, 0);
 
-	workload(&c);
-	char *text = prom_text(c.x, NULL);
-	parse(text, &p);
 	CU_ASSERT_EQUAL(p.bad, 0);
 	CU_ASSERT_EQUAL(get(&p, "dontcache_reads_total", ""), 3);
 	free(text);
