@@ -556,9 +556,7 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 
 			f = good;
 			f.data[HDR + i] ^= 0x5a;
-			nfsc_sattr_none(&sa);
-			sa.mode.set_it = 1;
-			sa.mode.set_mode3_u.mode = 0777;
+			nfsc_sattr_mode(&sa, 0777);
 			st[0] = nfsc_read(c, &f, 0, sizeof(buf), buf, NULL,
 					  NULL);
 			st[1] = nfsc_write(c, &f, 0, "evil", 4, FILE_SYNC, NULL,

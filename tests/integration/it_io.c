@@ -103,9 +103,7 @@ static int do_rofs(struct nfsc_conn *c, const char *file)
 	   "SYMLINK -> EROFS", NFS3ERR_ROFS);
 	ST(nfsc_write(c, &f, 0, "x", 1, FILE_SYNC, NULL, NULL, NULL),
 	   "WRITE -> EROFS", NFS3ERR_ROFS);
-	nfsc_sattr_none(&sa);
-	sa.mode.set_it = 1;
-	sa.mode.set_mode3_u.mode = 0600;
+	nfsc_sattr_mode(&sa, 0600);
 	ST(nfsc_setattr(c, &f, &sa), "SETATTR mode -> EROFS", NFS3ERR_ROFS);
 	nfsc_sattr_none(&sa);
 	sa.size.set_it = 1;

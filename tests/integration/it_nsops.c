@@ -162,9 +162,7 @@ static void t_create(void)
 	   "CREATE EXCLUSIVE over a file created UNCHECKED -> EEXIST",
 	   NFS3ERR_EXIST);
 	/* What a client does after an exclusive create: set the real attributes. */
-	nfsc_sattr_none(&sa);
-	sa.mode.set_it = 1;
-	sa.mode.set_mode3_u.mode = 0644;
+	nfsc_sattr_mode(&sa, 0644);
 	sa.atime.set_it = SET_TO_SERVER_TIME;
 	sa.mtime.set_it = SET_TO_SERVER_TIME;
 	ST(nfsc_setattr(&rc, &x1, &sa), "SETATTR after EXCLUSIVE create",
@@ -313,9 +311,7 @@ static void t_setattr(void)
 	ST(nfsc_create(&rc, &top, "sa", GUARDED, 0644, NULL, &f, NULL),
 	   "CREATE sa", NFS3_OK);
 
-	nfsc_sattr_none(&sa);
-	sa.mode.set_it = 1;
-	sa.mode.set_mode3_u.mode = 04751;
+	nfsc_sattr_mode(&sa, 04751);
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR mode 4751", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
 	tc_ok((a.mode & 07777) == 04751, "mode is %o (want 4751)",
@@ -387,9 +383,7 @@ static void t_setattr(void)
 
 	/* Guarded setattr: a stale ctime guard is refused with NOT_SYNC, the right one passes. */
 	ST(nfsc_getattr(&rc, &f, &before), "GETATTR for guard", NFS3_OK);
-	nfsc_sattr_none(&sa);
-	sa.mode.set_it = 1;
-	sa.mode.set_mode3_u.mode = 0600;
+	nfsc_sattr_mode(&sa, 0600);
 	{
 		nfstime3 bad = before.ctime;
 
@@ -406,9 +400,7 @@ static void t_setattr(void)
 
 	ST(nfsc_mkdir(&rc, &top, "sadir", 0755, &d, NULL), "MKDIR sadir",
 	   NFS3_OK);
-	nfsc_sattr_none(&sa);
-	sa.mode.set_it = 1;
-	sa.mode.set_mode3_u.mode = 01777;
+	nfsc_sattr_mode(&sa, 01777);
 	ST(nfsc_setattr(&rc, &d, &sa), "SETATTR mode 1777 on a directory",
 	   NFS3_OK);
 	ST(nfsc_getattr(&rc, &d, &a), "GETATTR", NFS3_OK);
@@ -625,10 +617,8 @@ static void t_access(void)
 	   "MKDIR priv 0755 (root)", NFS3_OK);
 	ST(nfsc_mkdir(&rc, &top, "pub", 0777, &pub, NULL), "MKDIR pub 0777",
 	   NFS3_OK);
-	nfsc_sattr_none(&sa);
-	sa.mode.set_it = 1;
-	sa.mode.set_mode3_u.mode =
-		0777; /* mkdir mode is subject to the server's umask */
+	/* mkdir mode is subject to the server's umask */
+	nfsc_sattr_mode(&sa, 0777);
 	ST(nfsc_setattr(&rc, &pub, &sa), "SETATTR pub 0777", NFS3_OK);
 	ST(nfsc_create(&rc, &priv, "secret", GUARDED, 0600, NULL, &secret,
 		       NULL),
@@ -694,9 +684,7 @@ static void t_access(void)
 	   NFS3ERR_ACCES, NFS3ERR_NOTEMPTY);
 	ST(nfsc_symlink(&uc, &priv, "nope", "t", NULL, NULL),
 	   "SYMLINK in root's 0755 dir as user -> EACCES", NFS3ERR_ACCES);
-	nfsc_sattr_none(&sa);
-	sa.mode.set_it = 1;
-	sa.mode.set_mode3_u.mode = 0666;
+	nfsc_sattr_mode(&sa, 0666);
 	ST(nfsc_setattr(&uc, &shared, &sa),
 	   "SETATTR mode of root's file as user -> EPERM", NFS3ERR_PERM,
 	   NFS3ERR_ACCES);
@@ -719,9 +707,7 @@ static void t_access(void)
 	      "directory created by the user is owned by %u", a.uid);
 	ST(nfsc_write(&uc, &mine, 0, "mine", 4, FILE_SYNC, &cnt, NULL, NULL),
 	   "WRITE own file as user", NFS3_OK);
-	nfsc_sattr_none(&sa);
-	sa.mode.set_it = 1;
-	sa.mode.set_mode3_u.mode = 0600;
+	nfsc_sattr_mode(&sa, 0600);
 	ST(nfsc_setattr(&uc, &mine, &sa), "SETATTR mode of own file as user",
 	   NFS3_OK);
 	nfsc_sattr_none(&sa);
@@ -1215,9 +1201,7 @@ static int rm_tree(struct nfsc_fh *dir, int depth)
 			if (nfsc_lookup(&rc, dir, n, &sub, NULL) == NFS3_OK) {
 				sattr3 sa;
 
-				nfsc_sattr_none(&sa);
-				sa.mode.set_it = 1;
-				sa.mode.set_mode3_u.mode = 0755;
+				nfsc_sattr_mode(&sa, 0755);
 				nfsc_setattr(&rc, &sub, &sa);
 				bad += rm_tree(&sub, depth + 1);
 			}
@@ -1250,9 +1234,7 @@ int main(int argc, char **argv)
 	{
 		sattr3 sa;
 
-		nfsc_sattr_none(&sa);
-		sa.mode.set_it = 1;
-		sa.mode.set_mode3_u.mode = 0755;
+		nfsc_sattr_mode(&sa, 0755);
 		nfsc_setattr(&rc, &top, &sa);
 	}
 	t_lookup();
