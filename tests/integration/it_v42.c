@@ -116,18 +116,31 @@ static int make_local(const char *name, size_t len, unsigned seed)
 #define KiB 1024u
 #define MiB (1024u * 1024u)
 
+/* Creates name, opens it as f and writes len bytes of fill(seed) from buf at 0
+ * (UNSTABLE, no COMMIT): two checks; false when the OPEN failed. */
+static bool create_written(struct nfs4c *c, struct nfs4c_file *dir,
+			   const char *name, struct nfs4c_file *f, char *buf,
+			   uint32_t len, int seed)
+{
+	int st = nfs4c_open(c, dir, name, true, OPEN4_SHARE_ACCESS_BOTH, f);
+
+	tc_ok(st == NFS4_OK, "OPEN %s (create): %s", name, nfs4c_st(st));
+	if (st != NFS4_OK)
+		return false;
+	fill(buf, len, 0, seed);
+	st = nfs4c_write(c, f, 0, buf, len, UNSTABLE4, NULL);
+	tc_ok(st == NFS4_OK, "WRITE %u KiB: %s", len / KiB, nfs4c_st(st));
+	return true;
+}
+
 static void test_punch(struct nfs4c *c, struct nfs4c_file *dir)
 {
 	struct nfs4c_file f;
 	char *buf = malloc(MiB), *back = malloc(MiB);
-	int st = nfs4c_open(c, dir, "punch", true, OPEN4_SHARE_ACCESS_BOTH, &f);
+	int st;
 
-	tc_ok(st == NFS4_OK, "OPEN punch (create): %s", nfs4c_st(st));
-	if (st != NFS4_OK)
+	if (!create_written(c, dir, "punch", &f, buf, MiB, 1))
 		goto out;
-	fill(buf, MiB, 0, 1);
-	st = nfs4c_write(c, &f, 0, buf, MiB, UNSTABLE4, NULL);
-	tc_ok(st == NFS4_OK, "WRITE 1 MiB: %s", nfs4c_st(st));
 	/* no COMMIT: the punch meets acknowledged, unflushed data */
 	st = nfs4c_falloc(c, &f, false, 64 * KiB, 128 * KiB);
 	tc_ok(st == NFS4_OK, "DEALLOCATE [64K, 192K) over unflushed data: %s",
@@ -162,14 +175,10 @@ static void test_allocate(struct nfs4c *c, struct nfs4c_file *dir)
 {
 	struct nfs4c_file f;
 	char *buf = malloc(MiB), *back = malloc(MiB);
-	int st = nfs4c_open(c, dir, "alloc", true, OPEN4_SHARE_ACCESS_BOTH, &f);
+	int st;
 
-	tc_ok(st == NFS4_OK, "OPEN alloc (create): %s", nfs4c_st(st));
-	if (st != NFS4_OK)
+	if (!create_written(c, dir, "alloc", &f, buf, 256 * KiB, 2))
 		goto out;
-	fill(buf, 256 * KiB, 0, 2);
-	st = nfs4c_write(c, &f, 0, buf, 256 * KiB, UNSTABLE4, NULL);
-	tc_ok(st == NFS4_OK, "WRITE 256 KiB: %s", nfs4c_st(st));
 	st = nfs4c_falloc(c, &f, true, 0, MiB);
 	tc_ok(st == NFS4_OK, "ALLOCATE [0, 1M) over written data: %s",
 	      nfs4c_st(st));
@@ -200,14 +209,10 @@ static void test_seek(struct nfs4c *c, struct nfs4c_file *dir)
 	char *buf = malloc(MiB);
 	uint64_t w = 0;
 	bool eof = false;
-	int st = nfs4c_open(c, dir, "seek", true, OPEN4_SHARE_ACCESS_BOTH, &f);
+	int st;
 
-	tc_ok(st == NFS4_OK, "OPEN seek (create): %s", nfs4c_st(st));
-	if (st != NFS4_OK)
+	if (!create_written(c, dir, "seek", &f, buf, MiB, 3))
 		goto out;
-	fill(buf, MiB, 0, 3);
-	st = nfs4c_write(c, &f, 0, buf, MiB, UNSTABLE4, NULL);
-	tc_ok(st == NFS4_OK, "WRITE 1 MiB: %s", nfs4c_st(st));
 	st = nfs4c_commit(c, &f, 0, 0, NULL);
 	tc_ok(st == NFS4_OK, "COMMIT: %s", nfs4c_st(st));
 	st = nfs4c_falloc(c, &f, false, 256 * KiB, 256 * KiB);
