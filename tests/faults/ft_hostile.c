@@ -901,31 +901,6 @@ static void bounds_v4(struct nfs_context *nfs)
 	nfs_close(nfs, fh);
 }
 
-/* Each context is an NFSv4 client of its own. libnfs 4.0 names a context's
- * client "Libnfs pid:P <time(NULL)>", with a verifier of the coarse monotonic
- * milliseconds (a 4 ms tick) and the pid, and uses that name as its open owner
- * too: a second context made within the tick of the first one is, to the
- * server, the same client (SETCLIENTID with the same id and verifier keeps the
- * clientid) and its OPENs are those of the first context's open owner. After
- * upgrade_v4 that owner still holds ro/victim open for read (its CLOSE is
- * refused BAD_SEQID), and ganesha answers an OPEN CREATE by an owner holding
- * the file open with the verifier check alone (nfs4_op_open.c, open4_ex:
- * existing state and createmode >= FSAL_EXCLUSIVE -> fsal_verify2), EXIST,
- * with any FSAL: perm_v4 then failed about once in seven runs. (The default
- * name libnfs 4.0 strdup()ed is not freed when it is replaced.) */
-static void client_id4(struct nfs_context *nfs)
-{
-	static uint32_t seq;
-	char id[64], verf[8];
-	uint32_t pid = (uint32_t)getpid(), n = ++seq;
-
-	snprintf(id, sizeof(id), "ft_hostile pid:%u ctx:%u", pid, n);
-	memcpy(verf, &pid, 4);
-	memcpy(verf + 4, &n, 4);
-	nfs4_set_client_name(nfs, id);
-	nfs4_set_verifier(nfs, verf);
-}
-
 static struct nfs_context *mount4(const struct nfsc_opts *o, const char *pseudo,
 				  int uid, int gid)
 {
@@ -937,7 +912,7 @@ static struct nfs_context *mount4(const struct nfsc_opts *o, const char *pseudo,
 		ft_die("nfs_init_context");
 	nfs_set_timeout(nfs, NFSC_TIMEOUT_MS);
 	nfs_set_autoreconnect(nfs, 0);
-	client_id4(nfs);
+	nfsc_v4_identity(nfs, "ft_hostile");
 	snprintf(u, sizeof(u), "nfs://%s%s?version=4&nfsport=%d&uid=%d&gid=%d",
 		 o->host, pseudo, o->nfsport, uid, gid);
 	url = nfs_parse_url_dir(nfs, u);

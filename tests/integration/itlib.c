@@ -147,6 +147,8 @@ struct nfs_context *it_hl_mount(const struct it_opts *o, int vers, int uid,
 	nfs_set_timeout(nfs, NFSC_TIMEOUT_MS);
 	nfs_set_dircache(nfs, 0);
 	nfs_set_autoreconnect(nfs, 0);
+	if (vers == 4)
+		nfsc_v4_identity(nfs, "it");
 	url = nfs_parse_url_dir(nfs, u);
 	if (!url) {
 		fprintf(stderr, "bad url %s: %s\n", u, nfs_get_error(nfs));
