@@ -766,6 +766,22 @@ static bool dc_handle_cmp(struct fsal_obj_handle *a, struct fsal_obj_handle *b)
 	return dc_fh_eq(&dc_hdl(a)->fh, &dc_hdl(b)->fh);
 }
 
+/* MDCACHE made a second handle (dupe) of a file it has an entry for (OPENs
+ * by name racing past its cache) and keeps the first (orig): the share
+ * reservation an open took on the dupe moves to the original, or the open is
+ * refused (SHARE_DENIED; MDCACHE then closes it on the dupe) when it
+ * conflicts with one taken there meanwhile. ganesha's merge_share does that
+ * under the original's obj_lock; nobody else sees the dupe. The engine file
+ * is the file's, shared by both handles (efile.c): nothing else moves. */
+static fsal_status_t dc_merge(struct fsal_obj_handle *orig_hdl,
+			      struct fsal_obj_handle *dupe_hdl)
+{
+	if (orig_hdl->type != REGULAR_FILE || dupe_hdl->type != REGULAR_FILE)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	return merge_share(orig_hdl, &dc_hdl(orig_hdl)->file.share,
+			   &dc_hdl(dupe_hdl)->file.share);
+}
+
 static void dc_release(struct fsal_obj_handle *obj)
 {
 	struct dc_handle *h = dc_hdl(obj);
@@ -782,6 +798,7 @@ void dc_handle_ops_init(struct fsal_obj_ops *ops)
 {
 	fsal_default_obj_ops_init(ops);
 	ops->release = dc_release;
+	ops->merge = dc_merge;
 	ops->lookup = dc_lookup;
 	ops->readdir = dc_readdir;
 	ops->mkdir = dc_mkdir;
