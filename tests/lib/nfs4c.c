@@ -334,6 +334,14 @@ static void copy_fh(struct nfs4c_file *f, const nfs_fh4 *fh)
 int nfs4c_open(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 	       bool create, uint32_t access, struct nfs4c_file *f)
 {
+	return nfs4c_open_deny(c, dir, name, create, access,
+			       OPEN4_SHARE_DENY_NONE, f);
+}
+
+int nfs4c_open_deny(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
+		    bool create, uint32_t access, uint32_t deny,
+		    struct nfs4c_file *f)
+{
 	struct nfs4c_cpd p;
 	char owner[32];
 	uint32_t mode = htonl(0644);
@@ -343,7 +351,7 @@ int nfs4c_open(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 
 	snprintf(owner, sizeof(owner), "owner-%u", c->r.uid);
 	oa->share_access = access;
-	oa->share_deny = OPEN4_SHARE_DENY_NONE;
+	oa->share_deny = deny;
 	oa->owner.clientid = c->clid;
 	oa->owner.owner.owner_len = strlen(owner);
 	oa->owner.owner.owner_val = owner;
@@ -371,6 +379,21 @@ int nfs4c_open(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 				    ->nfs_resop4_u.opgetfh.GETFH4res_u.resok4
 				    .object);
 	}
+	nfs4c_done(&p);
+	return st;
+}
+
+int nfs4c_close_file(struct nfs4c *c, struct nfs4c_file *f)
+{
+	struct nfs4c_cpd p;
+	CLOSE4args *ca =
+		&nfs4c_fop(c, &p, f, NFS4_OP_CLOSE)->nfs_argop4_u.opclose;
+	int st;
+
+	ca->open_stateid = f->sid;
+	st = nfs4c_run(c, &p);
+	if (st == NFS4_OK)
+		memset(&f->sid, 0, sizeof(f->sid));
 	nfs4c_done(&p);
 	return st;
 }

@@ -99,6 +99,13 @@ int nfs4c_lookup_dir(struct nfs4c *c, const char *path, struct nfs4c_file *d);
  * OPEN4_SHARE_ACCESS_*), then GETFH. */
 int nfs4c_open(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 	       bool create, uint32_t access, struct nfs4c_file *f);
+/* The same with a share deny (an OPEN4_SHARE_DENY_*); access may carry
+ * NFSv4.1 want flags (OPEN4_SHARE_ACCESS_WANT_NO_DELEG). */
+int nfs4c_open_deny(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
+		    bool create, uint32_t access, uint32_t deny,
+		    struct nfs4c_file *f);
+/* CLOSE of the open f->sid names (zeroed when it closed). */
+int nfs4c_close_file(struct nfs4c *c, struct nfs4c_file *f);
 /* WRITE len bytes at off, stable as asked; a reply counting fewer bytes is
  * NFS4ERR_IO. wr (may be NULL) gets the reply's count, committed and
  * verifier. */
