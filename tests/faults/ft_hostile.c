@@ -276,28 +276,7 @@ static void allowed3(int st, int want, const char *what)
 static int create_sattr(struct nfsc_conn *c, const struct nfsc_fh *dir,
 			const char *name, createmode3 how, const sattr3 *sa)
 {
-	struct nfsc_call k = { 0 };
-	CREATE3args a;
-
-	memset(&a, 0, sizeof(a));
-	nfsc_fh_to3(dir, &a.where.dir);
-	a.where.name = (char *)name;
-	a.how.mode = how;
-	if (how == EXCLUSIVE)
-		memcpy(a.how.createhow3_u.verf, "hostile!", 8);
-	else
-		a.how.createhow3_u.obj_attributes = *sa;
-	if (rpc_nfs3_create_async(c->rpc, nfsc_call_cb, &a, &k) != 0)
-		return -1;
-	if (nfsc_wait(c, &k) != 0)
-		return -1;
-	return k.st;
-}
-
-static int rmdir3(struct nfsc_conn *c, const struct nfsc_fh *dir,
-		  const char *name)
-{
-	return nfsc_rmdir(c, dir, name);
+	return nfsc_create_sa(c, dir, name, how, sa, "hostile!", NULL, NULL);
 }
 
 static void sa_size(sattr3 *sa, uint64_t size)
@@ -410,7 +389,7 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 	/* namespace */
 	refused3(nfsc_remove(c, &ro, "victim"), NFS3ERR_ACCES,
 		 "REMOVE ro/victim");
-	refused3(rmdir3(c, &ro, "sub"), NFS3ERR_ACCES, "RMDIR ro/sub");
+	refused3(nfsc_rmdir(c, &ro, "sub"), NFS3ERR_ACCES, "RMDIR ro/sub");
 	refused3(nfsc_mkdir(c, &ro, "newdir", 0755, &out, NULL), NFS3ERR_ACCES,
 		 "MKDIR in ro/");
 	refused3(nfsc_symlink(c, &ro, "newlink", "victim", &out, NULL),
