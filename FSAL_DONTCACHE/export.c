@@ -162,19 +162,25 @@ static int load_key(struct dc_export *x)
 	return 0;
 }
 
+/* The engine's parameters from the FSAL block (at start and at a reload) */
+static struct dcio_export_params engine_params(const struct dc_export_cfg *c)
+{
+	return (struct dcio_export_params){
+		.write_mode = c->write_mode,
+		.read_mode = c->read_mode,
+		.flush_mode = c->flush_mode,
+		.max_inflight_bytes = c->max_inflight_bytes,
+		.inflight_wait_ms = c->inflight_wait_ms,
+		.caller_write_max = c->worker_write_max,
+		.flush_file_bytes = c->flush_file_bytes,
+		.flush_export_bytes = c->flush_export_bytes,
+		.flush_interval_ms = c->flush_interval_ms,
+	};
+}
+
 static int start_io(struct dc_export *x)
 {
-	struct dcio_export_params p = {
-		.write_mode = x->cfg.write_mode,
-		.read_mode = x->cfg.read_mode,
-		.flush_mode = x->cfg.flush_mode,
-		.max_inflight_bytes = x->cfg.max_inflight_bytes,
-		.inflight_wait_ms = x->cfg.inflight_wait_ms,
-		.caller_write_max = x->cfg.worker_write_max,
-		.flush_file_bytes = x->cfg.flush_file_bytes,
-		.flush_export_bytes = x->cfg.flush_export_bytes,
-		.flush_interval_ms = x->cfg.flush_interval_ms,
-	};
+	struct dcio_export_params p = engine_params(&x->cfg);
 	char name[64];
 	int dirfd, rc;
 
@@ -385,17 +391,7 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 		c->read_mode = o->read_mode;
 	}
 
-	p = (struct dcio_export_params){
-		.write_mode = c->write_mode,
-		.read_mode = c->read_mode,
-		.flush_mode = c->flush_mode,
-		.max_inflight_bytes = c->max_inflight_bytes,
-		.inflight_wait_ms = c->inflight_wait_ms,
-		.caller_write_max = c->worker_write_max,
-		.flush_file_bytes = c->flush_file_bytes,
-		.flush_export_bytes = c->flush_export_bytes,
-		.flush_interval_ms = c->flush_interval_ms,
-	};
+	p = engine_params(c);
 	rc = dcio_export_update(x->io, &p);
 	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL,
