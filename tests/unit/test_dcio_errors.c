@@ -496,21 +496,31 @@ static void *failing_commit(void *arg)
 	return NULL;
 }
 
+/* Starts a whole-file COMMIT whose fdatasync is held until hold_fdatasync is
+ * cleared; returns once the flush is inside the syscall. */
+static void start_held_flush(struct tl_ctx *c, struct committer *k,
+			     pthread_t *tid)
+{
+	atomic_store(&hold_fdatasync, 1);
+	*k = (struct committer){ .f = c->f };
+	CU_ASSERT_EQUAL_FATAL(pthread_create(tid, NULL, failing_commit, k), 0);
+	wait_flag(&fdatasync_in);
+}
+
 /* A stable write acknowledged while another flush runs and then fails: its own
  * flush succeeds, but its data went with the failed one. */
 static void t_stable_write_lost_before_flush(void)
 {
 	struct tl_ctx c;
+	struct committer k;
+	pthread_t tid;
+
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, 65536, 0, 11);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
-	atomic_store(&hold_fdatasync, 1);
+	start_held_flush(&c, &k, &tid);
+	/* read by the held fdatasync once it is let go */
 	atomic_store(&fail_fdatasync_once, EIO);
-	struct committer k = { .f = c.f };
-	pthread_t tid;
-	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid, NULL, failing_commit, &k),
-			      0);
-	wait_flag(&fdatasync_in);
 	atomic_store(&hold_write_off, 1 << 20);
 	struct async_write a;
 	start_write(&a, c.f, 65536, 1 << 20, DCIO_DATA_SYNC);
@@ -603,17 +613,6 @@ static void t_retries(void)
 			(ssize_t)sizeof(back));
 	CU_ASSERT_TRUE(tl_check(back, sizeof(back), 12345, 8));
 	teardown(&c, 0);
-}
-
-/* Starts a whole-file COMMIT whose fdatasync is held until hold_fdatasync is
- * cleared; returns once the flush is inside the syscall. */
-static void start_held_flush(struct tl_ctx *c, struct committer *k,
-			     pthread_t *tid)
-{
-	atomic_store(&hold_fdatasync, 1);
-	*k = (struct committer){ .f = c->f };
-	CU_ASSERT_EQUAL_FATAL(pthread_create(tid, NULL, failing_commit, k), 0);
-	wait_flag(&fdatasync_in);
 }
 
 /* Issue 8 item 4: a write that fails while a flush runs loses its range; the
