@@ -209,12 +209,6 @@ static uint64_t iov_total(const struct iovec *iov, int cnt)
 	return n;
 }
 
-static enum dcio_write_mode cached_mode(const struct dcio_export *x)
-{
-	return atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND
-					  : DCIO_WRITE_DONTCACHE;
-}
-
 static enum dcio_write_mode write_mode(const struct dcio_file *f)
 {
 	switch (XP(f->x, write_mode)) {
@@ -223,9 +217,10 @@ static enum dcio_write_mode write_mode(const struct dcio_file *f)
 	case DCIO_WRITE_DROPBEHIND:
 		return DCIO_WRITE_DROPBEHIND;
 	case DCIO_WRITE_DIRECT:
-		return f->dfd >= 0 ? DCIO_WRITE_DIRECT : cached_mode(f->x);
+		return f->dfd >= 0 ? DCIO_WRITE_DIRECT
+				   : cached_write_mode(f->x);
 	default:
-		return cached_mode(f->x);
+		return cached_write_mode(f->x);
 	}
 }
 
@@ -245,12 +240,6 @@ static enum write_path write_path(const struct dcio_file *f,
 	if (!q->inline_ && q->len <= XP(x, caller_write_max))
 		return PATH_CALLER;
 	return PATH_ENGINE;
-}
-
-static void set_leaf_mode(struct dcio_req *q, enum dcio_write_mode mode)
-{
-	q->mode = mode;
-	q->rwflags = mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
 }
 
 /* Page-aligned (mmap): open_direct refused files needing more. */
@@ -301,10 +290,10 @@ static struct dcio_req *child(struct dcio_req *p, const struct iovec *iov,
 		c->iovcnt = 1;
 		c->fd = f->dfd;
 		c->direct = true;
-		set_leaf_mode(c, DCIO_WRITE_DIRECT);
+		req_set_mode(c, DCIO_WRITE_DIRECT);
 	} else {
 		c->iovcnt = iov_slice(iov, cnt, off - p->off, len, c->iovs);
-		set_leaf_mode(c, cached_mode(f->x));
+		req_set_mode(c, cached_write_mode(f->x));
 	}
 	return c;
 }
@@ -385,8 +374,8 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		}
 		/* no aligned middle: the whole write goes through the cache */
 	}
-	set_leaf_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_mode(x)
-							  : q->top_mode);
+	req_set_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_write_mode(x)
+							 : q->top_mode);
 	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 	q->iovcnt = iovcnt;
 	switch (write_path(f, q)) {
@@ -401,7 +390,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		 * neighbours (dropbehind). Completion, group commit and the
 		 * error rule are those of a queued write. */
 		if (q->mode == DCIO_WRITE_DONTCACHE)
-			set_leaf_mode(q, DCIO_WRITE_DROPBEHIND);
+			req_set_mode(q, DCIO_WRITE_DROPBEHIND);
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);
 		req_exec_sync(q);

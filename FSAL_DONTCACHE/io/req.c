@@ -25,6 +25,20 @@ struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov)
 	return q;
 }
 
+/* The mode a cached write goes out in: dontcache, or dropbehind once the
+ * filesystem refused RWF_DONTCACHE. */
+enum dcio_write_mode cached_write_mode(const struct dcio_export *x)
+{
+	return atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND
+					  : DCIO_WRITE_DONTCACHE;
+}
+
+void req_set_mode(struct dcio_req *q, enum dcio_write_mode mode)
+{
+	q->mode = mode;
+	q->rwflags = mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
+}
+
 /* Copies the bytes [skip, skip+len) of src as iovecs into dst; returns count. */
 int iov_slice(const struct iovec *src, int cnt, uint64_t skip, uint64_t len,
 	      struct iovec *dst)
@@ -91,12 +105,8 @@ static void direct_fallback(struct dcio_req *q)
 	ST_ADD(x->st.fb_direct, 1);
 	q->direct = false;
 	q->fd = q->f->fd;
-	if (q->op == REQ_WRITE) {
-		q->mode = atomic_load(&x->wfallback) ? DCIO_WRITE_DROPBEHIND
-						     : DCIO_WRITE_DONTCACHE;
-		q->rwflags =
-			q->mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
-	}
+	if (q->op == REQ_WRITE)
+		req_set_mode(q, cached_write_mode(x));
 }
 
 /* Feeds one syscall result (bytes or -errno) into the request. REQ_AGAIN: issue

@@ -54,6 +54,10 @@ struct dcio_req {
 	struct iovec iovs[];
 };
 
+struct dcio_export;
+
+enum dcio_write_mode cached_write_mode(const struct dcio_export *x);
+void req_set_mode(struct dcio_req *q, enum dcio_write_mode mode);
 struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov);
 enum req_status req_result(struct dcio_req *q, long res);
 void req_exec_sync(struct dcio_req *q);
