@@ -279,13 +279,6 @@ static int create_sattr(struct nfsc_conn *c, const struct nfsc_fh *dir,
 	return nfsc_create_sa(c, dir, name, how, sa, "hostile!", NULL, NULL);
 }
 
-static void sa_size(sattr3 *sa, uint64_t size)
-{
-	nfsc_sattr_none(sa);
-	sa->size.set_it = 1;
-	sa->size.set_size3_u.size = size;
-}
-
 static void perm_v3(struct nfsc_conn *c, int uid)
 {
 	struct nfsc_fh ro, pub, victim, secret, mine, out;
@@ -305,22 +298,22 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 
 	/* item 1: truncation through CREATE of an existing file */
 	g_vfs_changes = true;
-	sa_size(&sa, 0);
+	nfsc_sattr_size(&sa, 0);
 	refused3(create_sattr(c, &ro, "victim", UNCHECKED, &sa), NFS3ERR_ACCES,
 		 "CREATE UNCHECKED size=0 of ro/victim (root 0644)");
-	sa_size(&sa, 0);
+	nfsc_sattr_size(&sa, 0);
 	sa.mode.set_it = 1;
 	sa.mode.set_mode3_u.mode = 0644;
 	refused3(create_sattr(c, &ro, "victim", UNCHECKED, &sa), NFS3ERR_ACCES,
 		 "CREATE UNCHECKED mode+size=0 of ro/victim");
-	sa_size(&sa, 100);
+	nfsc_sattr_size(&sa, 100);
 	refused3(create_sattr(c, &ro, "victim", UNCHECKED, &sa), NFS3ERR_ACCES,
 		 "CREATE UNCHECKED size=100 of ro/victim");
-	sa_size(&sa, 0);
+	nfsc_sattr_size(&sa, 0);
 	refused3(create_sattr(c, &ro, "secret", UNCHECKED, &sa), NFS3ERR_ACCES,
 		 "CREATE UNCHECKED size=0 of ro/secret (root 0600)");
 	g_vfs_changes = false;
-	sa_size(&sa, 0);
+	nfsc_sattr_size(&sa, 0);
 	refused3(create_sattr(c, &ro, "victim", GUARDED, &sa), NFS3ERR_EXIST,
 		 "CREATE GUARDED size=0 of ro/victim");
 	refused3(create_sattr(c, &ro, "victim", EXCLUSIVE, NULL), NFS3ERR_EXIST,
@@ -347,10 +340,10 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 		 NFS3ERR_ACCES, "READ of ro/secret");
 
 	/* attributes */
-	sa_size(&sa, 0);
+	nfsc_sattr_size(&sa, 0);
 	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_ACCES,
 		 "SETATTR size=0 of ro/victim");
-	sa_size(&sa, 1 << 20);
+	nfsc_sattr_size(&sa, 1 << 20);
 	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_ACCES,
 		 "SETATTR size=1MiB of ro/victim");
 	nfsc_sattr_mode(&sa, 0666);
@@ -380,7 +373,7 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 	sa.mtime.set_it = SET_TO_SERVER_TIME;
 	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_ACCES,
 		 "SETATTR mtime=server time of ro/victim");
-	sa_size(&sa, 0);
+	nfsc_sattr_size(&sa, 0);
 	sa.mode.set_it = 1;
 	sa.mode.set_mode3_u.mode = 0777;
 	refused3(nfsc_setattr(c, &victim, &sa), NFS3ERR_PERM,
@@ -626,7 +619,7 @@ static void bounds_v3(struct nfsc_conn *c)
 
 			snprintf(what, sizeof(what), "SETATTR size=%s",
 				 hex64(t[i].size));
-			sa_size(&sa, t[i].size);
+			nfsc_sattr_size(&sa, t[i].size);
 			st = nfsc_setattr(c, &fh, &sa);
 			if (want == NFS3_OK)
 				allowed3(st, want, what);

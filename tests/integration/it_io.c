@@ -105,9 +105,7 @@ static int do_rofs(struct nfsc_conn *c, const char *file)
 	   "WRITE -> EROFS", NFS3ERR_ROFS);
 	nfsc_sattr_mode(&sa, 0600);
 	ST(nfsc_setattr(c, &f, &sa), "SETATTR mode -> EROFS", NFS3ERR_ROFS);
-	nfsc_sattr_none(&sa);
-	sa.size.set_it = 1;
-	sa.size.set_size3_u.size = 0;
+	nfsc_sattr_size(&sa, 0);
 	ST(nfsc_setattr(c, &f, &sa), "SETATTR size -> EROFS", NFS3ERR_ROFS);
 	ST(nfsc_rename(c, &c->root, file, &c->root, "renamed"),
 	   "RENAME -> EROFS", NFS3ERR_ROFS);
@@ -235,9 +233,7 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 	   "rewrite [0, 1 MiB) without a truncate", NFS3_OK);
 	commit_must_fail(c, &f, strict, "rewrite without a truncate");
 
-	nfsc_sattr_none(&sa);
-	sa.size.set_it = 1;
-	sa.size.set_size3_u.size = 0;
+	nfsc_sattr_size(&sa, 0);
 	if (!strcmp(how, "create"))
 		ST(nfsc_create_sa(c, &c->root, name, UNCHECKED, &sa, NULL, NULL,
 				  NULL),

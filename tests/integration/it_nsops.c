@@ -327,9 +327,7 @@ static void t_setattr(void)
 	tc_ok(a.uid == 1234 && a.gid == 5678, "owner is %u:%u (want 1234:5678)",
 	      a.uid, a.gid);
 
-	nfsc_sattr_none(&sa);
-	sa.size.set_it = 1;
-	sa.size.set_size3_u.size = 100000;
+	nfsc_sattr_size(&sa, 100000);
 	ST(nfsc_setattr(&rc, &f, &sa), "SETATTR size 100000 (extend)", NFS3_OK);
 	ST(nfsc_getattr(&rc, &f, &a), "GETATTR", NFS3_OK);
 	tc_ok(a.size == 100000, "size is %llu (want 100000)",
@@ -406,9 +404,7 @@ static void t_setattr(void)
 	ST(nfsc_getattr(&rc, &d, &a), "GETATTR", NFS3_OK);
 	tc_ok((a.mode & 07777) == 01777, "directory mode is %o",
 	      a.mode & 07777);
-	nfsc_sattr_none(&sa);
-	sa.size.set_it = 1;
-	sa.size.set_size3_u.size = 0;
+	nfsc_sattr_size(&sa, 0);
 	ST(nfsc_setattr(&rc, &d, &sa), "SETATTR size on a directory fails",
 	   NFS3ERR_ISDIR, NFS3ERR_INVAL, NFS3ERR_BADTYPE);
 }
@@ -710,9 +706,7 @@ static void t_access(void)
 	nfsc_sattr_mode(&sa, 0600);
 	ST(nfsc_setattr(&uc, &mine, &sa), "SETATTR mode of own file as user",
 	   NFS3_OK);
-	nfsc_sattr_none(&sa);
-	sa.size.set_it = 1;
-	sa.size.set_size3_u.size = 2;
+	nfsc_sattr_size(&sa, 2);
 	ST(nfsc_setattr(&uc, &mine, &sa), "SETATTR size of own file as user",
 	   NFS3_OK);
 	ST(nfsc_setattr(&uc, &shared, &sa),
@@ -818,9 +812,7 @@ static void t_io(void)
 	{
 		sattr3 sa;
 
-		nfsc_sattr_none(&sa);
-		sa.size.set_it = 1;
-		sa.size.set_size3_u.size = 1ULL << 62;
+		nfsc_sattr_size(&sa, 1ULL << 62);
 		if (small_maxfile)
 			ST(nfsc_setattr(&rc, &f, &sa),
 			   "SETATTR size 2^62 -> EFBIG", NFS3ERR_FBIG);

@@ -333,6 +333,13 @@ void nfsc_sattr_mode(sattr3 *sa, int mode)
 	}
 }
 
+void nfsc_sattr_size(sattr3 *sa, uint64_t size)
+{
+	nfsc_sattr_none(sa);
+	sa->size.set_it = 1;
+	sa->size.set_size3_u.size = size;
+}
+
 static void copy_post_attr(struct nfsc_call *k, const post_op_attr *pa)
 {
 	if (k->attr) {

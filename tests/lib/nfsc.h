@@ -87,6 +87,8 @@ bool nfsc_fh_parse_hex(struct nfsc_fh *fh, const char *hex);
 /* An sattr3 that changes nothing; and one that sets only the mode (none when mode < 0). */
 void nfsc_sattr_none(sattr3 *sa);
 void nfsc_sattr_mode(sattr3 *sa, int mode);
+/* An sattr3 that sets only the size. */
+void nfsc_sattr_size(sattr3 *sa, uint64_t size);
 /* Gives an NFSv4 context a client name and verifier of its own
  * ("TAG pid:P ctx:N"); call before nfs_mount. */
 void nfsc_v4_identity(struct nfs_context *nfs, const char *tag);
