@@ -201,14 +201,6 @@ int dcio_file_fd(const struct dcio_file *f)
 	return f ? f->fd : -1;
 }
 
-static uint64_t iov_total(const struct iovec *iov, int cnt)
-{
-	uint64_t n = 0;
-	for (int i = 0; i < cnt; i++)
-		n += iov[i].iov_len;
-	return n;
-}
-
 static enum dcio_write_mode write_mode(const struct dcio_file *f)
 {
 	switch (XP(f->x, write_mode)) {
@@ -442,9 +434,7 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 			return ENOMEM;
 		}
 	} else {
-		if (XP(x, read_mode) == DCIO_READ_DONTCACHE &&
-		    !atomic_load(&x->rfallback))
-			q->rwflags = RWF_DONTCACHE;
+		q->rwflags = cached_read_flags(x);
 		memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 		q->iovcnt = iovcnt;
 	}

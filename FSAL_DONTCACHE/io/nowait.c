@@ -25,13 +25,9 @@ int dcio_read_nowait(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	if (iovcnt > NOWAIT_MAX_IOV || XP(x, read_mode) == DCIO_READ_DIRECT ||
 	    XP(x, flush_mode) == DCIO_FLUSH_INLINE)
 		return EAGAIN;
-	if (XP(x, read_mode) == DCIO_READ_DONTCACHE &&
-	    !atomic_load(&x->rfallback))
-		flags |= RWF_DONTCACHE;
+	flags |= cached_read_flags(x);
 	t0 = now_ns();
-	len = 0;
-	for (int i = 0; i < iovcnt; i++)
-		len += iov[i].iov_len;
+	len = iov_total(iov, iovcnt);
 	/* bounded: every pass moves forward or leaves */
 	while (done < len) {
 		int n = iov_slice(iov, iovcnt, done, len - done, part);

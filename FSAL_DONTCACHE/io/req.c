@@ -33,10 +33,27 @@ enum dcio_write_mode cached_write_mode(const struct dcio_export *x)
 					  : DCIO_WRITE_DONTCACHE;
 }
 
+/* A cached read's flags: RWF_DONTCACHE unless the export fell back. */
+int cached_read_flags(const struct dcio_export *x)
+{
+	if (XP(x, read_mode) != DCIO_READ_DONTCACHE ||
+	    atomic_load(&x->rfallback))
+		return 0;
+	return RWF_DONTCACHE;
+}
+
 void req_set_mode(struct dcio_req *q, enum dcio_write_mode mode)
 {
 	q->mode = mode;
 	q->rwflags = mode == DCIO_WRITE_DONTCACHE ? RWF_DONTCACHE : 0;
+}
+
+uint64_t iov_total(const struct iovec *iov, int cnt)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < cnt; i++)
+		n += iov[i].iov_len;
+	return n;
 }
 
 /* Copies the bytes [skip, skip+len) of src as iovecs into dst; returns count. */

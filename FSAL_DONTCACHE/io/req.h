@@ -57,12 +57,14 @@ struct dcio_req {
 struct dcio_export;
 
 enum dcio_write_mode cached_write_mode(const struct dcio_export *x);
+int cached_read_flags(const struct dcio_export *x);
 void req_set_mode(struct dcio_req *q, enum dcio_write_mode mode);
 struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov);
 enum req_status req_result(struct dcio_req *q, long res);
 void req_exec_sync(struct dcio_req *q);
 void req_finish(struct dcio_req *q, int err);
 void req_complete(struct dcio_req *q, int err);
+uint64_t iov_total(const struct iovec *iov, int cnt);
 int iov_slice(const struct iovec *src, int cnt, uint64_t skip, uint64_t len,
 	      struct iovec *dst);
 
