@@ -182,17 +182,13 @@ static int start_io(struct dc_export *x)
 {
 	struct dcio_export_params p = engine_params(&x->cfg);
 	char name[64];
-	int dirfd, rc;
+	int rc;
 
 	if (DC.engine == NULL)
 		return ENXIO;
 	snprintf(name, sizeof(name), "export-%u", x->export_id);
-	/* The probe needs a real directory fd for O_TMPFILE. */
-	dirfd = open(x->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return errno;
-	rc = dcio_export_create(DC.engine, &p, name, dirfd, &x->io);
-	close(dirfd);
+	/* The probe needs a real directory fd for O_TMPFILE: root_fd is one. */
+	rc = dcio_export_create(DC.engine, &p, name, x->root_fd, &x->io);
 	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL, "DONTCACHE export %u: engine: %s",
 			x->export_id, strerror(rc));
