@@ -53,11 +53,6 @@ void falloc_untrack(struct dcio_req *q)
 	pthread_mutex_unlock(&f->mu);
 }
 
-static uint64_t end_of(uint64_t off, uint64_t len)
-{
-	return off + len < off ? UINT64_MAX : off + len;
-}
-
 /* A write submitted up to seq that overlaps [lo, hi) is still in flight.
  * The list is in submission order. */
 static bool busy(const struct dcio_file *f, uint64_t seq, uint64_t lo,
@@ -65,7 +60,7 @@ static bool busy(const struct dcio_file *f, uint64_t seq, uint64_t lo,
 {
 	for (const struct dcio_req *q = f->wr_head; q && q->wr_seq <= seq;
 	     q = q->wr_next)
-		if (q->len && q->off < hi && lo < end_of(q->off, q->len))
+		if (q->len && q->off < hi && lo < range_end(q->off, q->len))
 			return true;
 	return false;
 }
