@@ -116,6 +116,28 @@ static int do_rofs(struct nfsc_conn *c, const char *file)
 	return it_summary("it_io rofs");
 }
 
+/* READs [0, len) of f into back, at most 1 MiB a call, until all is read, a
+ * READ fails or one returns nothing; returns the last status, *done the bytes
+ * read. */
+static int read_back(struct nfsc_conn *c, const struct nfsc_fh *f,
+		     unsigned char *back, uint64_t len, uint64_t *done)
+{
+	uint64_t off = 0;
+	int st = NFS3_OK;
+
+	while (off < len && st == NFS3_OK) {
+		uint32_t got = 0;
+
+		st = nfsc_read(c, f, off, len - off < MiB ? len - off : MiB,
+			       back + off, &got, NULL);
+		if (got == 0)
+			break;
+		off += got;
+	}
+	*done = off;
+	return st;
+}
+
 static int do_rw(struct nfsc_conn *c, unsigned mib)
 {
 	struct nfsc_fh f;
@@ -155,15 +177,7 @@ static int do_rw(struct nfsc_conn *c, unsigned mib)
 		tc_ok(a.size == (uint64_t)mib * MiB, "size %llu",
 		      (unsigned long long)a.size);
 		memset(back, 0, (size_t)mib * MiB);
-		for (off = 0, st = NFS3_OK;
-		     off < (uint64_t)mib * MiB && st == NFS3_OK;) {
-			uint32_t got = 0;
-
-			st = nfsc_read(c, &f, off, MiB, back + off, &got, NULL);
-			if (got == 0)
-				break;
-			off += got;
-		}
+		st = read_back(c, &f, back, (uint64_t)mib * MiB, &off);
 		tc_ok(st == NFS3_OK && off == (uint64_t)mib * MiB &&
 			      !memcmp(back, data, (size_t)mib * MiB),
 		      "read back %llu bytes equal to what was written",
@@ -195,7 +209,7 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 	struct nfsc_fh f;
 	unsigned char *buf = pattern(MiB, 7), *back = malloc(MiB);
 	uint64_t off = 0, limit = 256ull * MiB;
-	uint32_t cnt, got = 0;
+	uint32_t cnt;
 	int st = NFS3_OK;
 	char name[64], v1[8], v2[8];
 	sattr3 sa;
@@ -260,12 +274,7 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 		tc_ok(a.size == MiB, "size %llu (want 1 MiB)",
 		      (unsigned long long)a.size);
 	memset(back, 0, MiB);
-	for (off = 0, st = NFS3_OK; off < MiB && st == NFS3_OK; off += got) {
-		got = 0;
-		st = nfsc_read(c, &f, off, MiB - off, back + off, &got, NULL);
-		if (got == 0)
-			break;
-	}
+	st = read_back(c, &f, back, MiB, &off);
 	tc_ok(st == NFS3_OK && off == MiB && !memcmp(back, buf, MiB),
 	      "read back %llu bytes equal to the rewrite",
 	      (unsigned long long)off);
@@ -283,7 +292,6 @@ static int do_filesync(struct nfsc_conn *c, unsigned n)
 		      *back = malloc((size_t)n * len);
 	unsigned i, answered = 0;
 	uint64_t off;
-	uint32_t got = 0;
 	struct nfsc_fh f;
 	char name[64];
 	int st = NFS3_OK;
@@ -310,14 +318,7 @@ static int do_filesync(struct nfsc_conn *c, unsigned n)
 	      answered, it_st(st));
 	printf("file_sync_answered=%u\n", answered);
 	fflush(stdout);
-	for (off = 0, st = NFS3_OK; off < (uint64_t)n * len && st == NFS3_OK;
-	     off += got) {
-		got = 0;
-		st = nfsc_read(c, &f, off, (uint32_t)((uint64_t)n * len - off),
-			       back + off, &got, NULL);
-		if (got == 0)
-			break;
-	}
+	st = read_back(c, &f, back, (uint64_t)n * len, &off);
 	tc_ok(st == NFS3_OK && off == (uint64_t)n * len &&
 		      !memcmp(back, data, off),
 	      "read back %llu bytes equal to what was written",
