@@ -132,7 +132,7 @@ static void run_batch(struct dcio_file *f)
 		rs_merge_into(&f->em.pending, &snap, 0);
 		rs_free(&snap);
 		em_lose_pending(f, err);
-		if (!tainted) /* else em_sfr_end noted it */
+		if (!tainted) /* else em_sync_file_range noted it */
 			em_note_error(f, err);
 		if (late)
 			gc_want_settle(f);

@@ -143,15 +143,17 @@ void em_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 	pthread_mutex_unlock(&f->gc.mu);
 }
 
-void em_sfr_begin(struct dcio_file *f)
+void em_sync_file_range(struct dcio_file *f, uint64_t off, uint64_t len,
+			unsigned int how)
 {
+	int err;
+
 	pthread_mutex_lock(&f->gc.mu);
 	f->em.sfr_busy++;
 	pthread_mutex_unlock(&f->gc.mu);
-}
-
-void em_sfr_end(struct dcio_file *f, int err)
-{
+	err = f->e->sys.sync_file_range(f->fd, (off_t)off, (off_t)len, how) < 0
+		      ? errno
+		      : 0;
 	pthread_mutex_lock(&f->gc.mu);
 	if (err) {
 		/* pending pages elsewhere may still be under writeback */

@@ -53,11 +53,11 @@ void em_lose_pending(struct dcio_file *f, int err);
 uint64_t em_write_begin(struct dcio_file *f);
 void em_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen);
 void em_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err);
-/* Bracket a writeback syscall outside group commit (sync_file_range): a
- * COMMIT waits until its error, if any, is recorded, because the syscall
- * already consumed the kernel's one report of it. */
-void em_sfr_begin(struct dcio_file *f);
-void em_sfr_end(struct dcio_file *f, int err);
+/* A writeback syscall outside group commit (sync_file_range, `how` its
+ * flags), bracketed: a COMMIT waits until its error, if any, is recorded,
+ * because the syscall already consumed the kernel's one report of it. */
+void em_sync_file_range(struct dcio_file *f, uint64_t off, uint64_t len,
+			unsigned int how);
 int em_lost_err(struct dcio_file *f);
 int em_take_unreported(struct dcio_file *f);
 void em_truncate_begin(struct dcio_file *f);

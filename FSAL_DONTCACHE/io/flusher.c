@@ -98,17 +98,14 @@ static void sfr_ranges(struct dcio_file *f, const struct dcio_rangeset *rs,
 	struct dcio_stats *st = &f->x->st;
 
 	for (size_t i = 0; i < rs->n; i++) {
-		off_t lo = (off_t)rs->r[i].lo,
-		      len = (off_t)(rs->r[i].hi - rs->r[i].lo);
-		em_sfr_begin(f);
-		em_sfr_end(f, s->sync_file_range(f->fd, lo, len, how) < 0
-				      ? errno
-				      : 0);
+		uint64_t lo = rs->r[i].lo, len = rs->r[i].hi - rs->r[i].lo;
+
+		em_sync_file_range(f, lo, len, how);
 		ST_ADD(st->fl_sfr_calls, 1);
 		if (how == SYNC_FILE_RANGE_WRITE) {
 			ST_ADD(st->fl_ranges, 1);
-			ST_ADD(st->fl_bytes, rs->r[i].hi - rs->r[i].lo);
-		} else if (s->posix_fadvise(f->fd, lo, len,
+			ST_ADD(st->fl_bytes, len);
+		} else if (s->posix_fadvise(f->fd, (off_t)lo, (off_t)len,
 					    POSIX_FADV_DONTNEED) == 0) {
 			ST_ADD(st->fl_dontneed, 1);
 		}

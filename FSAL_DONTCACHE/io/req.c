@@ -228,14 +228,8 @@ static void child_done(struct dcio_req *c, int err)
 
 static void kick_inline(struct dcio_file *f, uint64_t off, uint64_t len)
 {
-	const struct dcio_syscalls *s = &f->e->sys;
-
 	ST_ADD(f->x->st.fl_inline_kicks, 1);
-	em_sfr_begin(f);
-	em_sfr_end(f, s->sync_file_range(f->fd, (off_t)off, (off_t)len,
-					 SYNC_FILE_RANGE_WRITE) < 0
-			      ? errno
-			      : 0);
+	em_sync_file_range(f, off, len, SYNC_FILE_RANGE_WRITE);
 }
 
 /* End of a request's I/O (a leaf: one syscall stream). */
