@@ -269,14 +269,6 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 			     struct state_t *state, fsal_openflags_t need,
 			     bool for_locks);
 
-/* file.c, for v42.c: a WRITE's checks and engine file (its lock read-held
- * until dc_put_engine_file) */
-fsal_status_t dc_check_io(struct dc_handle *h, bool bypass,
-			  struct state_t *state, fsal_openflags_t need);
-int dc_get_engine_file(struct dc_handle *h, bool need_write,
-		       struct dcio_file **io);
-void dc_put_engine_file(struct dc_handle *h);
-
 /* v42.c: NFSv4.2 ALLOCATE/DEALLOCATE, SEEK, user extended attributes */
 fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 			   uint64_t offset, uint64_t length, bool allocate);

@@ -19,24 +19,12 @@ static struct fsal_fd *state_fd(struct state_t *state)
 
 /* Engine file ----------------------------------------------------------- */
 
-/* The file's engine file (efile.c, shared by every handle of the file).
- * Returns with its lock read-held and *io set, or an errno with no lock
- * held. */
-static int get_engine_file(struct dc_handle *h, bool need_write,
-			   struct dcio_file **io)
-{
-	return dc_efile_io(h->file.ef, need_write, io);
-}
-
-static void put_engine_file(struct dc_handle *h)
-{
-	dc_efile_io_done(h->file.ef);
-}
-
 /* Gives the engine fd back when nothing is lost: it flushes first, so that
  * an error stays with the open engine file, where every later COMMIT of the
- * data it lost will see it. The entry stays while handles reference it. */
-static void release_if_clean(struct dc_handle *h)
+ * data it lost will see it. The entry stays while handles reference it.
+ * Also for fd_v11.c and fd_v13.c: ganesha closes the global fd (its reaper,
+ * an evicted handle). */
+void dc_release_engine_file(struct dc_handle *h)
 {
 	if (!dc_efile_close_if_clean(h->file.ef))
 		LogInfo(COMPONENT_FSAL,
@@ -83,12 +71,12 @@ static fsal_status_t open_permission(struct fsal_obj_handle *obj,
 static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 {
 	struct dcio_file *io;
-	int rc = get_engine_file(h, true, &io);
+	int rc = dc_efile_io(h->file.ef, true, &io);
 
 	if (rc != 0)
 		return posix2fsal_status(rc);
 	rc = dcio_file_truncate(io, size);
-	put_engine_file(h);
+	dc_efile_io_done(h->file.ef);
 	return posix2fsal_status(rc);
 }
 
@@ -350,17 +338,8 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 	/* NFSv4 opens are not counted by ganesha's fd reaper: the last CLOSE
 	 * gives the engine fd back (unless it remembers lost data). */
 	if (last)
-		release_if_clean(h);
+		dc_release_engine_file(h);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
-}
-
-/* Checks the caller's right to do I/O (share reservations, NFSv4 state):
- * ganesha's fd helpers of the version (fd_v11.c, fd_v13.c). */
-static fsal_status_t check_io(struct dc_handle *h, bool bypass,
-			      struct state_t *state, fsal_openflags_t need,
-			      bool for_locks)
-{
-	return dc_fd_check_io(h, bypass, state, need, for_locks);
 }
 
 /* SETATTR size: the owner or a caller with write permission (ganesha's rule,
@@ -377,7 +356,7 @@ fsal_status_t dc_truncate(struct dc_handle *h, bool bypass,
 						NULL, true);
 	if (FSAL_IS_ERROR(st))
 		return st;
-	st = check_io(h, bypass, state, FSAL_O_WRITE, false);
+	st = dc_fd_check_io(h, bypass, state, FSAL_O_WRITE, false);
 	if (FSAL_IS_ERROR(st))
 		return st;
 	return truncate_locked(h, size);
@@ -513,8 +492,8 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 		done_cb(obj, fsalstat(ERR_FSAL_NOTSUPP, 0), a, caller_arg);
 		return;
 	}
-	st = check_io(h, bypass, a->state, is_read ? FSAL_O_READ : FSAL_O_WRITE,
-		      false);
+	st = dc_fd_check_io(h, bypass, a->state,
+			    is_read ? FSAL_O_READ : FSAL_O_WRITE, false);
 	if (FSAL_IS_ERROR(st)) {
 		done_cb(obj, st, a, caller_arg);
 		return;
@@ -525,7 +504,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 		done_cb(obj, st, a, caller_arg);
 		return;
 	}
-	rc = get_engine_file(h, !is_read, &file);
+	rc = dc_efile_io(h->file.ef, !is_read, &file);
 	if (rc != 0) {
 		done_cb(obj, posix2fsal_status(rc), a, caller_arg);
 		return;
@@ -537,7 +516,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 	if (!is_read && want > 0 && a->offset + want > DC_SURE_FILE_SIZE &&
 	    lseek(dcio_file_fd(file), (off_t)(a->offset + want), SEEK_SET) <
 		    0) {
-		put_engine_file(h);
+		dc_efile_io_done(h->file.ef);
 		done_cb(obj, fsalstat(ERR_FSAL_FBIG, EFBIG), a, caller_arg);
 		return;
 	}
@@ -549,7 +528,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 		rc = dcio_read_nowait(file, a->iov, a->iov_count, a->offset,
 				      &n);
 		if (rc != EAGAIN) {
-			put_engine_file(h);
+			dc_efile_io_done(h->file.ef);
 			a->io_amount = n;
 			a->end_of_file = rc == 0 && n < want;
 			done_cb(obj, posix2fsal_status(rc), a, caller_arg);
@@ -575,7 +554,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 				 * fsal_stable: FILE_SYNC needs the metadata */
 				a->fsal_stable ? DCIO_FILE_SYNC : DCIO_UNSTABLE,
 				io_done, io);
-	put_engine_file(h);
+	dc_efile_io_done(h->file.ef);
 	if (rc != 0) {
 		/* refused at once (EAGAIN: in-flight bound full) */
 		put_gsh_export(io->gexp);
@@ -612,17 +591,17 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 	} else if (len > (uint64_t)INT64_MAX - (uint64_t)offset) {
 		len = 0;
 	}
-	rc = get_engine_file(h, false, &io);
+	rc = dc_efile_io(h->file.ef, false, &io);
 	if (rc != 0)
 		return posix2fsal_status(rc);
 	/* An error a closed engine file left behind is reported once. */
 	pending = dc_efile_take_error(h->file.ef);
 	if (pending != 0) {
-		put_engine_file(h);
+		dc_efile_io_done(h->file.ef);
 		return posix2fsal_status(pending);
 	}
 	rc = dcio_commit(io, (uint64_t)offset, (uint64_t)len);
-	put_engine_file(h);
+	dc_efile_io_done(h->file.ef);
 	return posix2fsal_status(rc);
 }
 
@@ -656,32 +635,5 @@ fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
 	}
 	if (conflicting_lock != NULL)
 		conflicting_lock->lock_type = FSAL_NO_LOCK;
-	return check_io(h, bypass, state, need, true);
-}
-
-/* For v42.c: the checks a WRITE gets, and the engine file it would use
- * (returned with its lock read-held, as get_engine_file does, until
- * dc_put_engine_file). */
-fsal_status_t dc_check_io(struct dc_handle *h, bool bypass,
-			  struct state_t *state, fsal_openflags_t need)
-{
-	return check_io(h, bypass, state, need, false);
-}
-
-int dc_get_engine_file(struct dc_handle *h, bool need_write,
-		       struct dcio_file **io)
-{
-	return get_engine_file(h, need_write, io);
-}
-
-void dc_put_engine_file(struct dc_handle *h)
-{
-	put_engine_file(h);
-}
-
-/* For fd_v11.c and fd_v13.c: ganesha closes the global fd (its reaper, an
- * evicted handle), which gives the engine fd back unless it must be kept. */
-void dc_release_engine_file(struct dc_handle *h)
-{
-	release_if_clean(h);
+	return dc_fd_check_io(h, bypass, state, need, true);
 }

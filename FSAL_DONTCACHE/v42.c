@@ -33,13 +33,13 @@ fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 						       : ERR_FSAL_INVAL,
 				0);
 	/* the state first, then the range, as the kernel server does */
-	st = dc_check_io(h, false, state, FSAL_O_WRITE);
+	st = dc_fd_check_io(h, false, state, FSAL_O_WRITE, false);
 	if (FSAL_IS_ERROR(st))
 		return st;
 	rc = dcio_falloc_check(offset, length);
 	if (rc != 0)
 		return posix2fsal_status(rc);
-	rc = dc_get_engine_file(h, true, &io);
+	rc = dc_efile_io(h->file.ef, true, &io);
 	if (rc != 0)
 		return posix2fsal_status(rc);
 	/* as the caller, like FSAL_VFS (root could use reserved blocks) */
@@ -47,7 +47,7 @@ fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 	rc = dcio_fallocate(io, allocate ? DCIO_ALLOCATE : DCIO_PUNCH, offset,
 			    length);
 	fsal_restore_ganesha_credentials();
-	dc_put_engine_file(h);
+	dc_efile_io_done(h->file.ef);
 	return posix2fsal_status(rc);
 }
 
@@ -79,7 +79,7 @@ fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 	default:
 		return fsalstat(ERR_FSAL_UNION_NOTSUPP, 0);
 	}
-	st = dc_check_io(h, false, state, FSAL_O_ANY);
+	st = dc_fd_check_io(h, false, state, FSAL_O_ANY, false);
 	if (FSAL_IS_ERROR(st))
 		return st;
 	/* not the engine's fd: its file position is none of SEEK's business */
