@@ -109,6 +109,7 @@ struct dcio_syscalls {
 			       unsigned int flags);
 	int (*posix_fadvise)(int fd, off_t off, off_t len, int advice);
 	int (*ftruncate)(int fd, off_t len);
+	int (*fallocate)(int fd, int mode, off_t off, off_t len);
 };
 
 struct dcio_engine;

@@ -57,6 +57,8 @@ static void fill_syscalls(struct dcio_syscalls *d,
 		d->posix_fadvise = real_fadvise;
 	if (!d->ftruncate)
 		d->ftruncate = ftruncate;
+	if (!d->fallocate)
+		d->fallocate = fallocate;
 }
 
 void cond_init_mono(pthread_cond_t *cv)

@@ -27,10 +27,12 @@ void em_note_error(struct dcio_file *f, int err)
 }
 
 /* Every range that becomes lost goes through here: a flush or truncate
- * running now must not clear it. */
+ * running now must not clear it, and a rewrite noted before (in `clear`) no
+ * longer stands for it. */
 void em_lose(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 {
 	rs_add(&f->em.lost, lo, hi, err);
+	rs_sub(&f->em.clear, lo, hi);
 	if (f->gc.flushing)
 		rs_add(&f->em.relost, lo, hi, err);
 	if (f->em.trunc_busy)

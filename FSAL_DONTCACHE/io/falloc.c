@@ -137,7 +137,7 @@ static void punch_failed(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 	}
 	for (size_t i = 0; i < hit.n; i++) {
 		rs_sub(&f->em.pending, hit.r[i].lo, hit.r[i].hi);
-		rs_add(&f->em.lost, hit.r[i].lo, hit.r[i].hi, err);
+		em_lose(f, hit.r[i].lo, hit.r[i].hi, err);
 	}
 	pthread_mutex_unlock(&f->gc.mu);
 	if (hit.n)
@@ -161,7 +161,7 @@ int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset,
 	uint64_t gen = em_write_begin(f);
 	int mode = op == DCIO_PUNCH ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
 				    : 0;
-	if (fallocate(f->fd, mode, (off_t)offset, (off_t)len) != 0) {
+	if (f->e->sys.fallocate(f->fd, mode, (off_t)offset, (off_t)len) != 0) {
 		rc = errno;
 		if (op == DCIO_PUNCH && !refused(rc))
 			punch_failed(f, offset, hi, rc);

@@ -127,8 +127,22 @@ static int fake_ftruncate(int fd, off_t len)
 	return ftruncate(fd, len);
 }
 
+static atomic_int fail_falloc_errno;
+
+static int fake_fallocate(int fd, int mode, off_t off, off_t len)
+{
+	int e = atomic_exchange(&fail_falloc_errno, 0);
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return fallocate(fd, mode, off, len);
+}
+
 static void reset(void)
 {
+	atomic_store(&fail_falloc_errno, 0);
 	atomic_store(&fail_write_errno, ENOSPC);
 	atomic_store(&hold_trunc, 0);
 	atomic_store(&trunc_in, 0);
@@ -158,7 +172,8 @@ static void setup(struct tl_ctx *c, bool pool, enum dcio_write_mode wm)
 	struct dcio_syscalls t = { .fdatasync = fake_fdatasync,
 				   .fsync = fake_fsync,
 				   .sync_file_range = fake_sfr,
-				   .ftruncate = fake_ftruncate };
+				   .ftruncate = fake_ftruncate,
+				   .fallocate = fake_fallocate };
 	struct dcio_export_params p =
 		tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 
@@ -711,6 +726,43 @@ static void t_failed_flush_settles(void)
 	teardown(&c, 0);
 }
 
+/* A punch that fails half-way loses the acknowledged data of its range. When
+ * that data rewrote a lost range, neither the flush running meanwhile (its
+ * snapshot covered an earlier rewrite) nor a later one may clear the loss:
+ * the rewrite it made no longer stands. */
+static void t_failed_punch_stays_lost(void)
+{
+	struct tl_ctx c;
+	struct committer k;
+	pthread_t tid;
+
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 65536, 0, 20);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&fail_fdatasync_once, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
+	/* rewritten, and a flush of that rewrite held */
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	start_held_flush(&c, &k, &tid);
+	/* rewritten again, then a punch of it fails half-way */
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&fail_falloc_errno, EIO);
+	CU_ASSERT_EQUAL(dcio_fallocate(c.f, DCIO_PUNCH, 0, 65536), EIO);
+	atomic_store(&hold_fdatasync, 0);
+	pthread_join(tid, NULL);
+	/* the held whole-file COMMIT covers the punched range */
+	CU_ASSERT_EQUAL(k.rc, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
+	/* a later successful flush of other data does not clear it either */
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
+	/* rewritten and flushed: committed */
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	teardown(&c, 0);
+}
+
 /* Issue 8 item 5: closing flushes; when that flush fails the file is not
  * closed (its lost ranges would go with it) and stays usable. */
 static void t_close_clean_keeps_failed(void)
@@ -880,6 +932,8 @@ static const struct tl_case cases[] = {
 	  t_flush_keeps_range_lost_meanwhile },
 	{ "a flush does not clear a write lost in flight while it ran",
 	  t_flush_keeps_inflight_loss },
+	{ "a punch failed half-way stays lost through later flushes",
+	  t_failed_punch_stays_lost },
 	{ "a failed flush settles writes acknowledged while it ran",
 	  t_failed_flush_settles },
 	{ "close keeps a file whose final flush failed",
