@@ -517,6 +517,7 @@ static void start_held_flush(struct tl_ctx *c, struct committer *k,
 			     pthread_t *tid)
 {
 	atomic_store(&hold_fdatasync, 1);
+	atomic_store(&fdatasync_in, 0); /* not an earlier flush's */
 	*k = (struct committer){ .f = c->f };
 	CU_ASSERT_EQUAL_FATAL(pthread_create(tid, NULL, failing_commit, k), 0);
 	wait_flag(&fdatasync_in);
