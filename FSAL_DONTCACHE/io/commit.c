@@ -62,7 +62,6 @@ static void run_batch(struct dcio_file *f)
 	struct dcio_export *x = f->x;
 	const struct dcio_syscalls *s = &f->e->sys;
 	struct gc_waiter *batch = f->gc.wh;
-	struct dcio_rangeset snap = { 0 };
 	uint64_t covered = f->gc.write_seq, n = 0;
 	bool fsync = false;
 
@@ -72,7 +71,7 @@ static void run_batch(struct dcio_file *f)
 		fsync |= w->fsync;
 		n++;
 	}
-	rs_take(&snap, &f->em.pending);
+	rs_take(&f->em.flush_pending, &f->em.pending);
 	rs_take(&f->em.flush_clear, &f->em.clear);
 	rs_free(&f->em.relost);
 	if (f->gc.settle && !n)
@@ -122,15 +121,15 @@ static void run_batch(struct dcio_file *f)
 		rs_add_set(&f->em.lost, &f->em.relost);
 		if (covered > f->gc.flushed_seq)
 			f->gc.flushed_seq = covered;
-		rs_free(&snap);
+		rs_free(&f->em.flush_pending);
 	} else {
 		/* writes acknowledged while it ran may still be under writeback:
 		 * their pages' errors must reach a flush now, not one of later
 		 * writes (which would then be lost to them) */
 		bool late = f->gc.write_seq != covered;
 
-		rs_merge_into(&f->em.pending, &snap, 0);
-		rs_free(&snap);
+		rs_merge_into(&f->em.pending, &f->em.flush_pending, 0);
+		rs_free(&f->em.flush_pending);
 		em_lose_pending(f, err);
 		if (!tainted) /* else em_sync_file_range noted it */
 			em_note_error(f, err);

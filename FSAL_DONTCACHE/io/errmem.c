@@ -225,6 +225,7 @@ void em_fini(struct dcio_file *f)
 	rs_free(&f->em.clear);
 	rs_free(&f->em.flush_clear);
 	rs_free(&f->em.relost);
+	rs_free(&f->em.flush_pending);
 	rs_free(&f->em.trunc_acked);
 	rs_free(&f->em.trunc_lost);
 }

@@ -19,8 +19,10 @@ struct errmem {
 	/* clear: the parts of acknowledged writes that rewrote lost ranges
 	 * (exact, never over-approximated: a good flush removes them from
 	 * lost); flush_clear: the running flush's snapshot of it; relost:
-	 * ranges lost while that flush ran (a good flush leaves them lost) */
-	struct dcio_rangeset clear, flush_clear, relost;
+	 * ranges lost while that flush ran (a good flush leaves them lost);
+	 * flush_pending: the running flush's snapshot of pending (what it
+	 * makes durable) */
+	struct dcio_rangeset clear, flush_clear, relost, flush_pending;
 	/* ranges acknowledged / lost while a truncate runs: kept by its trim */
 	struct dcio_rangeset trunc_acked, trunc_lost;
 	int trunc_busy;

@@ -118,23 +118,32 @@ static bool refused(int err)
 	}
 }
 
+/* The parts of rs inside [lo, hi) join hit. */
+static void overlap(struct dcio_rangeset *hit, const struct dcio_rangeset *rs,
+		    uint64_t lo, uint64_t hi, int err)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		uint64_t a = rs->r[i].lo > lo ? rs->r[i].lo : lo;
+		uint64_t b = rs->r[i].hi < hi ? rs->r[i].hi : hi;
+
+		if (a < b)
+			rs_add(hit, a, b, err);
+	}
+}
+
 /* A punch that failed half-way may have dropped dirty pages of the range
- * without writing them: the acknowledged data there is lost. */
+ * without writing them: the acknowledged data there that is not known to be
+ * durable is lost, whether it waits for a flush or is in the snapshot of the
+ * one running (which may have written the pages before the punch dropped
+ * them, or not). */
 static void punch_failed(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 {
 	struct dcio_rangeset hit = { 0 };
 
 	stat_error(&f->x->st, err);
 	pthread_mutex_lock(&f->gc.mu);
-	for (size_t i = 0; i < f->em.pending.n; i++) {
-		uint64_t a =
-			f->em.pending.r[i].lo > lo ? f->em.pending.r[i].lo : lo;
-		uint64_t b =
-			f->em.pending.r[i].hi < hi ? f->em.pending.r[i].hi : hi;
-
-		if (a < b)
-			rs_add(&hit, a, b, err);
-	}
+	overlap(&hit, &f->em.pending, lo, hi, err);
+	overlap(&hit, &f->em.flush_pending, lo, hi, err); /* empty: no flush */
 	for (size_t i = 0; i < hit.n; i++) {
 		rs_sub(&f->em.pending, hit.r[i].lo, hit.r[i].hi);
 		em_lose(f, hit.r[i].lo, hit.r[i].hi, err);

@@ -764,6 +764,32 @@ static void t_failed_punch_stays_lost(void)
 	teardown(&c, 0);
 }
 
+/* The same when the flush running as the punch fails has the rewrite in its
+ * snapshot: its success does not make the punched range durable. */
+static void t_failed_punch_during_flush(void)
+{
+	struct tl_ctx c;
+	struct committer k;
+	pthread_t tid;
+
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 65536, 0, 21);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&fail_fdatasync_once, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	start_held_flush(&c, &k, &tid);
+	atomic_store(&fail_falloc_errno, EIO);
+	CU_ASSERT_EQUAL(dcio_fallocate(c.f, DCIO_PUNCH, 0, 65536), EIO);
+	atomic_store(&hold_fdatasync, 0);
+	pthread_join(tid, NULL);
+	CU_ASSERT_EQUAL(k.rc, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), EIO);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	teardown(&c, 0);
+}
+
 /* Issue 8 item 5: closing flushes; when that flush fails the file is not
  * closed (its lost ranges would go with it) and stays usable. */
 static void t_close_clean_keeps_failed(void)
@@ -935,6 +961,8 @@ static const struct tl_case cases[] = {
 	  t_flush_keeps_inflight_loss },
 	{ "a punch failed half-way stays lost through later flushes",
 	  t_failed_punch_stays_lost },
+	{ "a punch failed half-way during a flush of its range stays lost",
+	  t_failed_punch_during_flush },
 	{ "a failed flush settles writes acknowledged while it ran",
 	  t_failed_flush_settles },
 	{ "close keeps a file whose final flush failed",
