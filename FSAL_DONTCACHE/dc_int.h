@@ -38,6 +38,11 @@ struct dc_module {
 	struct dcio_engine *engine;
 	pthread_mutex_t lock; /* exports list, stats thread */
 	struct glist_head exports;
+	/* ident.c: the filesystems this module claimed (struct dc_fs) */
+	pthread_mutex_t fs_mu;
+	struct glist_head filesystems;
+	/* efile.c: the engine state of every regular file, server-wide */
+	struct dc_efiles *efiles;
 	pthread_t stats_thread;
 	pthread_cond_t stats_cond;
 	bool stats_running; /* stats.c starts it with the first export
@@ -65,10 +70,32 @@ struct dc_export_cfg {
 	char *prom_file; /* NULL: no Prometheus file */
 };
 
-/* The engine files of an export's regular files, one per file, shared by
- * every handle of the file (efile.c): a hash table keyed by the file handle,
- * and the entries no handle references that are kept for their lost
- * write-back data. */
+/* Identity (ident.c). An object is named by its filesystem and its kernel
+ * handle on it (struct dc_fh, the MDCACHE key), whichever export it is seen
+ * through: MDCACHE shares one object between exports (nested exports, hard
+ * links, one path exported twice). A filesystem is one ganesha claimed for
+ * this module (struct fsal_filesystem, claim_posix_filesystems): the export's
+ * own and those mounted under it. Its dc_fs (the fsal_filesystem's
+ * private_data) holds the fd open_by_handle_at resolves handles against and
+ * the fsid the handles and attributes carry; handles and engine files hold
+ * references, so it outlives its unclaim while they use it. */
+struct dc_fs {
+	struct glist_head node; /* DC.filesystems while claimed */
+	unsigned int refs; /* DC.fs_mu */
+	bool claimed; /* DC.fs_mu */
+	int mount_fd; /* the filesystem's root directory */
+	dev_t dev;
+	fsal_fsid_t fsid; /* as ganesha knows it: reported to clients */
+	int fsid_type; /* enum fsid_type */
+	uint8_t fsid_len; /* encoded in handles */
+	uint8_t fsid_bytes[DC_FH_FSID_MAX];
+	struct fsal_filesystem *gfs;
+	char *path;
+};
+
+/* The engine state of every regular file, one entry per object, server-wide
+ * (efile.c): a hash table keyed by the object's dc_fh, and the entries no
+ * handle references that are kept for their lost write-back data. */
 #define DC_EFILE_BUCKETS 16384
 #define DC_KEPT_MAX 4096
 
@@ -81,18 +108,21 @@ struct dc_efiles {
 	unsigned int nkept;
 };
 
+/* An export. Its engine export (io) and this struct live as long as a
+ * reference does: ganesha's (dropped at release) and one per engine file
+ * open in io (efile.c), so that an object another export still shows keeps
+ * working after this one is removed. */
 struct dc_export {
 	struct fsal_export export;
 	struct dc_export_cfg cfg;
 	char *path;
-	int root_fd; /* export root (not O_PATH: open_by_handle_at refuses those as mount fd) */
-	dev_t dev;
-	fsal_fsid_t fsid;
-	uint8_t key[DC_KEY_LEN];
+	int root_fd; /* export root, for ".." and statvfs */
+	struct dc_fs *root_fs; /* the filesystem of Path */
+	uint8_t key[DC_KEY_LEN]; /* the MAC key of this export's handles */
 	struct dcio_export *io;
-	struct glist_head node; /* DC.exports */
+	struct glist_head node; /* DC.exports while ganesha has it */
 	uint16_t export_id;
-	struct dc_efiles efiles;
+	unsigned int refs; /* atomic */
 };
 
 struct dc_file_state {
@@ -104,8 +134,8 @@ struct dc_file_state {
 
 struct dc_handle {
 	struct fsal_obj_handle obj_handle;
-	struct dc_fh fh;
-	struct dc_export *exp;
+	struct dc_fh fh; /* fsid + kernel handle: what names the object */
+	struct dc_fs *fs; /* its filesystem (a reference) */
 	struct dc_file_state file; /* REGULAR_FILE only */
 };
 
@@ -176,13 +206,49 @@ void dc_log_export_start(struct dc_export *x);
 void dc_stats_files_update(struct dc_export *x, char *stats_file,
 			   char *prom_file);
 
-/* handle.c */
+/* export.c: references to an export (the last put frees it) */
+void dc_export_get(struct dc_export *x);
+void dc_export_put(struct dc_export *x);
+/* the export of the request being served */
+static inline struct dc_export *dc_ctx_export(void)
+{
+	return op_ctx != NULL && op_ctx->fsal_export != NULL &&
+			       op_ctx->fsal_export->fsal == &DC.fsal
+		       ? dc_exp(op_ctx->fsal_export)
+		       : NULL;
+}
+
+/* ident.c: filesystems and what names an object on them */
+/* claims Path's filesystem and those mounted under it for export x (as
+ * ganesha's resolve_posix_filesystem); sets x->root_fs. 0 or errno, logged */
+int dc_ident_export_init(struct dc_export *x);
+/* gives up x's claims (its filesystems stay while objects use them) */
+void dc_ident_export_fini(struct dc_export *x);
+void dc_fs_get(struct dc_fs *fs);
+void dc_fs_put(struct dc_fs *fs);
+/* the object named fh, opened with flags on its filesystem: an fd or -1 with
+ * errno */
+int dc_open_fh(const struct dc_fs *fs, const struct dc_fh *fh, int flags);
+/* The identity of name in dirfd ("" = dirfd itself) whose filesystem is
+ * dir_fs (NULL: not known): its fh, its filesystem (a reference, which the
+ * caller puts) and its stat. Crossing into a filesystem mounted under an
+ * export claims it for this module as FSAL_VFS does; one that cannot be
+ * claimed (another FSAL's, or without file handles) is XDEV, logged. */
+fsal_status_t dc_ident_at(int dirfd, const char *name, struct dc_fs *dir_fs,
+			  struct dc_fh *fh, struct dc_fs **fs, struct stat *st);
+/* The filesystem a (verified) host-form handle names, a reference: NULL when
+ * no claimed filesystem has its fsid */
+struct dc_fs *dc_ident_fs_of(const struct dc_fh *fh);
+/* create_handle's input: the host form, or the wire form (MDCACHE's cached
+ * parent handles) with a MAC of x's key or, for an object another export
+ * minted it through, of another export's key. -1: neither. */
 int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len,
 		    struct dc_fh *fh);
+
+/* handle.c */
 fsal_status_t dc_check_name(const char *name);
 void dc_handle_ops_init(struct fsal_obj_ops *ops);
-int dc_open_fh(struct dc_export *x, const struct dc_fh *fh, int flags);
-fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,
+fsal_status_t dc_make_handle(int dirfd, const char *name, struct dc_fs *dir_fs,
 			     struct dc_handle **out,
 			     struct fsal_attrlist *attrs);
 fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
@@ -192,10 +258,10 @@ fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 			       struct gsh_buffdesc *desc,
 			       struct fsal_obj_handle **handle,
 			       struct fsal_attrlist *attrs_out);
-fsal_status_t dc_stat_attrs(struct dc_export *x, const struct stat *st,
+fsal_status_t dc_stat_attrs(const struct dc_fs *fs, const struct stat *st,
 			    struct fsal_attrlist *attrs);
-void dc_unlink_created(struct dc_export *x, int dfd, const char *name,
-		       ino_t ino, bool is_dir);
+void dc_unlink_created(int dfd, const char *name, dev_t dev, ino_t ino,
+		       bool is_dir);
 
 /* file.c */
 fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
@@ -230,17 +296,18 @@ void dc_file_release(struct dc_handle *h);
 void dc_release_engine_file(struct dc_handle *h);
 
 /* efile.c: engine files, one per file, shared by its handles */
-void dc_efiles_init(struct dc_export *x);
-/* at export release: closes the kept entries (logged) */
-void dc_efiles_drain(struct dc_export *x);
+void dc_efiles_init(void);
+/* at module unload: closes the kept entries (logged) */
+void dc_efiles_drain(void);
 /* a handle of a regular file is built: gets (or creates) the file's entry */
-struct dc_efile *dc_efile_get(struct dc_export *x, const struct dc_fh *fh,
+struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 			      uint64_t fileid);
 /* a handle is freed: the last reference closes the engine file if clean,
  * else keeps the entry (unless the file has no links left) */
 void dc_efile_put(struct dc_efile *e);
 /* the engine file (opened for write if need_write), returned with its lock
- * read-held (dc_efile_io_done drops it); or an errno, nothing held */
+ * read-held (dc_efile_io_done drops it); or an errno, nothing held. A closed
+ * engine file opens in the engine export of the request's export. */
 int dc_efile_io(struct dc_efile *e, bool need_write, struct dcio_file **io);
 void dc_efile_io_done(struct dc_efile *e);
 /* an error a closed engine file left behind, reported once (0: none) */

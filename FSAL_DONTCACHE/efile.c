@@ -5,8 +5,19 @@
  * the open, its truncate included, went through it); an MDCACHE insert race
  * does the same. Whatever the engine remembers of a file (its lost ranges,
  * an error no COMMIT has seen) must not depend on which of them did the
- * I/O: the engine state lives here, in a per-export table keyed by the file
- * handle, and every handle of the file references the same entry.
+ * I/O, nor on which export it came through (nested exports, a hard link into
+ * two exports, one path exported twice: MDCACHE shows one object through
+ * each): the engine state lives here, in one server-wide table keyed by the
+ * object's identity (ident.c: fsid + kernel handle), and every handle of the
+ * file references the same entry. One inode has one page cache and one
+ * write-back error stream; its dirty ranges, group commit and error memory
+ * are that inode's.
+ *
+ * The engine file (its fd and engine state) opens in the engine export of
+ * the export the first request came through, and holds a reference to that
+ * export until it closes (an idle one is closed by ganesha's fd reclaim and
+ * reopens in the export of the next request): removing that export leaves
+ * the file working for the others.
  *
  * An entry nobody references any more is closed and freed, unless it must
  * be kept: its engine file remembers lost data (its final flush failing
@@ -32,7 +43,8 @@
 struct dc_efile {
 	struct dc_efile *next; /* hash chain (table mutex) */
 	struct glist_head kept; /* on dc_efiles.kept while refs == 0 */
-	struct dc_export *x;
+	struct dc_fs *fs; /* the file's filesystem (a reference) */
+	struct dc_export *x; /* io's export while io is open (a reference) */
 	struct dc_fh fh;
 	uint64_t fileid; /* for the log */
 	unsigned int refs; /* handles of the file (table mutex) */
@@ -51,10 +63,11 @@ static uint32_t fh_hash(const struct dc_fh *fh)
 	return h % DC_EFILE_BUCKETS;
 }
 
-void dc_efiles_init(struct dc_export *x)
+void dc_efiles_init(void)
 {
-	struct dc_efiles *t = &x->efiles;
+	struct dc_efiles *t = gsh_calloc(1, sizeof(*t));
 
+	DC.efiles = t;
 	PTHREAD_MUTEX_init(&t->mu, NULL);
 	t->bucket = gsh_calloc(DC_EFILE_BUCKETS, sizeof(*t->bucket));
 	glist_init(&t->kept);
@@ -72,9 +85,20 @@ static void unhash(struct dc_efiles *t, struct dc_efile *e)
 		*p = e->next;
 }
 
+/* The engine file is closed: its export reference goes. */
+static void io_closed(struct dc_efile *e)
+{
+	e->io = NULL;
+	if (e->x != NULL) {
+		dc_export_put(e->x);
+		e->x = NULL;
+	}
+}
+
 static void efile_free(struct dc_efile *e)
 {
 	PTHREAD_RWLOCK_destroy(&e->io_lock);
+	dc_fs_put(e->fs);
 	gsh_free(e);
 }
 
@@ -84,20 +108,22 @@ static void close_kept(struct dc_efile *e, const char *why)
 {
 	int rc = e->io != NULL ? dcio_file_close(e->io) : 0;
 
+	if (e->io != NULL)
+		io_closed(e);
 	LogWarn(COMPONENT_FSAL,
-		"DONTCACHE export %u: file %" PRIu64
+		"DONTCACHE: %s: file %" PRIu64
 		": %s: the memory of a lost write-back (%s) is dropped",
-		e->x->export_id, e->fileid, why,
+		e->fs->path, e->fileid, why,
 		strerror(e->pending_err ? e->pending_err
 			 : rc		? rc
 					: EIO));
 	efile_free(e);
 }
 
-struct dc_efile *dc_efile_get(struct dc_export *x, const struct dc_fh *fh,
+struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 			      uint64_t fileid)
 {
-	struct dc_efiles *t = &x->efiles;
+	struct dc_efiles *t = DC.efiles;
 	uint32_t b = fh_hash(fh);
 	struct dc_efile *e;
 	bool adopted = false;
@@ -108,7 +134,8 @@ struct dc_efile *dc_efile_get(struct dc_export *x, const struct dc_fh *fh,
 			break;
 	if (e == NULL) {
 		e = gsh_calloc(1, sizeof(*e));
-		e->x = x;
+		e->fs = fs;
+		dc_fs_get(fs);
 		e->fh = *fh;
 		e->fileid = fileid;
 		glist_init(&e->kept);
@@ -124,9 +151,9 @@ struct dc_efile *dc_efile_get(struct dc_export *x, const struct dc_fh *fh,
 	PTHREAD_MUTEX_unlock(&t->mu);
 	if (adopted)
 		LogEvent(COMPONENT_FSAL,
-			 "DONTCACHE export %u: file %" PRIu64
+			 "DONTCACHE: %s: file %" PRIu64
 			 " adopts its kept engine file",
-			 x->export_id, e->fileid);
+			 fs->path, e->fileid);
 	return e;
 }
 
@@ -140,8 +167,7 @@ static bool unlinked(struct dcio_file *io)
 
 void dc_efile_put(struct dc_efile *e)
 {
-	struct dc_export *x = e->x;
-	struct dc_efiles *t = &x->efiles;
+	struct dc_efiles *t = DC.efiles;
 	struct dc_efile *old = NULL;
 	bool tried_closed = false, dead = false;
 	unsigned int n;
@@ -188,22 +214,23 @@ void dc_efile_put(struct dc_efile *e)
 	PTHREAD_MUTEX_unlock(&t->mu);
 	if (dead) {
 		dcio_file_close(e->io);
+		io_closed(e);
 		efile_free(e);
 		return;
 	}
 	LogEvent(
 		COMPONENT_FSAL,
-		"DONTCACHE export %u: file %" PRIu64
+		"DONTCACHE: %s: file %" PRIu64
 		": handle evicted with lost write-back data: engine file kept (%u kept)",
-		x->export_id, e->fileid, n);
+		e->fs->path, e->fileid, n);
 	if (old != NULL)
 		close_kept(old,
 			   "too many evicted files with lost write-back data");
 }
 
-void dc_efiles_drain(struct dc_export *x)
+void dc_efiles_drain(void)
 {
-	struct dc_efiles *t = &x->efiles;
+	struct dc_efiles *t = DC.efiles;
 	struct dc_efile *e;
 	unsigned int busy = 0;
 
@@ -218,7 +245,7 @@ void dc_efiles_drain(struct dc_export *x)
 		PTHREAD_MUTEX_unlock(&t->mu);
 		if (e == NULL)
 			break;
-		close_kept(e, "export released");
+		close_kept(e, "module unloaded");
 	}
 	PTHREAD_MUTEX_lock(&t->mu);
 	for (unsigned int b = 0; b < DC_EFILE_BUCKETS; b++)
@@ -228,27 +255,31 @@ void dc_efiles_drain(struct dc_export *x)
 	if (busy != 0) {
 		/* handles still reference them: the table stays allocated */
 		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE export %u: released with %u engine files still in use",
-			x->export_id, busy);
+			"DONTCACHE: unloaded with %u engine files still in use",
+			busy);
 		return;
 	}
 	gsh_free(t->bucket);
-	t->bucket = NULL;
 	PTHREAD_MUTEX_destroy(&t->mu);
+	gsh_free(t);
+	DC.efiles = NULL;
 }
 
 /* Engine file I/O ------------------------------------------------------- */
 
 static int open_engine_file(struct dc_efile *e, bool need_write)
 {
+	struct dc_export *x = dc_ctx_export();
 	int fd, rc;
 
 	if (e->io != NULL && !(need_write && e->io_rdonly))
 		return 0;
-	fd = dc_open_fh(e->x, &e->fh, O_RDWR);
+	if (x == NULL)
+		return ESTALE;
+	fd = dc_open_fh(e->fs, &e->fh, O_RDWR);
 	if (fd < 0 && !need_write &&
 	    (errno == EROFS || errno == EACCES || errno == EPERM))
-		fd = dc_open_fh(e->x, &e->fh, O_RDONLY);
+		fd = dc_open_fh(e->fs, &e->fh, O_RDONLY);
 	if (fd < 0) /* the handle's inode is gone: ENOENT is ESTALE */
 		return (errno == ENOENT) ? ESTALE : errno;
 	if (e->io != NULL) {
@@ -256,13 +287,15 @@ static int open_engine_file(struct dc_efile *e, bool need_write)
 		rc = dcio_file_close(e->io);
 		if (rc != 0 && e->pending_err == 0)
 			e->pending_err = rc;
-		e->io = NULL;
+		io_closed(e);
 	}
-	rc = dcio_file_open(e->x->io, fd, &e->io);
+	rc = dcio_file_open(x->io, fd, &e->io);
 	if (rc != 0) {
 		close(fd);
 		return rc;
 	}
+	dc_export_get(x);
+	e->x = x;
 	e->io_rdonly = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
 	return 0;
 }
@@ -311,7 +344,7 @@ bool dc_efile_close_if_clean(struct dc_efile *e)
 	if (e->io != NULL) {
 		closed = dcio_file_close_clean(e->io, &rc);
 		if (closed) {
-			e->io = NULL;
+			io_closed(e);
 			if (rc != 0 && e->pending_err == 0)
 				e->pending_err = rc;
 		}

@@ -15,6 +15,30 @@
 #include "export_mgr.h"
 #include "nfs_core.h"
 
+void dc_export_get(struct dc_export *x)
+{
+	__atomic_add_fetch(&x->refs, 1, __ATOMIC_RELAXED);
+}
+
+/* The last reference: ganesha released the export and no engine file is
+ * open in its engine export any more. */
+void dc_export_put(struct dc_export *x)
+{
+	if (__atomic_sub_fetch(&x->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (x->io != NULL)
+		dcio_export_destroy(x->io);
+	if (x->root_fd >= 0)
+		close(x->root_fd);
+	dc_export_cfg_free(&x->cfg);
+	gsh_free(x->path);
+	gsh_free(x);
+}
+
+/* ganesha is done with the export (shutdown, DBus RemoveExport, a reload
+ * without it). Objects it showed may still be shown by other exports: their
+ * engine files keep this engine export (and this struct) until they close,
+ * and their filesystems stay while they use them (ident.c). */
 static void dc_release_export(struct fsal_export *exp_hdl)
 {
 	struct dc_export *x = dc_exp(exp_hdl);
@@ -23,18 +47,12 @@ static void dc_release_export(struct fsal_export *exp_hdl)
 	glist_del(&x->node);
 	PTHREAD_MUTEX_unlock(&DC.lock);
 
-	dc_efiles_drain(x);
-	if (x->io != NULL) {
+	if (x->io != NULL)
 		dc_stats_export_final(x);
-		dcio_export_destroy(x->io);
-	}
+	dc_ident_export_fini(x);
 	fsal_detach_export(exp_hdl->fsal, &exp_hdl->exports);
 	free_export_ops(exp_hdl);
-	if (x->root_fd >= 0)
-		close(x->root_fd);
-	dc_export_cfg_free(&x->cfg);
-	gsh_free(x->path);
-	gsh_free(x);
+	dc_export_put(x);
 }
 
 static fsal_status_t dc_get_dynamic_info(struct fsal_export *exp_hdl,
@@ -43,8 +61,11 @@ static fsal_status_t dc_get_dynamic_info(struct fsal_export *exp_hdl,
 {
 	struct dc_export *x = dc_exp(exp_hdl);
 	struct statvfs sv;
+	/* the object's own filesystem: one mounted under the export has its
+	 * own size */
+	int fd = obj_hdl != NULL ? dc_hdl(obj_hdl)->fs->mount_fd : x->root_fd;
 
-	if (fstatvfs(x->root_fd, &sv) != 0)
+	if (fstatvfs(fd, &sv) != 0)
 		return posix2fsal_status(errno);
 	memset(info, 0, sizeof(*info));
 	info->total_bytes = (uint64_t)sv.f_frsize * sv.f_blocks;
@@ -97,9 +118,12 @@ static void dc_get_write_verifier(struct fsal_export *exp_hdl,
 	uint32_t v[2];
 
 	/* Boot epoch: clients resend uncommitted data after a restart; the
-	 * generation: ... and after a write-back error on this export. */
+	 * generation: ... and after a write-back error on any export (a file
+	 * is written through whichever export its handle came from, and its
+	 * engine file may live in another's engine export). */
+	(void)x;
 	v[0] = (uint32_t)nfs_ServerEpoch;
-	v[1] = (uint32_t)(x->io ? dcio_export_verifier_gen(x->io) : 0);
+	v[1] = (uint32_t)(DC.engine ? dcio_engine_verifier_gen(DC.engine) : 0);
 	memcpy(verf_desc->addr, v, MIN(verf_desc->len, sizeof(v)));
 }
 
@@ -117,8 +141,6 @@ static void dc_export_ops_init(struct export_ops *ops)
 
 static int open_root(struct dc_export *x)
 {
-	struct stat st;
-
 	x->root_fd = open(x->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (x->root_fd < 0) {
 		int err = errno;
@@ -128,11 +150,6 @@ static int open_root(struct dc_export *x)
 			err == ENOTDIR ? "not a directory" : strerror(err));
 		return err;
 	}
-	if (fstat(x->root_fd, &st) != 0)
-		return errno;
-	x->dev = st.st_dev;
-	x->fsid.major = major(st.st_dev);
-	x->fsid.minor = minor(st.st_dev);
 	return 0;
 }
 
@@ -203,11 +220,12 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       const struct fsal_up_vector *up_ops)
 {
 	struct dc_export *x = gsh_calloc(1, sizeof(*x));
+	bool attached = false;
 	int rc;
 
 	x->root_fd = -1;
+	x->refs = 1; /* ganesha's, until dc_release_export */
 	glist_init(&x->node);
-	dc_efiles_init(x);
 	fsal_export_init(&x->export);
 	dc_export_ops_init(&x->export.exp_ops);
 	x->export_id = op_ctx->ctx_export->export_id;
@@ -217,6 +235,16 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 		goto fail;
 	x->path = gsh_strdup(CTX_FULLPATH(op_ctx));
 	rc = open_root(x);
+	if (rc != 0)
+		goto fail;
+	rc = fsal_attach_export(fsal_hdl, &x->export.exports);
+	if (rc != 0)
+		goto fail;
+	attached = true;
+	x->export.fsal = fsal_hdl;
+	x->export.up_ops = up_ops;
+	/* Path's filesystem and those mounted under it */
+	rc = dc_ident_export_init(x);
 	if (rc == 0)
 		rc = load_key(x);
 	if (rc == 0) {
@@ -225,12 +253,6 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	}
 	if (rc != 0)
 		goto fail;
-
-	rc = fsal_attach_export(fsal_hdl, &x->export.exports);
-	if (rc != 0)
-		goto fail;
-	x->export.fsal = fsal_hdl;
-	x->export.up_ops = up_ops;
 	op_ctx->fsal_export = &x->export;
 
 	PTHREAD_MUTEX_lock(&DC.lock);
@@ -240,14 +262,12 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 
 fail:
-	if (x->io != NULL)
-		dcio_export_destroy(x->io);
-	if (x->root_fd >= 0)
-		close(x->root_fd);
+	if (attached) {
+		dc_ident_export_fini(x);
+		fsal_detach_export(fsal_hdl, &x->export.exports);
+	}
 	free_export_ops(&x->export);
-	dc_export_cfg_free(&x->cfg);
-	gsh_free(x->path);
-	gsh_free(x);
+	dc_export_put(x);
 	return posix2fsal_status(rc);
 }
 

@@ -74,7 +74,8 @@ static struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
 
 void dc_fd_handle_init(struct dc_handle *h)
 {
-	init_fsal_fd(&h->file.gfd, FSAL_FD_GLOBAL, &h->exp->export);
+	/* the request's export, as FSAL_VFS does: the object has none */
+	init_fsal_fd(&h->file.gfd, FSAL_FD_GLOBAL, op_ctx->fsal_export);
 }
 
 /* Off the fd LRU (waiting out a reaper working on it) before the memory
@@ -85,10 +86,9 @@ void dc_fd_handle_fini(struct dc_handle *h)
 
 	if (FSAL_IS_ERROR(st))
 		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE export %u: file %" PRIu64
+			"DONTCACHE: %s: file %" PRIu64
 			": closing its global fd failed: %s",
-			h->exp->export_id, h->obj_handle.fileid,
-			fsal_err_txt(st));
+			h->fs->path, h->obj_handle.fileid, fsal_err_txt(st));
 	destroy_fsal_fd(&h->file.gfd);
 }
 

@@ -28,9 +28,9 @@ void dc_release_engine_file(struct dc_handle *h)
 {
 	if (!dc_efile_close_if_clean(h->file.ef))
 		LogInfo(COMPONENT_FSAL,
-			"DONTCACHE export %u: file %" PRIu64
+			"DONTCACHE: %s: file %" PRIu64
 			" has lost write-back data: its engine file stays open",
-			h->exp->export_id, h->obj_handle.fileid);
+			h->fs->path, h->obj_handle.fileid);
 }
 
 /* The handle is being freed: its reference to the file's engine state goes
@@ -215,7 +215,7 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 			       op_ctx->fsal_export);
 		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_MODE);
 	}
-	dfd = dc_open_fh(dir->exp, &dir->fh, O_PATH | O_DIRECTORY);
+	dfd = dc_open_fh(dir->fs, &dir->fh, O_PATH | O_DIRECTORY);
 	if (dfd < 0)
 		return posix2fsal_status(errno);
 	fd = open_or_create(dfd, name, mode, createmode, &created);
@@ -228,11 +228,13 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	}
 	/* the inode this call created: undone on failure only while the name
 	 * still refers to it */
-	if (fstat(fd, &cst) != 0)
+	if (fstat(fd, &cst) != 0) {
 		cst.st_ino = 0;
+		cst.st_dev = 0;
+	}
 	close(fd);
 
-	st = dc_make_handle(dir->exp, dfd, name, &h, NULL);
+	st = dc_make_handle(dfd, name, dir->fs, &h, NULL);
 	if (FSAL_IS_ERROR(st))
 		goto fail;
 	if (h->obj_handle.type != REGULAR_FILE) {
@@ -264,7 +266,7 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 
 fail:
 	if (created && cst.st_ino != 0)
-		dc_unlink_created(dir->exp, dfd, name, cst.st_ino, false);
+		dc_unlink_created(dfd, name, cst.st_dev, cst.st_ino, false);
 	if (h != NULL)
 		h->obj_handle.obj_ops->release(&h->obj_handle);
 	*new_obj = NULL;

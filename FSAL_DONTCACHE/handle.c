@@ -12,48 +12,41 @@
 #include <unistd.h>
 #include "FSAL/access_check.h"
 
-int dc_open_fh(struct dc_export *x, const struct dc_fh *fh, int flags)
-{
-	union dc_kfh k;
-
-	k.fh.handle_bytes = dc_fh_kernel_len(fh);
-	k.fh.handle_type = dc_fh_type(fh);
-	memcpy(k.fh.f_handle, dc_fh_kernel_bytes(fh), k.fh.handle_bytes);
-	return open_by_handle_at(x->root_fd, &k.fh, flags | O_CLOEXEC);
-}
-
 static int hdl_open(struct dc_handle *h, int flags)
 {
-	return dc_open_fh(h->exp, &h->fh, flags);
+	return dc_open_fh(h->fs, &h->fh, flags);
 }
 
-fsal_status_t dc_stat_attrs(struct dc_export *x, const struct stat *st,
+fsal_status_t dc_stat_attrs(const struct dc_fs *fs, const struct stat *st,
 			    struct fsal_attrlist *attrs)
 {
 	if (attrs == NULL)
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	posix2fsal_attributes_all(st, attrs);
-	attrs->fsid = x->fsid;
+	attrs->fsid = fs->fsid;
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-static struct dc_handle *
-alloc_handle(struct dc_export *x, const struct dc_fh *fh, const struct stat *st)
+/* Takes the reference to fs. The export given to ganesha's handle init is
+ * the request's, as FSAL_VFS does: the object itself belongs to no export. */
+static struct dc_handle *alloc_handle(const struct dc_fh *fh, struct dc_fs *fs,
+				      const struct stat *st)
 {
 	struct dc_handle *h = gsh_calloc(1, sizeof(*h));
 
 	h->fh = *fh;
-	h->exp = x;
-	dc_obj_handle_init(&h->obj_handle, &x->export,
+	h->fs = fs;
+	dc_obj_handle_init(&h->obj_handle, op_ctx->fsal_export,
 			   posix2fsal_type(st->st_mode));
 	h->obj_handle.obj_ops = &DC.handle_ops;
-	h->obj_handle.fsid = x->fsid;
+	h->obj_handle.fsid = fs->fsid;
+	h->obj_handle.fs = fs->gfs;
 	h->obj_handle.fileid = st->st_ino;
 	if (h->obj_handle.type == REGULAR_FILE) {
 		dc_fd_handle_init(h);
 		/* the engine state of the file, shared with its other handles
 		 * (a kept one included) */
-		h->file.ef = dc_efile_get(x, fh, h->obj_handle.fileid);
+		h->file.ef = dc_efile_get(fs, fh, h->obj_handle.fileid);
 	}
 	return h;
 }
@@ -63,34 +56,21 @@ static bool skip_name(const char *n)
 	return n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'));
 }
 
-/* Builds a handle for name in dirfd (name "" = dirfd itself). Objects on
- * another filesystem than the export's are refused: their kernel handles
- * would not resolve against the export's mount. */
-fsal_status_t dc_make_handle(struct dc_export *x, int dirfd, const char *name,
+/* Builds a handle for name in dirfd (name "" = dirfd itself), whose
+ * filesystem is dir_fs (NULL: not known). */
+fsal_status_t dc_make_handle(int dirfd, const char *name, struct dc_fs *dir_fs,
 			     struct dc_handle **out,
 			     struct fsal_attrlist *attrs)
 {
-	union dc_kfh k;
 	struct dc_fh fh;
+	struct dc_fs *fs;
 	struct stat st;
-	int mnt_id, flags = *name ? 0 : AT_EMPTY_PATH;
+	fsal_status_t rc = dc_ident_at(dirfd, name, dir_fs, &fh, &fs, &st);
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW | flags) != 0)
-		return posix2fsal_status(errno);
-	if (st.st_dev != x->dev)
-		return fsalstat(ERR_FSAL_XDEV, EXDEV);
-	k.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(dirfd, name, &k.fh, &mnt_id, flags) != 0)
-		return posix2fsal_status(errno);
-	if (dc_fh_from_kernel(&fh, k.fh.handle_type, k.fh.f_handle,
-			      k.fh.handle_bytes) != 0) {
-		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE: %s: file handle of %u bytes does not fit an NFSv3 handle",
-			x->path, k.fh.handle_bytes);
-		return fsalstat(ERR_FSAL_NOTSUPP, EOVERFLOW);
-	}
-	*out = alloc_handle(x, &fh, &st);
-	return dc_stat_attrs(x, &st, attrs);
+	if (FSAL_IS_ERROR(rc))
+		return rc;
+	*out = alloc_handle(&fh, fs, &st);
+	return dc_stat_attrs(fs, &st, attrs);
 }
 
 /* A name from the wire is one path component: never empty, never with a
@@ -137,13 +117,15 @@ static fsal_status_t dc_lookup(struct fsal_obj_handle *parent, const char *path,
 		return posix2fsal_status(errno);
 	/* ".." of the export root stays inside the export. */
 	if (strcmp(path, "..") == 0) {
+		struct dc_export *x = dc_ctx_export();
 		struct stat a, b;
 
-		if (fstat(fd, &a) == 0 && fstat(dir->exp->root_fd, &b) == 0 &&
-		    a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+		if (x != NULL && fstat(fd, &a) == 0 &&
+		    fstat(x->root_fd, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev)
 			path = "";
 	}
-	st = dc_make_handle(dir->exp, fd, path, &h, attrs_out);
+	st = dc_make_handle(fd, path, dir->fs, &h, attrs_out);
 	close(fd);
 	if (!FSAL_IS_ERROR(st))
 		*handle = &h->obj_handle;
@@ -168,27 +150,11 @@ fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
 	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return posix2fsal_status(errno);
-	st = dc_make_handle(x, fd, "", &h, attrs_out);
+	st = dc_make_handle(fd, "", x->root_fs, &h, attrs_out);
 	close(fd);
 	if (!FSAL_IS_ERROR(st))
 		*handle = &h->obj_handle;
 	return st;
-}
-
-/* create_handle gets the host form (after wire_to_host) or, from MDCACHE's
- * cached parent handles, the wire form our handle_to_wire made: the latter
- * is accepted only with a valid MAC. */
-int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len,
-		    struct dc_fh *fh)
-{
-	int n;
-
-	if (dc_fh_parse_host(buf, len, fh) == 0)
-		return 0;
-	n = dc_fh_verify_wire(buf, len, x->key);
-	if (n < 0)
-		return -1;
-	return dc_fh_parse_host(buf, (size_t)n, fh);
 }
 
 fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
@@ -199,22 +165,29 @@ fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 	struct dc_export *x = dc_exp(exp_hdl);
 	struct dc_handle *h = NULL;
 	struct dc_fh fh;
+	struct dc_fs *fs;
 	fsal_status_t st;
 	int fd;
 
 	*handle = NULL;
 	if (dc_fh_from_desc(x, desc->addr, desc->len, &fh) != 0)
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
-	fd = dc_open_fh(x, &fh, O_PATH | O_NOFOLLOW);
+	/* a filesystem no longer mounted (or no longer exported) */
+	fs = dc_ident_fs_of(&fh);
+	if (fs == NULL)
+		return fsalstat(ERR_FSAL_STALE, ESTALE);
+	fd = dc_open_fh(fs, &fh, O_PATH | O_NOFOLLOW);
 	if (fd < 0) {
 		int err = errno;
 
+		dc_fs_put(fs);
 		/* A handle of a deleted file (or from another fs) is stale. */
 		if (err == ENOENT || err == ESTALE || err == EINVAL)
 			return fsalstat(ERR_FSAL_STALE, ESTALE);
 		return posix2fsal_status(err);
 	}
-	st = dc_make_handle(x, fd, "", &h, attrs_out);
+	st = dc_make_handle(fd, "", fs, &h, attrs_out);
+	dc_fs_put(fs);
 	close(fd);
 	if (!FSAL_IS_ERROR(st))
 		*handle = &h->obj_handle;
@@ -240,7 +213,7 @@ static fsal_status_t dc_getattrs(struct fsal_obj_handle *obj,
 			attrs->valid_mask = ATTR_RDATTR_ERR;
 		return posix2fsal_status(err);
 	}
-	return dc_stat_attrs(h->exp, &st, attrs);
+	return dc_stat_attrs(h->fs, &st, attrs);
 }
 
 /* getdents64 gives d_off, the cookie that resumes after each entry. */
@@ -291,8 +264,7 @@ static fsal_status_t dc_readdir(struct fsal_obj_handle *dir_hdl,
 			if (skip_name(d->d_name))
 				continue;
 			fsal_prepare_attrs(&attrs, attrmask);
-			hs = dc_make_handle(dir->exp, fd, d->d_name, &h,
-					    &attrs);
+			hs = dc_make_handle(fd, d->d_name, dir->fs, &h, &attrs);
 			if (FSAL_IS_ERROR(hs)) {
 				fsal_release_attrs(&attrs);
 				/* raced with unlink, or a submount: not listed */
@@ -332,13 +304,13 @@ out:
  * removed (same inode), and as the caller, never as root. If the handle
  * could not even be made, the name is left alone: nothing proves it is
  * still ours. */
-void dc_unlink_created(struct dc_export *x, int dfd, const char *name,
-		       ino_t ino, bool is_dir)
+void dc_unlink_created(int dfd, const char *name, dev_t dev, ino_t ino,
+		       bool is_dir)
 {
 	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    st.st_ino != ino || st.st_dev != x->dev) {
+	    st.st_ino != ino || st.st_dev != dev) {
 		LogInfo(COMPONENT_FSAL,
 			"DONTCACHE: %s changed while its create failed: left in place",
 			name);
@@ -354,7 +326,7 @@ static fsal_status_t finish_create(struct dc_handle *dir, int dfd,
 				   struct fsal_attrlist *attrs_out)
 {
 	struct dc_handle *h = NULL;
-	fsal_status_t st = dc_make_handle(dir->exp, dfd, name, &h, NULL);
+	fsal_status_t st = dc_make_handle(dfd, name, dir->fs, &h, NULL);
 
 	if (FSAL_IS_ERROR(st))
 		return st;
@@ -363,7 +335,7 @@ static fsal_status_t finish_create(struct dc_handle *dir, int dfd,
 		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false,
 						     NULL, attrs_in);
 		if (FSAL_IS_ERROR(st)) {
-			dc_unlink_created(dir->exp, dfd, name,
+			dc_unlink_created(dfd, name, h->fs->dev,
 					  h->obj_handle.fileid,
 					  h->obj_handle.type == DIRECTORY);
 			h->obj_handle.obj_ops->release(&h->obj_handle);
@@ -736,13 +708,17 @@ static fsal_status_t dc_handle_to_wire(const struct fsal_obj_handle *obj,
 				       struct gsh_buffdesc *fh_desc)
 {
 	const struct dc_handle *h = dc_hdl(obj);
+	struct dc_export *x = dc_ctx_export();
 	int n;
 
+	/* the MAC of the export the object is seen through: each export
+	 * refuses handles it did not mint */
+	if (x == NULL)
+		return fsalstat(ERR_FSAL_SERVERFAULT, 0);
 	switch (output_type) {
 	case FSAL_DIGEST_NFSV3:
 	case FSAL_DIGEST_NFSV4:
-		n = dc_fh_to_wire(&h->fh, h->exp->key, fh_desc->addr,
-				  fh_desc->len);
+		n = dc_fh_to_wire(&h->fh, x->key, fh_desc->addr, fh_desc->len);
 		if (n < 0)
 			return fsalstat(ERR_FSAL_TOOSMALL, 0);
 		fh_desc->len = (size_t)n;
@@ -790,6 +766,7 @@ static void dc_release(struct fsal_obj_handle *obj)
 		dc_fd_handle_fini(h);
 		dc_file_release(h);
 	}
+	dc_fs_put(h->fs);
 	dc_obj_handle_fini(obj);
 	gsh_free(h);
 }

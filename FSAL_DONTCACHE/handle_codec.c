@@ -82,17 +82,31 @@ void dc_siphash128(const uint8_t key[DC_KEY_LEN], const void *msg, size_t len,
 	put_le64(out + 8, v[0] ^ v[1] ^ v[2] ^ v[3]);
 }
 
-int dc_fh_from_kernel(struct dc_fh *fh, int fh_type, const void *f_handle,
+/* where the kernel handle's two header bytes start */
+static unsigned int kernel_at(const uint8_t *host)
+{
+	return 3 + host[2];
+}
+
+int dc_fh_from_kernel(struct dc_fh *fh, int fsid_type, const void *fsid,
+		      unsigned int fsid_len, int fh_type, const void *f_handle,
 		      unsigned int fh_len)
 {
-	if (fh_type < 0 || fh_type > 255 || fh_len == 0 ||
-	    fh_len > DC_FH_MAX_FHANDLE)
+	unsigned int k = 3 + fsid_len;
+
+	if (fsid_type < 0 || fsid_type > 255 || fh_type < 0 || fh_type > 255 ||
+	    fsid_len > DC_FH_FSID_MAX || fh_len == 0 ||
+	    fsid_len + fh_len > DC_FH_MAX_PAYLOAD)
 		return -1;
 	fh->host[0] = DC_FH_VERSION;
-	fh->host[1] = (uint8_t)fh_type;
-	fh->host[2] = (uint8_t)fh_len;
-	memcpy(fh->host + DC_FH_HDR, f_handle, fh_len);
-	fh->len = (uint8_t)(DC_FH_HDR + fh_len);
+	fh->host[1] = (uint8_t)fsid_type;
+	fh->host[2] = (uint8_t)fsid_len;
+	if (fsid_len != 0)
+		memcpy(fh->host + 3, fsid, fsid_len);
+	fh->host[k] = (uint8_t)fh_type;
+	fh->host[k + 1] = (uint8_t)fh_len;
+	memcpy(fh->host + k + 2, f_handle, fh_len);
+	fh->len = (uint8_t)(DC_FH_HDR + fsid_len + fh_len);
 	return 0;
 }
 
@@ -114,8 +128,12 @@ int dc_fh_parse_host(const void *host, size_t len, struct dc_fh *out)
 
 	if (len < DC_FH_HDR + 1 || len > DC_FH_HOST_MAX)
 		return -1;
-	if (h[0] != DC_FH_VERSION || h[2] == 0 ||
-	    (size_t)h[2] + DC_FH_HDR != len)
+	if (h[0] != DC_FH_VERSION || h[2] > DC_FH_FSID_MAX ||
+	    (size_t)h[2] + DC_FH_HDR + 1 > len)
+		return -1;
+	/* the kernel handle: not empty, and exactly the rest */
+	if (h[kernel_at(h) + 1] == 0 ||
+	    (size_t)h[2] + h[kernel_at(h) + 1] + DC_FH_HDR != len)
 		return -1;
 	memcpy(out->host, h, len);
 	out->len = (uint8_t)len;
@@ -148,19 +166,34 @@ int dc_fh_verify_wire(const void *wire, size_t len,
 	return fh.len;
 }
 
-int dc_fh_type(const struct dc_fh *fh)
+int dc_fh_fsid_type(const struct dc_fh *fh)
 {
 	return fh->host[1];
 }
 
-unsigned int dc_fh_kernel_len(const struct dc_fh *fh)
+unsigned int dc_fh_fsid_len(const struct dc_fh *fh)
 {
 	return fh->host[2];
 }
 
+const uint8_t *dc_fh_fsid_bytes(const struct dc_fh *fh)
+{
+	return fh->host + 3;
+}
+
+int dc_fh_type(const struct dc_fh *fh)
+{
+	return fh->host[kernel_at(fh->host)];
+}
+
+unsigned int dc_fh_kernel_len(const struct dc_fh *fh)
+{
+	return fh->host[kernel_at(fh->host) + 1];
+}
+
 const uint8_t *dc_fh_kernel_bytes(const struct dc_fh *fh)
 {
-	return fh->host + DC_FH_HDR;
+	return fh->host + kernel_at(fh->host) + 2;
 }
 
 static int read_key(int fd, uint8_t key[DC_KEY_LEN])

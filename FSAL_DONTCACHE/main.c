@@ -138,12 +138,19 @@ MODULE_INIT void dc_init(void)
 	PTHREAD_MUTEX_init(&DC.lock, NULL);
 	pthread_cond_init(&DC.stats_cond, NULL);
 	glist_init(&DC.exports);
+	PTHREAD_MUTEX_init(&DC.fs_mu, NULL);
+	glist_init(&DC.filesystems);
+	dc_efiles_init();
 	dc_handle_ops_init(&DC.handle_ops);
 }
 
 MODULE_FINI void dc_fini(void)
 {
 	dc_stats_shutdown();
+	/* the engine files kept for their lost data (and the engine exports
+	 * they hold) go before the engine */
+	if (DC.efiles != NULL)
+		dc_efiles_drain();
 	if (DC.engine != NULL) {
 		dcio_engine_destroy(DC.engine);
 		DC.engine = NULL;

@@ -83,7 +83,7 @@ fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 	if (FSAL_IS_ERROR(st))
 		return st;
 	/* not the engine's fd: its file position is none of SEEK's business */
-	fd = dc_open_fh(h->exp, &h->fh, O_RDONLY | O_NOFOLLOW);
+	fd = dc_open_fh(h->fs, &h->fh, O_RDONLY | O_NOFOLLOW);
 	/* the handle's inode is gone: ENOENT becomes ESTALE */
 	if (fd < 0)
 		return posix2fsal_status(errno == ENOENT ? ESTALE : errno);
@@ -153,7 +153,7 @@ struct xattr_obj {
 
 static int xattr_open(struct dc_handle *h, struct xattr_obj *o)
 {
-	o->fd = dc_open_fh(h->exp, &h->fh, O_PATH | O_NOFOLLOW);
+	o->fd = dc_open_fh(h->fs, &h->fh, O_PATH | O_NOFOLLOW);
 	if (o->fd < 0) /* the handle's inode is gone: ENOENT is ESTALE */
 		return errno == ENOENT ? ESTALE : errno;
 	snprintf(o->path, sizeof(o->path), "/proc/self/fd/%d", o->fd);

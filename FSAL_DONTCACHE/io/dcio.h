@@ -161,6 +161,10 @@ bool dcio_export_fallback(const struct dcio_export *x);
 /* Changes whenever a write/writeback/flush error was seen on any file of the
  * export (NFSv4 write verifier generation). */
 uint64_t dcio_export_verifier_gen(const struct dcio_export *x);
+/* Changes whenever dcio_export_verifier_gen of any of the engine's exports
+ * does: for a write verifier that must change when a file shared by several
+ * exports loses data through any of them. Starts at 1. */
+uint64_t dcio_engine_verifier_gen(const struct dcio_engine *e);
 /* Stats as one JSON object (no trailing newline); keys in io/README.md. */
 void dcio_export_stats_json(struct dcio_export *x, FILE *out);
 /* The same figures in Prometheus text exposition format (io/prom.c): every

@@ -205,10 +205,16 @@ uint64_t dcio_export_verifier_gen(const struct dcio_export *x)
 	return atomic_load(&x->verifier_gen);
 }
 
+uint64_t dcio_engine_verifier_gen(const struct dcio_engine *e)
+{
+	return atomic_load(&e->verifier_gen);
+}
+
 void export_note_error(struct dcio_export *x, int err)
 {
 	(void)err;
 	atomic_fetch_add(&x->verifier_gen, 1);
+	atomic_fetch_add(&x->e->verifier_gen, 1);
 }
 
 /* A write that does not fit waits for room; one larger than the bound is

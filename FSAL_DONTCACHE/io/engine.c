@@ -125,6 +125,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
+	atomic_init(&e->verifier_gen, 1);
 	long page = sysconf(_SC_PAGESIZE);
 	e->page = page > 0 ? (uint32_t)page : 4096;
 	e->log = p->log ? p->log : dcio_log_stderr;

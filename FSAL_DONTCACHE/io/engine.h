@@ -48,6 +48,9 @@ struct dcio_engine {
 	pthread_cond_t cv;
 	long outstanding;
 	int nice;
+	/* bumped with every export's verifier_gen: a file is written through
+	 * whichever export its handle came from (dcio_engine_verifier_gen) */
+	atomic_uint_fast64_t verifier_gen;
 	uint32_t page; /* sysconf(_SC_PAGESIZE) */
 	dcio_log_fn log; /* never NULL */
 };

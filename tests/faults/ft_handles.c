@@ -57,7 +57,12 @@ struct req {
 static void make_handle(int cls, const struct nfsc_fh *valid,
 			struct nfsc_fh *out)
 {
+	/* the FSAL's part is fs_len bytes: ganesha pads the handle to a
+	 * multiple of 4 after it */
 	unsigned fsal_len = valid->len > GSH_HDR ? valid->len - GSH_HDR : 0;
+
+	if (fsal_len > valid->data[4])
+		fsal_len = valid->data[4];
 
 	switch (cls) {
 	case K_RANDOM:
@@ -87,7 +92,7 @@ static void make_handle(int cls, const struct nfsc_fh *valid,
 
 		*out = *valid;
 		if (cls == K_FORGED_MAC) {
-			lo = valid->len - TAG;
+			lo = GSH_HDR + fsal_len - TAG;
 			n = TAG;
 		} else {
 			lo = GSH_HDR;
@@ -388,7 +393,8 @@ int main(int argc, char **argv)
 			NULL, NULL);
 	if (st != NFS3_OK)
 		ft_die("ft_handles: write: %s", nfsc_st(st));
-	if (valid.len <= GSH_HDR + TAG || valid.data[4] != valid.len - GSH_HDR)
+	if (valid.len <= GSH_HDR + TAG || valid.data[4] > valid.len - GSH_HDR ||
+	    (unsigned)valid.data[4] + GSH_HDR + 3 < valid.len)
 		fprintf(stderr,
 			"ft_handles: note: handle layout unexpected (len %u, fs_len %u)\n",
 			valid.len, valid.data[4]);

@@ -2,7 +2,8 @@
 /* libFuzzer target: FSAL_DONTCACHE wire-handle decoding (handle_codec.c).
  * 1. dc_fh_verify_wire / dc_fh_parse_host on arbitrary bytes: no crash, no out-of-bounds, and
  *    what they accept is consistent (a verified wire handle re-encodes to itself).
- * 2. Round trip: key | fh_type | kernel handle taken from the input -> wire form must verify;
+ * 2. Round trip: key | fsid_type | fsid_len | fh_type | fsid + kernel handle taken from the
+ *    input -> wire form must verify;
  *    any one-byte change, truncation or extension must not.
  * Build: clang -fsanitize=fuzzer,address,undefined (tests/integration/fault_fuzz.sh). */
 #include <stdint.h>
@@ -39,30 +40,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (dc_fh_parse_host(copy, size, &fh) == 0) {
 			if (fh.len != size ||
-			    dc_fh_kernel_len(&fh) + DC_FH_HDR != size ||
+			    dc_fh_kernel_len(&fh) + dc_fh_fsid_len(&fh) +
+					    DC_FH_HDR !=
+				    size ||
 			    memcmp(fh.host, copy, size))
 				abort();
 			(void)dc_fh_type(&fh);
+			(void)dc_fh_fsid_type(&fh);
+			(void)dc_fh_fsid_bytes(&fh);
 			(void)dc_fh_kernel_bytes(&fh);
 		}
 		free(copy);
 	}
 
 	/* 2. round trip and tamper */
-	if (size >= DC_KEY_LEN + 2) {
+	if (size >= DC_KEY_LEN + 4) {
 		const uint8_t *key = data;
-		int type = data[DC_KEY_LEN];
-		const uint8_t *kh = data + DC_KEY_LEN + 1;
-		size_t klen = size - DC_KEY_LEN - 1;
+		int fsid_type = data[DC_KEY_LEN];
+		unsigned int fsid_len = data[DC_KEY_LEN + 1] % 20;
+		int type = data[DC_KEY_LEN + 2];
+		const uint8_t *p = data + DC_KEY_LEN + 3;
+		size_t rest = size - DC_KEY_LEN - 3, klen;
 		int wl;
 
-		if (klen > DC_FH_MAX_FHANDLE + 4)
-			klen = DC_FH_MAX_FHANDLE + 4;
-		if (dc_fh_from_kernel(&fh, type, kh, (unsigned)klen) != 0) {
-			if (klen >= 1 && klen <= DC_FH_MAX_FHANDLE)
+		if (fsid_len > rest)
+			fsid_len = (unsigned int)rest;
+		klen = rest - fsid_len;
+		if (klen > DC_FH_MAX_PAYLOAD + 4)
+			klen = DC_FH_MAX_PAYLOAD + 4;
+		if (dc_fh_from_kernel(&fh, fsid_type, p, fsid_len, type,
+				      p + fsid_len, (unsigned)klen) != 0) {
+			if (klen >= 1 && fsid_len <= DC_FH_FSID_MAX &&
+			    klen + fsid_len <= DC_FH_MAX_PAYLOAD)
 				abort(); /* must fit */
 			return 0;
 		}
+		klen += fsid_len; /* below: fsid and kernel handle together */
 		wl = dc_fh_to_wire(&fh, key, wire, sizeof(wire));
 		if (wl != (int)(DC_FH_HDR + klen + DC_FH_TAG) ||
 		    wl > DC_FH_WIRE_MAX)

@@ -2,7 +2,10 @@
 /* File handles: persistence across server restarts, and rejection of forged ones.
  *
  * usage:
- *   it_handles -e EXPORT save FILE       create a small tree, write its handles to FILE
+ *   it_handles -e EXPORT [-d DIR] save FILE
+ *                                        create a small tree, write its handles to FILE
+ *                                        (-d: under DIR, a path in the export, e.g. a
+ *                                        filesystem mounted there, instead of its root)
  *   it_handles -e EXPORT check FILE      every saved handle works (GETATTR, READ, READDIR,
  *                                        READLINK, LOOKUP, WRITE) and names the same file
  *   it_handles -e EXPORT stale FILE      every saved handle is refused with BADHANDLE/STALE
@@ -30,6 +33,7 @@
 
 static bool strict;
 static const char *export2;
+static const char *subdir;
 
 static void opt_cb(int opt, const char *arg)
 {
@@ -37,6 +41,29 @@ static void opt_cb(int opt, const char *arg)
 		strict = true;
 	if (opt == 'x')
 		export2 = arg;
+	if (opt == 'd')
+		subdir = arg;
+}
+
+/* The directory the tree goes in: the export root, or -d's path in it. */
+static bool base_dir(struct nfsc_conn *c, struct nfsc_fh *out)
+{
+	char path[256], *save = NULL;
+
+	*out = c->root;
+	if (subdir == NULL)
+		return true;
+	snprintf(path, sizeof(path), "%s", subdir);
+	for (char *n = strtok_r(path, "/", &save); n != NULL;
+	     n = strtok_r(NULL, "/", &save)) {
+		struct nfsc_fh next;
+
+		if (!it_expect_st(nfsc_lookup(c, out, n, &next, NULL),
+				  "LOOKUP of -d's path", NFS3_OK, IT_END))
+			return false;
+		*out = next;
+	}
+	return true;
 }
 
 static void content(char *buf, size_t n, const char *name)
@@ -60,7 +87,7 @@ struct saved {
 static int do_save(struct nfsc_conn *c, const char *file)
 {
 	FILE *f = fopen(file, "w");
-	struct nfsc_fh top, sub, fh;
+	struct nfsc_fh base, top, sub, fh;
 	fattr3 a;
 	char buf[20000], hex[NFSC_FHMAX * 2 + 2];
 	uint32_t cnt;
@@ -70,8 +97,10 @@ static int do_save(struct nfsc_conn *c, const char *file)
 		perror(file);
 		return 2;
 	}
-	if (!it_expect_st(nfsc_mkdir(c, &c->root, "h", 0755, &top, &a),
-			  "MKDIR h", NFS3_OK, IT_END))
+	if (!base_dir(c, &base))
+		goto out;
+	if (!it_expect_st(nfsc_mkdir(c, &base, "h", 0755, &top, &a), "MKDIR h",
+			  NFS3_OK, IT_END))
 		goto out;
 	fprintf(f, "d h %s %llu 0\n", nfsc_fh_hex(&top, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
@@ -105,7 +134,8 @@ static int do_save(struct nfsc_conn *c, const char *file)
 		"CREATE h/doomed", NFS3_OK, IT_END);
 	fprintf(f, "x h/doomed %s %llu 0\n", nfsc_fh_hex(&fh, hex, sizeof(hex)),
 		(unsigned long long)a.fileid);
-	fprintf(f, "r / %s 0 0\n", nfsc_fh_hex(&c->root, hex, sizeof(hex)));
+	/* the directory of h: the root, or -d's */
+	fprintf(f, "r / %s 0 0\n", nfsc_fh_hex(&base, hex, sizeof(hex)));
 out:
 	fclose(f);
 	return it_summary("it_handles save");
@@ -648,7 +678,7 @@ int main(int argc, char **argv)
 	int idx, rc;
 	const char *cmd;
 
-	idx = it_parse(argc, argv, &o, "Sx:", opt_cb);
+	idx = it_parse(argc, argv, &o, "Sx:d:", opt_cb);
 	if (idx >= argc) {
 		fprintf(stderr,
 			"usage: it_handles -e EXPORT save|check|stale FILE | forge [-S] [-x E2]\n");

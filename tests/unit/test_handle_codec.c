@@ -30,11 +30,18 @@ static void test_siphash_vectors(void)
 	CU_ASSERT_EQUAL(memcmp(out, one, 16), 0);
 }
 
+/* an ext4-like fsid (two 32-bit halves: ganesha's FSID_TWO_UINT32 = 4) */
+static const uint8_t fsid8[8] = {
+	0xa1, 0xb2, 0xc3, 0xd4, 0x01, 0x02, 0x03, 0x04
+};
+
 static void make_fh(struct dc_fh *fh)
 {
 	uint8_t kh[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
 
-	CU_ASSERT_EQUAL_FATAL(dc_fh_from_kernel(fh, 1, kh, sizeof(kh)), 0);
+	CU_ASSERT_EQUAL_FATAL(dc_fh_from_kernel(fh, 4, fsid8, sizeof(fsid8), 1,
+						kh, sizeof(kh)),
+			      0);
 }
 
 static void test_roundtrip(void)
@@ -45,10 +52,13 @@ static void test_roundtrip(void)
 
 	make_fh(&fh);
 	n = dc_fh_to_wire(&fh, key, wire, sizeof(wire));
-	CU_ASSERT_EQUAL(n, DC_FH_HDR + 8 + DC_FH_TAG);
+	CU_ASSERT_EQUAL(n, DC_FH_HDR + 8 + 8 + DC_FH_TAG);
 	h = dc_fh_verify_wire(wire, (size_t)n, key);
 	CU_ASSERT_EQUAL(h, fh.len);
 	CU_ASSERT_EQUAL_FATAL(dc_fh_parse_host(wire, (size_t)h, &back), 0);
+	CU_ASSERT_EQUAL(dc_fh_fsid_type(&back), 4);
+	CU_ASSERT_EQUAL(dc_fh_fsid_len(&back), 8);
+	CU_ASSERT_EQUAL(memcmp(dc_fh_fsid_bytes(&back), fsid8, 8), 0);
 	CU_ASSERT_EQUAL(dc_fh_type(&back), 1);
 	CU_ASSERT_EQUAL(dc_fh_kernel_len(&back), 8);
 	CU_ASSERT_EQUAL(
@@ -104,12 +114,45 @@ static void test_lengths_rejected(void)
 	CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, (size_t)n + 1, key), -1);
 	CU_ASSERT_EQUAL(dc_fh_verify_wire(wire, sizeof(wire), key), -1);
 	CU_ASSERT_EQUAL(dc_fh_verify_wire(NULL, 20, key), -1);
-	/* kernel handles that do not fit an NFSv3 handle are refused */
-	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, DC_FH_MAX_FHANDLE + 1),
+	/* fsid + kernel handle that do not fit an NFSv3 handle are refused */
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 4, wire, 8, 1, wire,
+					  DC_FH_MAX_PAYLOAD - 8 + 1),
 			-1);
-	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, 0), -1);
-	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 300, wire, 8), -1);
-	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 1, wire, DC_FH_MAX_FHANDLE), 0);
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 4, wire, 8, 1, wire, 0), -1);
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 4, wire, 8, 300, wire, 8), -1);
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 300, wire, 8, 1, wire, 8), -1);
+	CU_ASSERT_EQUAL(
+		dc_fh_from_kernel(&fh, 4, wire, DC_FH_FSID_MAX + 1, 1, wire, 8),
+		-1);
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 4, wire, 8, 1, wire,
+					  DC_FH_MAX_PAYLOAD - 8),
+			0);
+	CU_ASSERT_EQUAL(fh.len, DC_FH_HOST_MAX);
+	/* a btrfs handle (20 bytes) with a 16-byte fsid fits */
+	CU_ASSERT_EQUAL(dc_fh_from_kernel(&fh, 5, wire, 16, 0x4d, wire, 20), 0);
+}
+
+/* The root of every fresh ext4 has the same kernel handle: the fsid keeps
+ * two filesystems' objects apart in MDCACHE (the host form is its key). */
+static void test_fsid_separates_filesystems(void)
+{
+	uint8_t root[8] = { 2, 0, 0, 0, 0, 0, 0, 0 }, other[8];
+	struct dc_fh a, b, c;
+
+	memcpy(other, fsid8, sizeof(other));
+	other[7] ^= 1;
+	CU_ASSERT_EQUAL_FATAL(
+		dc_fh_from_kernel(&a, 4, fsid8, 8, 1, root, sizeof(root)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dc_fh_from_kernel(&b, 4, other, 8, 1, root, sizeof(root)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		dc_fh_from_kernel(&c, 4, fsid8, 8, 1, root, sizeof(root)), 0);
+	CU_ASSERT_FALSE(dc_fh_eq(&a, &b));
+	CU_ASSERT_TRUE(dc_fh_eq(&a, &c));
+	/* same bytes, another fsid type */
+	CU_ASSERT_EQUAL_FATAL(
+		dc_fh_from_kernel(&b, 1, fsid8, 8, 1, root, sizeof(root)), 0);
+	CU_ASSERT_FALSE(dc_fh_eq(&a, &b));
 }
 
 static void test_random_garbage_rejected(void)
@@ -126,7 +169,9 @@ static void test_random_garbage_rejected(void)
 		/* make some look structurally valid so the MAC is what rejects them */
 		if (i & 1 && len > DC_FH_HDR + DC_FH_TAG) {
 			buf[0] = DC_FH_VERSION;
-			buf[2] = (uint8_t)(len - DC_FH_HDR - DC_FH_TAG);
+			buf[2] = 0;
+			buf[3] = 1;
+			buf[4] = (uint8_t)(len - DC_FH_HDR - DC_FH_TAG);
 		}
 		accepted += dc_fh_verify_wire(buf, len, key) >= 0;
 	}
@@ -144,8 +189,19 @@ static void test_host_parse(void)
 	memcpy(bad, fh.host, fh.len);
 	bad[0] = 9;
 	CU_ASSERT_EQUAL(dc_fh_parse_host(bad, fh.len, &out), -1);
+	/* a version 1 handle (no fsid) is not taken for a version 2 one */
+	bad[0] = 1;
+	CU_ASSERT_EQUAL(dc_fh_parse_host(bad, fh.len, &out), -1);
 	memcpy(bad, fh.host, fh.len);
-	bad[2] = 7;
+	bad[2] = 7; /* fsid length */
+	CU_ASSERT_EQUAL(dc_fh_parse_host(bad, fh.len, &out), -1);
+	memcpy(bad, fh.host, fh.len);
+	bad[2] = 200;
+	CU_ASSERT_EQUAL(dc_fh_parse_host(bad, fh.len, &out), -1);
+	memcpy(bad, fh.host, fh.len);
+	bad[3 + 8 + 1] = 7; /* kernel handle length */
+	CU_ASSERT_EQUAL(dc_fh_parse_host(bad, fh.len, &out), -1);
+	bad[3 + 8 + 1] = 0;
 	CU_ASSERT_EQUAL(dc_fh_parse_host(bad, fh.len, &out), -1);
 }
 
@@ -231,7 +287,8 @@ static void test_key_bind(void)
 	CU_ASSERT_NOT_EQUAL(memcmp(a, c, DC_KEY_LEN), 0);
 	CU_ASSERT_NOT_EQUAL(memcmp(a, key, DC_KEY_LEN), 0);
 	CU_ASSERT_EQUAL(memcmp(a, d, DC_KEY_LEN), 0);
-	CU_ASSERT_EQUAL_FATAL(dc_fh_from_kernel(&fh, 1, root1, sizeof(root1)),
+	CU_ASSERT_EQUAL_FATAL(dc_fh_from_kernel(&fh, 4, fsid8, sizeof(fsid8), 1,
+						root1, sizeof(root1)),
 			      0);
 	n = dc_fh_to_wire(&fh, a, wire, sizeof(wire));
 	CU_ASSERT_FATAL(n > 0);
@@ -258,6 +315,8 @@ int main(void)
 		    test_lengths_rejected);
 	CU_add_test(s, "random garbage rejected", test_random_garbage_rejected);
 	CU_add_test(s, "host form parsing", test_host_parse);
+	CU_add_test(s, "the fsid keeps filesystems apart",
+		    test_fsid_separates_filesystems);
 	CU_add_test(s, "secret file create/reload/corrupt", test_key_file);
 	CU_add_test(s, "secret file readable by others refused",
 		    test_key_file_perms);

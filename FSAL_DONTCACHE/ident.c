@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+/* FSAL_DONTCACHE identity: what names an object, on which filesystem.
+ *
+ * An object is (filesystem, kernel handle): its struct dc_fh carries the
+ * filesystem's fsid as ganesha knows it and the name_to_handle_at(2) handle,
+ * and is MDCACHE's key, the same through every export that shows the object.
+ * Filesystems are ganesha's (struct fsal_filesystem, found and claimed with
+ * claim_posix_filesystems as FSAL_VFS does): the export's own and those
+ * mounted under it, claimed at export creation, or when a lookup first
+ * crosses into one mounted later. The module's part of a claimed filesystem
+ * is a struct dc_fs (its private_data): the fd handles are opened against
+ * and the encoded fsid. The module keeps the claimed ones in DC.filesystems,
+ * under its own lock, so a handle never reads ganesha's private_data while an
+ * unclaim runs; handles and engine files hold references.
+ *
+ * Which export an object is seen through changes neither its key nor its
+ * engine state (efile.c, keyed by the same dc_fh): only the MAC of its wire
+ * handle is the export's (export.c), so that each export still refuses
+ * handles it did not mint. */
+#include "dc_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "FSAL/fsal_localfs.h"
+
+static void put_le(uint8_t *p, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ganesha's fsid in as few bytes as its type needs (at most 16) */
+static void fs_encode_fsid(struct dc_fs *fs)
+{
+	switch ((enum fsid_type)fs->fsid_type) {
+	case FSID_NO_TYPE:
+		fs->fsid_len = 0;
+		break;
+	case FSID_ONE_UINT64:
+	case FSID_MAJOR_64:
+		put_le(fs->fsid_bytes, fs->fsid.major, 8);
+		fs->fsid_len = 8;
+		break;
+	case FSID_TWO_UINT32:
+		put_le(fs->fsid_bytes, fs->fsid.major, 4);
+		put_le(fs->fsid_bytes + 4, fs->fsid.minor, 4);
+		fs->fsid_len = 8;
+		break;
+	default: /* FSID_TWO_UINT64, FSID_DEVICE */
+		put_le(fs->fsid_bytes, fs->fsid.major, 8);
+		put_le(fs->fsid_bytes + 8, fs->fsid.minor, 8);
+		fs->fsid_len = 16;
+		break;
+	}
+}
+
+void dc_fs_get(struct dc_fs *fs)
+{
+	PTHREAD_MUTEX_lock(&DC.fs_mu);
+	fs->refs++;
+	PTHREAD_MUTEX_unlock(&DC.fs_mu);
+}
+
+void dc_fs_put(struct dc_fs *fs)
+{
+	bool last;
+
+	PTHREAD_MUTEX_lock(&DC.fs_mu);
+	last = --fs->refs == 0;
+	PTHREAD_MUTEX_unlock(&DC.fs_mu);
+	if (!last)
+		return;
+	close(fs->mount_fd);
+	gsh_free(fs->path);
+	gsh_free(fs);
+}
+
+/* ganesha's claim callback: called for the export's root filesystem and each
+ * one mounted under it (again for each export: the first call makes the
+ * dc_fs, later ones share it). ENXIO: not exportable by this module (no file
+ * handles), which ganesha skips for a filesystem under the export. */
+static int claim_fs(struct fsal_filesystem *gfs, struct fsal_export *exp,
+		    void **private_data)
+{
+	union dc_kfh k;
+	struct dc_fs *fs;
+	struct stat st;
+	int fd, mnt_id, err;
+
+	if (*private_data != NULL)
+		return 0;
+	fd = open(gfs->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		LogCrit(COMPONENT_FSAL, "DONTCACHE: filesystem %s: %s",
+			gfs->path, strerror(err));
+		return err;
+	}
+	k.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (fstat(fd, &st) != 0 ||
+	    name_to_handle_at(fd, "", &k.fh, &mnt_id, AT_EMPTY_PATH) != 0) {
+		err = errno;
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE: filesystem %s (%s) cannot be exported: no file handles (%s)",
+			gfs->path, gfs->type ? gfs->type : "?", strerror(err));
+		close(fd);
+		return ENXIO;
+	}
+	fs = gsh_calloc(1, sizeof(*fs));
+	fs->refs = 1; /* ganesha's claim, until unclaim_fs */
+	fs->claimed = true;
+	fs->mount_fd = fd;
+	fs->dev = st.st_dev;
+	fs->fsid = gfs->fsid;
+	fs->fsid_type = gfs->fsid_type;
+	fs->gfs = gfs;
+	fs->path = gsh_strdup(gfs->path);
+	fs_encode_fsid(fs);
+	PTHREAD_MUTEX_lock(&DC.fs_mu);
+	glist_add_tail(&DC.filesystems, &fs->node);
+	PTHREAD_MUTEX_unlock(&DC.fs_mu);
+	LogInfo(COMPONENT_FSAL,
+		"DONTCACHE: claimed filesystem %s (%s, dev %u:%u, fsid %#" PRIx64
+		".%#" PRIx64 ")",
+		fs->path, gfs->type ? gfs->type : "?", major(fs->dev),
+		minor(fs->dev), fs->fsid.major, fs->fsid.minor);
+	*private_data = fs;
+	return 0;
+}
+
+/* ganesha's unclaim callback: the last export using the filesystem is gone.
+ * Objects and engine files still using it keep their references. */
+static void unclaim_fs(struct fsal_filesystem *gfs)
+{
+	struct dc_fs *fs = gfs->private_data;
+
+	if (fs == NULL)
+		return;
+	PTHREAD_MUTEX_lock(&DC.fs_mu);
+	if (fs->claimed) {
+		glist_del(&fs->node);
+		fs->claimed = false;
+	}
+	PTHREAD_MUTEX_unlock(&DC.fs_mu);
+	LogInfo(COMPONENT_FSAL, "DONTCACHE: unclaimed filesystem %s", fs->path);
+	dc_fs_put(fs);
+}
+
+/* A claimed filesystem by device or by encoded fsid, with a reference. */
+static struct dc_fs *find_fs(const dev_t *dev, const struct dc_fh *fh)
+{
+	struct glist_head *g;
+	struct dc_fs *fs, *found = NULL;
+
+	PTHREAD_MUTEX_lock(&DC.fs_mu);
+	glist_for_each(g, &DC.filesystems)
+	{
+		fs = glist_entry(g, struct dc_fs, node);
+		if (dev != NULL ? fs->dev == *dev
+				: (fs->fsid_type == dc_fh_fsid_type(fh) &&
+				   fs->fsid_len == dc_fh_fsid_len(fh) &&
+				   memcmp(fs->fsid_bytes, dc_fh_fsid_bytes(fh),
+					  fs->fsid_len) == 0)) {
+			found = fs;
+			found->refs++;
+			break;
+		}
+	}
+	PTHREAD_MUTEX_unlock(&DC.fs_mu);
+	return found;
+}
+
+/* What ganesha does for an export at creation, again for the request's
+ * export: a filesystem mounted under it since is claimed too (FSAL_VFS's
+ * lookup does the same when it crosses into one). 0 or errno. */
+static int claim_again(const char *why)
+{
+	struct dc_export *x = dc_ctx_export();
+	struct stat st;
+	int rc;
+
+	if (x == NULL || fstat(x->root_fd, &st) != 0)
+		return ENOENT;
+	rc = populate_posix_file_systems(x->path);
+	if (rc == 0)
+		rc = claim_posix_filesystems(x->path, &DC.fsal, &x->export,
+					     claim_fs, unclaim_fs,
+					     &x->export.root_fs, &st);
+	if (rc != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: %s: claiming the filesystems under %s failed: %s",
+			x->export_id, why, x->path, strerror(rc));
+	return rc;
+}
+
+static struct dc_fs *fs_of_dev(dev_t dev, const char *name)
+{
+	static struct dcio_ratelimit rl;
+	struct dc_fs *fs = find_fs(&dev, NULL);
+	uint64_t dropped;
+
+	if (fs != NULL)
+		return fs;
+	/* a filesystem mounted under the export after it was created */
+	if (claim_again("a lookup crossed into a new filesystem") == 0)
+		fs = find_fs(&dev, NULL);
+	if (fs == NULL && dcio_ratelimit(&rl, 60, &dropped))
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE: %s is on a filesystem (dev %u:%u) this module cannot export (another FSAL's, or without file handles): answered XDEV (%" PRIu64
+			" more not logged)",
+			name[0] ? name : "an object", major(dev), minor(dev),
+			dropped);
+	return fs;
+}
+
+struct dc_fs *dc_ident_fs_of(const struct dc_fh *fh)
+{
+	struct dc_fs *fs = find_fs(NULL, fh);
+
+	/* after a restart, a handle into a filesystem mounted under an
+	 * export may come before anything crossed into it */
+	if (fs == NULL &&
+	    claim_again("a handle names an unknown filesystem") == 0)
+		fs = find_fs(NULL, fh);
+	return fs;
+}
+
+int dc_open_fh(const struct dc_fs *fs, const struct dc_fh *fh, int flags)
+{
+	union dc_kfh k;
+
+	k.fh.handle_bytes = dc_fh_kernel_len(fh);
+	k.fh.handle_type = dc_fh_type(fh);
+	memcpy(k.fh.f_handle, dc_fh_kernel_bytes(fh), k.fh.handle_bytes);
+	return open_by_handle_at(fs->mount_fd, &k.fh, flags | O_CLOEXEC);
+}
+
+fsal_status_t dc_ident_at(int dirfd, const char *name, struct dc_fs *dir_fs,
+			  struct dc_fh *fh, struct dc_fs **out, struct stat *st)
+{
+	union dc_kfh k;
+	struct dc_fs *fs;
+	int mnt_id, flags = *name ? 0 : AT_EMPTY_PATH;
+
+	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW | flags) != 0)
+		return posix2fsal_status(errno);
+	if (dir_fs != NULL && st->st_dev == dir_fs->dev) {
+		fs = dir_fs;
+		dc_fs_get(fs);
+	} else {
+		fs = fs_of_dev(st->st_dev, name);
+		if (fs == NULL)
+			return fsalstat(ERR_FSAL_XDEV, EXDEV);
+	}
+	k.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dirfd, name, &k.fh, &mnt_id, flags) != 0) {
+		int err = errno;
+
+		dc_fs_put(fs);
+		return posix2fsal_status(err);
+	}
+	if (dc_fh_from_kernel(fh, fs->fsid_type, fs->fsid_bytes, fs->fsid_len,
+			      k.fh.handle_type, k.fh.f_handle,
+			      k.fh.handle_bytes) != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE: %s: file handle of %u bytes (and fsid of %u) does not fit an NFSv3 handle",
+			fs->path, k.fh.handle_bytes, fs->fsid_len);
+		dc_fs_put(fs);
+		return fsalstat(ERR_FSAL_NOTSUPP, EOVERFLOW);
+	}
+	*out = fs;
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len,
+		    struct dc_fh *fh)
+{
+	struct glist_head *g;
+	int n;
+
+	if (dc_fh_parse_host(buf, len, fh) == 0)
+		return 0;
+	n = dc_fh_verify_wire(buf, len, x->key);
+	if (n < 0) {
+		/* MDCACHE keeps an object's parent handle as some export
+		 * minted it, and hands it to whichever export the object is
+		 * used through; clients' handles never come here unverified
+		 * (wire_to_host checks them against their own export) */
+		PTHREAD_MUTEX_lock(&DC.lock);
+		glist_for_each(g, &DC.exports)
+		{
+			struct dc_export *o =
+				glist_entry(g, struct dc_export, node);
+
+			n = dc_fh_verify_wire(buf, len, o->key);
+			if (n >= 0)
+				break;
+		}
+		PTHREAD_MUTEX_unlock(&DC.lock);
+	}
+	if (n < 0)
+		return -1;
+	return dc_fh_parse_host(buf, (size_t)n, fh);
+}
+
+int dc_ident_export_init(struct dc_export *x)
+{
+	struct stat st;
+	int rc;
+
+	rc = resolve_posix_filesystem(x->path, &DC.fsal, &x->export, claim_fs,
+				      unclaim_fs, &x->export.root_fs);
+	if (rc != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: Path %s: its filesystem cannot be claimed: %s",
+			x->export_id, x->path, strerror(rc));
+		return rc;
+	}
+	if (fstat(x->root_fd, &st) != 0)
+		return errno;
+	x->root_fs = find_fs(&st.st_dev, NULL);
+	if (x->root_fs == NULL) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: Path %s: its filesystem is not this module's",
+			x->export_id, x->path);
+		return EXDEV;
+	}
+	return 0;
+}
+
+void dc_ident_export_fini(struct dc_export *x)
+{
+	unclaim_all_export_maps(&x->export);
+	if (x->root_fs != NULL) {
+		dc_fs_put(x->root_fs);
+		x->root_fs = NULL;
+	}
+}
