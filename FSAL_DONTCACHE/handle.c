@@ -510,20 +510,29 @@ static fsal_status_t put_fds(const int fd[2], int err)
 }
 
 /* ganesha checks the target directory of a link itself (fs_info says the
- * FSAL does not); the link is made as root, like FSAL_VFS does, since
- * linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH. */
+ * FSAL does not). The link is made as the caller, through the object's
+ * /proc/self/fd magic link (linkat(AT_EMPTY_PATH) would need
+ * CAP_DAC_READ_SEARCH, which the caller's fsuid drops), so the kernel applies
+ * its own rules to it as to a local user: with fs.protected_hardlinks a
+ * caller may link only a file it owns, or a regular one it may read and
+ * write that is neither setuid nor setgid-executable. */
 static fsal_status_t dc_link(struct fsal_obj_handle *obj,
 			     struct fsal_obj_handle *destdir,
 			     const char *name DC_PARENT_ATTRS)
 {
 	fsal_status_t st = check_name(name, false);
+	char proc[64];
 	int fd[2], err;
 
 	if (FSAL_IS_ERROR(st))
 		return st;
 	err = get_fds(dc_hdl(obj), O_PATH | O_NOFOLLOW, dc_hdl(destdir), fd);
-	if (err == 0 && linkat(fd[0], "", fd[1], name, AT_EMPTY_PATH) != 0)
-		err = errno;
+	if (err == 0) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd[0]);
+		if (AS_CALLER(linkat(AT_FDCWD, proc, fd[1], name,
+				     AT_SYMLINK_FOLLOW)) != 0)
+			err = errno;
+	}
 	return put_fds(fd, err);
 }
 

@@ -5,7 +5,8 @@
  *
  * usage: it_nsops -e EXPORT [-u UID] [-D] [-F] [common options]
  * -F: the export's filesystem limits files below 2^62 bytes (ext4): check EFBIG there.
- * -D: the server runs FSAL_DONTCACHE: also check values only it promises (PATHCONF of ext4).
+ * -D: the server runs FSAL_DONTCACHE: also check values only it promises (PATHCONF of ext4;
+ *     LINK as the caller under the kernel's fs.protected_hardlinks, when that is on).
  * Works in a fresh subdirectory of the export and removes it at the end. Needs a server that
  * exports EXPORT read-write with no root squash. -u is the unprivileged uid/gid used for the
  * EACCES checks (default 4242). */
@@ -597,6 +598,63 @@ static void t_remove(void)
 }
 
 /* ---------------------------------------------------------------- permissions */
+/* fs.protected_hardlinks of the server (this machine): 1 when on */
+static bool protected_hardlinks(void)
+{
+	FILE *f = fopen("/proc/sys/fs/protected_hardlinks", "r");
+	int v = 0;
+
+	if (f == NULL)
+		return false;
+	if (fscanf(f, "%d", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v == 1;
+}
+
+/* LINK runs as the caller (FSAL_DONTCACHE): with fs.protected_hardlinks the
+ * kernel refuses a user a link to a file it neither owns nor may read and
+ * write, or to a setuid one, as it would a local user. */
+static void t_link_protected(const struct nfsc_fh *priv,
+			     const struct nfsc_fh *secret,
+			     const struct nfsc_fh *shared,
+			     const struct nfsc_fh *pub,
+			     const struct nfsc_fh *mine)
+{
+	struct nfsc_fh suid;
+	sattr3 sa;
+	fattr3 a;
+
+	if (!strict || !protected_hardlinks()) {
+		it_note("LINK under fs.protected_hardlinks: not checked (%s)",
+			strict ? "the sysctl is off" : "not FSAL_DONTCACHE");
+		return;
+	}
+	ST(nfsc_link(&uc, secret, pub, "secret-link", NULL),
+	   "LINK of root's 0600 file as user -> EPERM (protected_hardlinks)",
+	   NFS3ERR_PERM);
+	ST(nfsc_lookup(&rc, pub, "secret-link", NULL, NULL), "no link was made",
+	   NFS3ERR_NOENT);
+	ST(nfsc_link(&uc, shared, pub, "shared-link", NULL),
+	   "LINK of root's 0644 file as user -> EPERM (not writable by the user)",
+	   NFS3ERR_PERM);
+	ST(nfsc_create(&rc, priv, "suid", GUARDED, 0755, NULL, &suid, NULL),
+	   "CREATE priv/suid", NFS3_OK);
+	nfsc_sattr_mode(&sa, 04777);
+	ST(nfsc_setattr(&rc, &suid, &sa), "SETATTR suid 04777 as root",
+	   NFS3_OK);
+	ST(nfsc_getattr(&rc, &suid, &a), "GETATTR suid", NFS3_OK);
+	tc_ok((a.mode & 04000) != 0, "suid is setuid (mode %o)", a.mode);
+	ST(nfsc_link(&uc, &suid, pub, "suid-link", NULL),
+	   "LINK of a setuid-root file (writable by all) as user -> EPERM",
+	   NFS3ERR_PERM);
+	ST(nfsc_link(&uc, mine, pub, "mine-link", &a),
+	   "LINK of the user's own file as user", NFS3_OK);
+	tc_ok(a.nlink == 2, "own file linked: nlink %u (want 2)", a.nlink);
+	ST(nfsc_link(&rc, secret, pub, "root-link", NULL),
+	   "LINK of root's 0600 file as root", NFS3_OK);
+}
+
 static void t_access(void)
 {
 	struct nfsc_fh priv, pub, secret, shared, mine;
@@ -712,6 +770,7 @@ static void t_access(void)
 	ST(nfsc_setattr(&uc, &shared, &sa),
 	   "SETATTR size of root's 0644 file as user -> EACCES", NFS3ERR_ACCES,
 	   NFS3ERR_PERM);
+	t_link_protected(&priv, &secret, &shared, &pub, &mine);
 }
 
 /* ---------------------------------------------------------------- read / write / commit */
