@@ -42,32 +42,12 @@ hout=$("$DC_FT_BIN/ft_handles" "${IT_NFS[@]}" -N 3000 -O 100 2>&1 | tail -1)
 it_log "$(echo "$hout" | cut -c1-160)"
 kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died under valgrind"
 # clean shutdown (slow under valgrind): valgrind writes its leak report at exit
-pid=$GSH_PID
-kill -TERM "$pid"
-for _ in $(seq 1800); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-clean=yes
-kill -0 "$pid" 2>/dev/null && { clean=no; kill -KILL "$pid"; }
-wait "$pid" 2>/dev/null
-GSH_PID=
-vg=$(ls "$IT_WORK"/vg.*.log 2>/dev/null | head -1)
-[ -n "$vg" ] || it_die "no valgrind log"
-grep -q "LEAK SUMMARY\|All heap blocks were freed" "$vg" || it_die "valgrind report incomplete (shutdown clean=$clean)"
-# split the report into error blocks; ours = a frame in the module
-report=$(awk '
-  /^==[0-9]+== *$/ { if (blk != "") flush(); next }
-  /^==[0-9]+== (Invalid (read|write|free)|Mismatched free|Syscall param|[0-9,]+ (\([^)]*\) )?bytes in [0-9,]+ blocks are definitely lost)/ {
-    if (blk != "") flush(); blk = $0; kind = ($0 ~ /definitely lost/) ? "leak" : "invalid"; next }
-  blk != "" { blk = blk "\n" $0 }
-  function flush() {
-    total[kind]++
-    if (blk ~ /libfsaldontcache|FSAL_DONTCACHE|dcio_|dc_fh_/) { ours[kind]++; print blk > "/dev/stderr" }
-    blk = ""
-  }
-  END { if (blk != "") flush();
-        printf "invalid_total=%d leaks_total=%d invalid_module=%d leaks_module=%d\n",
-               total["invalid"], total["leak"], ours["invalid"], ours["leak"] }' "$vg" 2> "$IT_WORK/ours.txt")
+it_vg_stop
+clean=$IT_VG_CLEAN
+report=$(it_vg_report) || it_die "valgrind report incomplete (shutdown clean=$clean)"
 it_log "$report"
 [ -s "$IT_WORK/ours.txt" ] && head -60 "$IT_WORK/ours.txt" >&2
+vg=$(ls "$IT_WORK"/vg.*.log | head -1)
 errs=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$vg" | tail -1)
 sum="$report valgrind_errors=$errs shutdown_clean=$clean workload_ok=$ok"
 [ "$(it_kv invalid_module "$report")" = 0 ] && [ "$(it_kv leaks_module "$report")" = 0 ] ||

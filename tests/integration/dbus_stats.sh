@@ -12,57 +12,7 @@
 it_is_dontcache || it_skip "GetFSALStats DONTCACHE is FSAL_DONTCACHE's"
 FT_BIN=$DC_BUILD_DIR/tests/faults
 [ -x "$FT_BIN/ft_writer" ] && [ -x "$FT_BIN/ft_verify" ] || it_die "ft_writer/ft_verify not built in $FT_BIN"
-command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null ||
-  it_skip "dbus-daemon/dbus-send not installed (Debian: dbus-daemon, dbus-bin)"
-
-# The system bus of this namespace (/run is private here): default deny as Debian's
-# system.conf, plus ganesha's own policy (root may own and call org.ganesha.nfsd).
-POLICY=/etc/dbus-1/system.d/nfs-ganesha-dbus.conf
-if [ ! -f "$POLICY" ]; then
-  POLICY=$IT_WORK/ganesha-policy.conf
-  cat > "$POLICY" <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <policy user="root">
-    <allow own="org.ganesha.nfsd"/>
-    <allow send_destination="org.ganesha.nfsd"/>
-  </policy>
-</busconfig>
-EOF
-fi
-mkdir -p /run/dbus
-cat > "$IT_WORK/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus"
-           send_interface="org.freedesktop.DBus.Introspectable"/>
-  </policy>
-  <include>$POLICY</include>
-</busconfig>
-EOF
-dbus-daemon --config-file="$IT_WORK/bus.conf" --nofork --nopidfile > "$IT_WORK/dbus-daemon.log" 2>&1 &
-BUS_PID=$!
-IT_EXTRA_PIDS+=("$BUS_PID")
-for _ in $(seq 50); do [ -S /run/dbus/system_bus_socket ] && break; sleep 0.1; done
-[ -S /run/dbus/system_bus_socket ] || it_die "dbus-daemon did not come up: $(tail -n 5 "$IT_WORK/dbus-daemon.log")"
-it_pass "private system bus up (dbus-daemon pid $BUS_PID, policy $POLICY)"
+it_dbus_bus
 
 A=7491 B=7492
 mkdir -p "$IT_WORK/exp2" "$IT_WORK/rec"
@@ -77,11 +27,7 @@ call() { # call METHOD [ARGS...] -> dbus-send's reply on stdout
   timeout -k 2 15 dbus-send --system --print-reply --reply-timeout=10000 \
     --dest=org.ganesha.nfsd /org/ganesha/nfsd/ExportMgr "org.ganesha.nfsd.exportstats.$m" "$@"
 }
-for _ in $(seq 100); do
-  timeout 5 dbus-send --system --print-reply --dest=org.freedesktop.DBus / \
-    org.freedesktop.DBus.NameHasOwner string:org.ganesha.nfsd 2>/dev/null | grep -q 'boolean true' && break
-  sleep 0.1
-done
+it_dbus_wait_ganesha
 call GetFSALStats string:DONTCACHE > "$IT_WORK/off.txt" 2>&1 ||
   it_die "GetFSALStats: no answer: $(head -n 5 "$IT_WORK/off.txt"); ganesha log: $(grep -i dbus "$IT_LOG" | tail -n 3)"
 it_pass "ganesha owns org.ganesha.nfsd on the private bus"

@@ -273,6 +273,107 @@ it_tmpfs() {
   IT_MOUNTS+=("$dir")
 }
 
+# it_dbus_bus: the system bus of this namespace (/run is private here; ganesha in the Debian 13
+# root reaches it through the /run it shares): default deny as Debian's system.conf, plus
+# ganesha's own policy (root may own and call org.ganesha.nfsd). Skips the scenario when
+# dbus-daemon/dbus-send are missing. Sets BUS_PID.
+it_dbus_bus() {
+  command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null ||
+    it_skip "dbus-daemon/dbus-send not installed (Debian: dbus-daemon, dbus-bin)"
+  POLICY=/etc/dbus-1/system.d/nfs-ganesha-dbus.conf
+  if [ ! -f "$POLICY" ]; then
+    POLICY=$IT_WORK/ganesha-policy.conf
+    cat > "$POLICY" <<'EOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy user="root">
+    <allow own="org.ganesha.nfsd"/>
+    <allow send_destination="org.ganesha.nfsd"/>
+  </policy>
+</busconfig>
+EOF
+  fi
+  mkdir -p /run/dbus
+  cat > "$IT_WORK/bus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus"
+           send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+  <include>$POLICY</include>
+</busconfig>
+EOF
+  dbus-daemon --config-file="$IT_WORK/bus.conf" --nofork --nopidfile > "$IT_WORK/dbus-daemon.log" 2>&1 &
+  BUS_PID=$!
+  IT_EXTRA_PIDS+=("$BUS_PID")
+  for _ in $(seq 50); do [ -S /run/dbus/system_bus_socket ] && break; sleep 0.1; done
+  [ -S /run/dbus/system_bus_socket ] || it_die "dbus-daemon did not come up: $(tail -n 5 "$IT_WORK/dbus-daemon.log")"
+  it_pass "private system bus up (dbus-daemon pid $BUS_PID, policy $POLICY)"
+}
+
+# it_dbus_wait_ganesha: wait (10 s at most) until ganesha owns org.ganesha.nfsd on the bus.
+it_dbus_wait_ganesha() {
+  for _ in $(seq 100); do
+    timeout 5 dbus-send --system --print-reply --dest=org.freedesktop.DBus / \
+      org.freedesktop.DBus.NameHasOwner string:org.ganesha.nfsd 2>/dev/null |
+      grep -q 'boolean true' && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# it_vg_stop: SIGTERM to a ganesha that runs under valgrind (GSH_WRAPPER), waiting up to 180 s
+# for valgrind's report; IT_VG_CLEAN=yes for a clean exit, no when it had to be killed.
+it_vg_stop() {
+  local pid=$GSH_PID
+  IT_VG_CLEAN=yes
+  kill -TERM "$pid"
+  for _ in $(seq 1800); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && { IT_VG_CLEAN=no; kill -KILL "$pid"; }
+  wait "$pid" 2>/dev/null
+  GSH_PID=
+}
+
+# it_vg_report: the valgrind log ($IT_WORK/vg.*.log, --log-file=$IT_WORK/vg.%p.log) split
+# into error blocks; prints "invalid_total=N leaks_total=N invalid_module=N leaks_module=N"
+# (module: a block with a frame of libfsaldontcache.so) and writes the module's blocks to
+# $IT_WORK/ours.txt. Fails when there is no complete report.
+it_vg_report() {
+  local vg
+  vg=$(ls "$IT_WORK"/vg.*.log 2>/dev/null | head -1)
+  [ -n "$vg" ] && grep -q "LEAK SUMMARY\|All heap blocks were freed" "$vg" || return 1
+  awk '
+  /^==[0-9]+== *$/ { if (blk != "") flush(); next }
+  /^==[0-9]+== (Invalid (read|write|free)|Mismatched free|Syscall param|[0-9,]+ (\([^)]*\) )?bytes in [0-9,]+ blocks are definitely lost)/ {
+    if (blk != "") flush(); blk = $0; kind = ($0 ~ /definitely lost/) ? "leak" : "invalid"; next }
+  blk != "" { blk = blk "\n" $0 }
+  function flush() {
+    total[kind]++
+    if (blk ~ /libfsaldontcache|FSAL_DONTCACHE|dcio_|dc_fh_/) { ours[kind]++; print blk > "/dev/stderr" }
+    blk = ""
+  }
+  END { if (blk != "") flush();
+        printf "invalid_total=%d leaks_total=%d invalid_module=%d leaks_module=%d\n",
+               total["invalid"], total["leak"], ours["invalid"], ours["leak"] }' "$vg" 2> "$IT_WORK/ours.txt"
+}
+
 # it_loop_ext4 IMG SIZE MNT [mkfs.ext4 args...]: ext4 on a loop device over IMG, mounted on
 # MNT (unmounted and detached at exit); sets IT_LOOP_DEV (call it directly, not in $(...)).
 it_loop_ext4() {
