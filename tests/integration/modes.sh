@@ -160,10 +160,16 @@ for ex in "$IT_TOP"/config/*.conf; do
       -e "s#^\(NFSV4 {\)#\1 RecoveryRoot = $IT_WORK/recov;#" \
       -e "s#^\(\s*FSAL {\)#\1 Handle_Key_File = $IT_WORK/key-ex-$name; Stats_File = $IT_WORK/stats-ex-$name.json;#" \
       "$ex" > "$IT_WORK/ex-$name.conf"
+  # every Path exists (nested exports name directories under $dir), writable by a squashed
+  # root; written through the first read-write export
+  sed -n 's/^\s*Path = \([^;]*\);.*/\1/p' "$IT_WORK/ex-$name.conf" |
+    while read -r d; do mkdir -p "$d" && chmod 0777 "$d"; done
+  wdir=$(awk '/^[ \t]*Path = /{p=$3; sub(/;$/, "", p)} /Access_Type = RW;/ && p {print p; exit}' \
+         "$IT_WORK/ex-$name.conf")
   it_start "$IT_WORK/ex-$name.conf" "$IT_WORK/ex-$name.log"
   echo "example $name" > "$IT_WORK/src.txt"
-  if timeout -k 5 60 nfs-cp "$IT_WORK/src.txt" "$(it_url "$dir/f")" >/dev/null &&
-     cmp -s "$IT_WORK/src.txt" "$dir/f"; then
+  if [ -n "$wdir" ] && timeout -k 5 60 nfs-cp "$IT_WORK/src.txt" "$(it_url "$wdir/f")" >/dev/null &&
+     cmp -s "$IT_WORK/src.txt" "$wdir/f"; then
     it_pass "config/$name.conf loads and serves"
   else
     it_fail "config/$name.conf: could not write through it"
