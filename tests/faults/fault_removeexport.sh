@@ -7,8 +7,9 @@
 # one/s/s_*: one MDCACHE object each, seen through both exports. Export 1 reads them (through
 # the engine files export 2 opened); writers on both exports at once; DBus RemoveExport of
 # export 2 while they run; then the shared files are read and written through export 1
-# (still through those engine files), and every acknowledged-durable byte of every writer is
-# checked on the disk (ft_verify -l). (Nested exports share objects too, but an NFSv3 client
+# (still through those engine files); export 2 is added back (DBus AddExport) and writes them
+# again while export 1's block is reloaded (SIGHUP) under its writers; every
+# acknowledged-durable byte of every writer is checked on the disk (ft_verify -l). (Nested exports share objects too, but an NFSv3 client
 # of the outer one cannot LOOKUP into the inner one's junction: ganesha answers ACCES.)
 # PASS: export 1's writers saw no error, nothing acknowledged was lost, ganesha shut down
 # cleanly, and valgrind found no invalid access and no definitely-lost block in the module.
@@ -86,7 +87,39 @@ tail -1 "$IT_WORK/w1.out" | grep -q 'commit_errors=0 write_errors=0' &&
   it_pass "export 1's writers saw no error across the removal" ||
   it_fail "export 1's writers: $(tail -1 "$IT_WORK/w1.out")"
 
-# 4. every acknowledged-durable byte on the disk
+# 4. export 2 added back (DBus AddExport) and export 1's FSAL block reloaded (SIGHUP), with
+# writers on both: the shared files go on through both
+"$DC_FT_BIN/ft_writer" "${nfs1[@]}" -r "$rec" -n 2 -d t2 -P t2 -t 20 -L $((32 << 20)) -b 262144 \
+  -c $((512 << 10)) -C > "$IT_WORK/w3.out" 2>&1 &
+w3=$!
+IT_EXTRA_PIDS+=("$w3")
+reply=$(timeout -k 2 60 dbus-send --system --print-reply --reply-timeout=50000 \
+  --dest=org.ganesha.nfsd /org/ganesha/nfsd/ExportMgr org.ganesha.nfsd.exportmgr.AddExport \
+  string:"$IT_WORK/ganesha.conf" string:"EXPORT(Export_Id=2)" 2>&1) &&
+  it_pass "AddExport 2 answered" || it_fail "AddExport 2: $reply"
+out=$("$DC_FT_BIN/ft_writer" "${nfs2[@]}" -r "$rec" -n 3 -d s -P s -a -L $((256 << 10)) \
+      -o $((2 << 20)) -C -t 60 2>&1 | tail -1)
+it_log "the re-added export 2 writes the shared files: $out"
+echo "$out" | grep -q 'commit_errors=0 write_errors=0' &&
+  it_pass "the shared files written and committed through the re-added export 2" ||
+  it_fail "writing the shared files through the re-added export 2: $out"
+sed -i "s#Handle_Key_File = $IT_WORK/k1;#Handle_Key_File = $IT_WORK/k1; Max_Inflight_Bytes = 8388608;#" \
+  "$IT_WORK/ganesha.conf"
+kill -HUP "$GSH_PID"
+for _ in $(seq 300); do
+  grep -q "export 1: reload: applied: Max_Inflight_Bytes" "$IT_LOG" && break
+  sleep 0.1
+done
+grep -q "export 1: reload: applied: Max_Inflight_Bytes 268435456 -> 8388608" "$IT_LOG" &&
+  it_pass "SIGHUP applied export 1's new Max_Inflight_Bytes under I/O" ||
+  it_fail "no reload line for export 1 after SIGHUP"
+shared_read "after AddExport 2 and a reload"
+wait "$w3"
+tail -1 "$IT_WORK/w3.out" | grep -q 'commit_errors=0 write_errors=0' &&
+  it_pass "export 1's writers saw no error across AddExport and the reload" ||
+  it_fail "export 1's writers across AddExport/SIGHUP: $(tail -1 "$IT_WORK/w3.out")"
+
+# 5. every acknowledged-durable byte on the disk
 durable_ok() {
   [ "$(it_kv mismatched_bytes "$1")" = 0 ] && [ "$(it_kv false_success_commits "$1")" = 0 ] &&
     [ "$(it_kv false_success_stable "$1")" = 0 ] && [ "$(it_kv errors "$1")" = 0 ] &&
@@ -96,12 +129,12 @@ vline=$("$DC_FT_BIN/ft_verify" -l "$M/two" "$rec"/s_*.rec "$rec"/u_*.rec 2>&1 | 
 it_log "export 2's records: $vline"
 durable_ok "$vline" && it_pass "nothing acknowledged through export 2 was lost" ||
   it_fail "export 2's records: $vline"
-vline=$("$DC_FT_BIN/ft_verify" -l "$M/one" "$rec"/t_*.rec 2>&1 | tail -1)
+vline=$("$DC_FT_BIN/ft_verify" -l "$M/one" "$rec"/t_*.rec "$rec"/t2_*.rec 2>&1 | tail -1)
 it_log "export 1's records: $vline"
 durable_ok "$vline" && it_pass "nothing acknowledged through export 1 was lost" ||
   it_fail "export 1's records: $vline"
 
-# 5. the survivor still serves, then a clean shutdown and valgrind's verdict
+# 6. the survivor still serves, then a clean shutdown and valgrind's verdict
 timeout -k 2 60 nfs-ls "$(it_url "$M/one/t")" > /dev/null 2>&1 &&
   it_pass "export 1 still lists t/" || it_fail "export 1 does not list t/ any more"
 kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died"
