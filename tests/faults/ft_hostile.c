@@ -47,7 +47,7 @@ static int g_owner;
 static const char *const g_targets[] = {
 	"hostile/ro",	     "hostile/ro/victim", "hostile/ro/secret",
 	"hostile/ro/sub",    "hostile/pub",	  "hostile/pub/mine",
-	"hostile/pub/bound",
+	"hostile/pub/bound", "hostile/ro/fresh",  "hostile/ro/fresh2",
 };
 #define NTARGETS (sizeof(g_targets) / sizeof(g_targets[0]))
 
@@ -237,6 +237,10 @@ static void setup_tree(void)
 	chmod(lpath("hostile/pub"), 0777);
 	fill("hostile/ro/victim", 1, FSZ, 0644, 0, 0);
 	fill("hostile/ro/secret", 2, FSZ, 0600, 0, 0);
+	/* never looked up over NFS: a CREATE of these names reaches the
+	 * FSAL's open2 by name, not by handle */
+	fill("hostile/ro/fresh", 7, FSZ, 0644, 0, 0);
+	fill("hostile/ro/fresh2", 8, FSZ, 0644, 0, 0);
 	fill("hostile/pub/mine", 3, FSZ, 0644, g_owner, g_owner);
 	fill("hostile/pub/bound", 4, FSZ, 0644, g_owner, g_owner);
 }
@@ -296,8 +300,19 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 	ft_pattern_fill(99, 0, data, sizeof(data));
 	snap(g_before);
 
-	/* item 1: truncation through CREATE of an existing file */
+	/* item 1: truncation through CREATE of an existing file; first of
+	 * names ganesha never looked up (issue 17: the FSAL's open2 gets
+	 * those by name, the others by handle, from MDCACHE) */
 	g_vfs_changes = true;
+	nfsc_sattr_size(&sa, 0);
+	refused3(
+		create_sattr(c, &ro, "fresh", UNCHECKED, &sa), NFS3ERR_ACCES,
+		"CREATE UNCHECKED size=0 of ro/fresh (root 0644, never looked up)");
+	nfsc_sattr_size(&sa, 0);
+	sa.mode.set_it = 1;
+	sa.mode.set_mode3_u.mode = 0666;
+	refused3(create_sattr(c, &ro, "fresh2", UNCHECKED, &sa), NFS3ERR_ACCES,
+		 "CREATE UNCHECKED mode+size=0 of ro/fresh2 (never looked up)");
 	nfsc_sattr_size(&sa, 0);
 	refused3(create_sattr(c, &ro, "victim", UNCHECKED, &sa), NFS3ERR_ACCES,
 		 "CREATE UNCHECKED size=0 of ro/victim (root 0644)");
