@@ -126,6 +126,10 @@ static void reap(struct dcio_ring *r, struct backlog *b, struct backlog *later,
 	io_uring_for_each_cqe(&r->ring, head, cqe)
 	{
 		n++;
+		/* (the timeout a kernel without IORING_FEAT_EXT_ARG gets
+		 * from io_uring_submit_and_wait_timeout as an SQE) */
+		if (cqe->user_data == LIBURING_UDATA_TIMEOUT)
+			continue;
 		if (cqe->user_data == TAG_WAKE) {
 			atomic_store(&r->wake, 0);
 			*need_arm = true;
