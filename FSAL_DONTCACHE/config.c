@@ -388,14 +388,24 @@ static bool dir_exists(const char *path)
 void dc_check_stats_paths(struct dc_export *x)
 {
 	const char *p = x->cfg.prom_file;
+	char why[4200];
 	size_t n;
 
 	if (x->cfg.stats_file != NULL && !dir_exists(x->cfg.stats_file))
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE export %u: Stats_File %s: its directory does not exist (not written until it does)",
 			x->export_id, x->cfg.stats_file);
+	if (x->cfg.stats_file != NULL &&
+	    dc_stats_dir_check(x->cfg.stats_file, why, sizeof(why)) != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: Stats_File %s: %s (not written while others may write there)",
+			x->export_id, x->cfg.stats_file, why);
 	if (p == NULL)
 		return;
+	if (dc_stats_dir_check(p, why, sizeof(why)) != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: Prometheus_File %s: %s (not written while others may write there)",
+			x->export_id, p, why);
 	if (!dir_exists(p))
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE export %u: Prometheus_File %s: its directory does not exist (not written until it does)",

@@ -192,6 +192,9 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 /* stats.c: the stats and Prometheus files, the stats thread, the engine's
  * log sink and the export's start line */
 void dc_write_stats(struct dc_export *x);
+/* EPERM (the reason in why) when the directory of a stats file path could
+ * have names planted in it by others: such a file is never written. */
+int dc_stats_dir_check(const char *path, char *why, size_t len);
 void dc_stats_export_added(
 	struct dc_export *x); /* after it joined DC.exports */
 void dc_stats_export_final(

@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "FSAL/access_check.h"
 #include "export_mgr.h"
@@ -68,6 +70,31 @@ static fsal_status_t open_permission(struct fsal_obj_handle *obj,
 					 false);
 }
 
+/* The kernel refuses an open for write, and a truncate, of an append-only
+ * or immutable file with EPERM whoever asks (FSAL_VFS answers its open's
+ * EPERM: NFS4ERR_PERM). No fd is opened for an open here (the engine file
+ * is opened at the first I/O): the inode's flags are read instead. */
+static fsal_status_t write_open_flags(struct dc_handle *h)
+{
+	struct statx sx;
+	int fd, err = 0;
+
+	fd = dc_open_fh(h->exp, &h->fh, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return posix2fsal_status(errno == ENOENT ? ESTALE : errno);
+	memset(&sx, 0, sizeof(sx));
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_TYPE,
+		  &sx) != 0)
+		err = errno;
+	close(fd);
+	if (err != 0)
+		return posix2fsal_status(err);
+	if (sx.stx_attributes & sx.stx_attributes_mask &
+	    (STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE))
+		return fsalstat(ERR_FSAL_PERM, EPERM);
+	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
 static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 {
 	struct dcio_file *io;
@@ -111,6 +138,9 @@ open_by_handle(struct fsal_obj_handle *obj, struct state_t *state,
 		st = open_permission(obj, openflags,
 				     createmode >= FSAL_EXCLUSIVE ||
 					     (openflags & FSAL_O_RECLAIM));
+	if (!FSAL_IS_ERROR(st) && !created &&
+	    (openflags & (FSAL_O_WRITE | FSAL_O_TRUNC)))
+		st = write_open_flags(h);
 	if (FSAL_IS_ERROR(st)) {
 		fsal_release_attrs(&attrs);
 		return st;
@@ -288,6 +318,8 @@ fsal_status_t dc_reopen2(struct fsal_obj_handle *obj, struct state_t *state,
 	if (openflags & FSAL_O_TRUNC)
 		add |= FSAL_O_WRITE;
 	st = open_permission(obj, add, openflags & FSAL_O_RECLAIM);
+	if (!FSAL_IS_ERROR(st) && (add & FSAL_O_WRITE))
+		st = write_open_flags(h);
 	if (FSAL_IS_ERROR(st))
 		return st;
 

@@ -7,8 +7,10 @@
 #include "dc_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,37 +54,204 @@ void dc_engine_log(int level, const char *fmt, ...)
 	}
 }
 
-/* Writes path atomically: a temp file beside it (same directory, so the
- * rename is atomic; not ending in .prom, so node_exporter skips it), mode
- * 0644 (node_exporter runs as its own user), then rename. */
-static int write_atomic(struct dc_export *x, const char *path,
-			void (*fill)(struct dc_export *x, FILE *f))
+/* The directory of path (its dirname; "." for a bare name) into dir. */
+static int dir_of(const char *path, char *dir, size_t len, const char **base)
 {
-	char tmp[4200];
-	FILE *f;
-	int fd, err = 0;
+	const char *slash = strrchr(path, '/');
+	size_t n;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if (slash == NULL) {
+		*base = path;
+		return snprintf(dir, len, ".") >= (int)len ? ENAMETOOLONG : 0;
+	}
+	*base = slash + 1;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= len)
 		return ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	return **base == '\0' ? EISDIR : 0;
+}
+
+/* A stats directory others could plant names in: owned by another user
+ * than the server's, or writable by everyone without the sticky bit. Its
+ * group may write there (node_exporter's textfile directory often is
+ * group-writable): no name in it is ever followed. EPERM with the reason in
+ * why; 0 when it is safe. */
+static int dir_unsafe(const struct stat *st, const char *dir, char *why,
+		      size_t len)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		snprintf(
+			why, len,
+			"its directory %s is owned by uid %u, not root: refused",
+			dir, (unsigned int)st->st_uid);
+		return EPERM;
+	}
+	if ((st->st_mode & S_IWOTH) && !(st->st_mode & S_ISVTX)) {
+		snprintf(
+			why, len,
+			"its directory %s is writable by everyone (mode %04o, no sticky bit): refused",
+			dir, (unsigned int)(st->st_mode & 07777));
+		return EPERM;
+	}
+	return 0;
+}
+
+int dc_stats_dir_check(const char *path, char *why, size_t len)
+{
+	char dir[4096];
+	const char *base;
+	struct stat st;
+	int rc = dir_of(path, dir, sizeof(dir), &base);
+
+	why[0] = '\0';
+	if (rc != 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0; /* (a missing directory is warned about elsewhere) */
+	return dir_unsafe(&st, dir, why, len);
+}
+
+/* A temporary name beside base: ".<base>.<16 random hex digits>". */
+static int tmp_name(const char *base, char *name, size_t len)
+{
+	struct timespec ts;
+	uint64_t r;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = ((uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec) ^
+		    ((uint64_t)getpid() << 40);
+	}
+	return (size_t)snprintf(name, len, ".%s.%016" PRIx64, base, r) >= len
+		       ? ENAMETOOLONG
+		       : 0;
+}
+
+/* A fresh file in dfd for the contents, not reachable by any name: O_TMPFILE
+ * (mode 0644 set explicitly, whatever the umask: node_exporter runs as its
+ * own user), else a new name of its own (O_EXCL | O_NOFOLLOW: never a file
+ * or link someone else put there), in name. */
+static int open_unnamed(int dfd, const char *base, char *name, size_t len,
+			bool *named)
+{
+	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+
+	*named = false;
+	for (int i = 0; fd < 0 && i < 16; i++) {
+		if (tmp_name(base, name, len) != 0)
+			return -ENAMETOOLONG;
+		fd = openat(dfd, name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				    O_CLOEXEC,
+			    0644);
+		if (fd >= 0)
+			*named = true;
+		else if (errno != EEXIST)
+			return -errno;
+	}
 	if (fd < 0)
+		return -EEXIST;
+	if (fchmod(fd, 0644) != 0) {
+		int err = errno;
+
+		close(fd);
+		if (*named)
+			unlinkat(dfd, name, 0);
+		return -err;
+	}
+	return fd;
+}
+
+/* Gives the unnamed file fd a new name of its own in dfd (linkat fails
+ * rather than follow or replace anything there). */
+static int link_unnamed(int fd, int dfd, const char *base, char *name,
+			size_t len)
+{
+	char proc[64];
+
+	for (int i = 0; i < 16; i++) {
+		if (tmp_name(base, name, len) != 0)
+			return ENAMETOOLONG;
+		if (linkat(fd, "", dfd, name, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno == ENOENT || errno == EPERM) {
+			/* without CAP_DAC_READ_SEARCH: through /proc */
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+			if (linkat(AT_FDCWD, proc, dfd, name,
+				   AT_SYMLINK_FOLLOW) == 0)
+				return 0;
+		}
+		if (errno != EEXIST)
+			return errno;
+	}
+	return EEXIST;
+}
+
+/* Writes path atomically, never following a link: the contents go to a file
+ * with no name (O_TMPFILE; or a fresh name of its own, O_EXCL|O_NOFOLLOW)
+ * in the same directory, which gets a new unique name and is renamed over
+ * path (rename replaces a link there, never its target). The temporary name
+ * starts with '.' and does not end in .prom (node_exporter skips it). A
+ * directory others could plant names in is refused (dir_unsafe). why gets
+ * the reason of a failure. */
+static int write_atomic(struct dc_export *x, const char *path,
+			void (*fill)(struct dc_export *x, FILE *f), char *why,
+			size_t whylen)
+{
+	char dir[4096], tmp[300];
+	const char *base;
+	struct stat st;
+	bool named;
+	FILE *f;
+	int dfd, fd, err;
+
+	why[0] = '\0';
+	err = dir_of(path, dir, sizeof(dir), &base);
+	if (err != 0)
+		return err;
+	if (strlen(base) > 200)
+		return ENAMETOOLONG;
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return errno;
+	if (fstat(dfd, &st) != 0) {
+		err = errno;
+		close(dfd);
+		return err;
+	}
+	err = dir_unsafe(&st, dir, why, whylen);
+	if (err != 0) {
+		close(dfd);
+		return err;
+	}
+	fd = open_unnamed(dfd, base, tmp, sizeof(tmp), &named);
+	if (fd < 0) {
+		close(dfd);
+		return -fd;
+	}
 	f = fdopen(fd, "w");
 	if (f == NULL) {
 		err = errno;
 		close(fd);
-		unlink(tmp);
-		return err;
+		goto out;
 	}
 	fill(x, f);
-	if (ferror(f))
+	if (fflush(f) != 0)
+		err = errno;
+	else if (ferror(f))
 		err = EIO;
+	if (err == 0 && !named) {
+		err = link_unnamed(fileno(f), dfd, base, tmp, sizeof(tmp));
+		named = err == 0;
+	}
 	if (fclose(f) != 0 && err == 0)
 		err = errno;
-	if (err == 0 && rename(tmp, path) != 0)
+	if (err == 0 && renameat(dfd, tmp, dfd, base) != 0)
 		err = errno;
-	if (err != 0)
-		unlink(tmp);
+out:
+	if (err != 0 && named)
+		unlinkat(dfd, tmp, 0);
+	close(dfd);
 	return err;
 }
 
@@ -107,25 +276,30 @@ static void fill_prom(struct dc_export *x, FILE *f)
 
 void dc_write_stats(struct dc_export *x)
 {
+	char why[4400];
 	int rc;
 
 	if (x->io == NULL)
 		return;
 	if (x->cfg.stats_file != NULL) {
-		rc = write_atomic(x, x->cfg.stats_file, fill_json);
+		rc = write_atomic(x, x->cfg.stats_file, fill_json, why,
+				  sizeof(why));
 		if (rc != 0)
 			DC_LOG_LIMITED(
 				LogWarn,
 				"DONTCACHE export %u: cannot write Stats_File %s: %s",
-				x->export_id, x->cfg.stats_file, strerror(rc));
+				x->export_id, x->cfg.stats_file,
+				why[0] ? why : strerror(rc));
 	}
 	if (x->cfg.prom_file != NULL) {
-		rc = write_atomic(x, x->cfg.prom_file, fill_prom);
+		rc = write_atomic(x, x->cfg.prom_file, fill_prom, why,
+				  sizeof(why));
 		if (rc != 0)
 			DC_LOG_LIMITED(
 				LogWarn,
 				"DONTCACHE export %u: cannot write Prometheus_File %s: %s",
-				x->export_id, x->cfg.prom_file, strerror(rc));
+				x->export_id, x->cfg.prom_file,
+				why[0] ? why : strerror(rc));
 	}
 }
 

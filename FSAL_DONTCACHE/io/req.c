@@ -126,15 +126,38 @@ static void direct_fallback(struct dcio_req *q)
 		req_set_mode(q, cached_write_mode(x));
 }
 
+/* How long to wait before issuing the request again: 0 unless its syscall
+ * answered EINTR or EAGAIN at least twice in a row; then 50 us, doubling up
+ * to 6.4 ms (about 50 ms over all DCIO_IO_MAX_TRIES tries). */
+uint64_t req_retry_delay_ns(const struct dcio_req *q)
+{
+	int shift = q->retries - 2;
+
+	if (q->retries < 2)
+		return 0;
+	return 50000ull << (shift < 7 ? shift : 7);
+}
+
 /* Feeds one syscall result (bytes or -errno) into the request. REQ_AGAIN: issue
- * the (remaining) I/O again; REQ_DONE: the request is finished and may be gone. */
+ * the (remaining) I/O again (after req_retry_delay_ns); REQ_DONE: the request
+ * is finished and may be gone. EINTR and EAGAIN are tried again at most
+ * DCIO_IO_MAX_TRIES times in a row, then the request fails with them. */
 enum req_status req_result(struct dcio_req *q, long res)
 {
 	if (res < 0) {
 		int err = (int)-res;
 		if (err == EINTR || err == EAGAIN) {
-			q->retries++;
-			return REQ_AGAIN;
+			if (++q->retries < DCIO_IO_MAX_TRIES)
+				return REQ_AGAIN;
+			DCIO_LOG_RL(
+				q->f->e, DCIO_LOG_WARN, 60,
+				"dcio: %s: a %s at offset %llu answered %s %d times in a row: failed with it",
+				q->f->x->name,
+				q->op == REQ_WRITE ? "write" : "read",
+				(unsigned long long)(q->io_off + q->xfer),
+				strerror(err), q->retries);
+			req_finish(q, err);
+			return REQ_DONE;
 		}
 		if (err == EOPNOTSUPP && (q->rwflags & RWF_DONTCACHE)) {
 			dontcache_fallback(q);
@@ -174,6 +197,7 @@ void req_exec_sync(struct dcio_req *q)
 		return;
 	}
 	for (;;) {
+		uint64_t delay;
 		ssize_t r;
 		off_t off = (off_t)(q->io_off + q->xfer);
 		if (q->op == REQ_WRITE)
@@ -184,8 +208,9 @@ void req_exec_sync(struct dcio_req *q)
 				       q->rwflags);
 		if (req_result(q, r < 0 ? -(long)errno : (long)r) == REQ_DONE)
 			return;
-		if (q->retries > 8)
-			usleep(100);
+		delay = req_retry_delay_ns(q);
+		if (delay)
+			usleep((useconds_t)(delay / 1000));
 		else if (q->retries)
 			sched_yield();
 	}

@@ -12,6 +12,12 @@
 #include "dcio.h"
 #include "pool.h"
 
+/* A syscall answering EINTR or EAGAIN is issued at most this many times in
+ * a row (no byte transferred in between), with a short backoff growing from
+ * the third try (req_retry_delay_ns); then the request fails with that
+ * error. */
+#define DCIO_IO_MAX_TRIES 16
+
 enum req_op { REQ_WRITE, REQ_READ };
 enum req_status { REQ_DONE, REQ_AGAIN };
 
@@ -24,7 +30,9 @@ struct dcio_req {
 	enum req_op op;
 	enum dcio_write_mode mode; /* the leaf's, by which it goes out */
 	enum dcio_write_mode top_mode; /* the write's, as accepted */
-	int fd, rwflags, err, retries;
+	int fd, rwflags, err;
+	int retries; /* EINTR/EAGAIN answers in a row (DCIO_IO_MAX_TRIES) */
+	uint64_t retry_at; /* ring.c: now_ns() when it may be issued again */
 	bool inline_, direct;
 	enum dcio_stable stable;
 	uint64_t off, len; /* the caller's range */
@@ -61,6 +69,7 @@ int cached_read_flags(const struct dcio_export *x);
 void req_set_mode(struct dcio_req *q, enum dcio_write_mode mode);
 struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov);
 enum req_status req_result(struct dcio_req *q, long res);
+uint64_t req_retry_delay_ns(const struct dcio_req *q);
 void req_exec_sync(struct dcio_req *q);
 void req_finish(struct dcio_req *q, int err);
 void req_complete(struct dcio_req *q, int err);

@@ -87,8 +87,38 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 	}
 }
 
-static void reap(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
-		 bool *need_arm)
+/* Requests whose syscall answered EINTR/EAGAIN again wait out their backoff
+ * (req_retry_delay_ns) in later, not on the ring: the thread goes on serving
+ * the others meanwhile. Moves the due ones to the backlog; returns the time
+ * until the next one is due (0: none waits). */
+static uint64_t release_due(struct backlog *later, struct backlog *b)
+{
+	struct dcio_req *q = later->h, *keep_h = NULL, *keep_t = NULL;
+	uint64_t now, next = 0;
+
+	if (q == NULL)
+		return 0;
+	now = now_ns();
+	while (q) {
+		struct dcio_req *nx = q->next;
+
+		q->next = NULL;
+		if (q->retry_at <= now) {
+			bl_push(b, q);
+		} else {
+			QUEUE_APPEND(keep_h, keep_t, q);
+			if (next == 0 || q->retry_at - now < next)
+				next = q->retry_at - now;
+		}
+		q = nx;
+	}
+	later->h = keep_h;
+	later->t = keep_t;
+	return next;
+}
+
+static void reap(struct dcio_ring *r, struct backlog *b, struct backlog *later,
+		 unsigned *inflight, bool *need_arm)
 {
 	struct io_uring_cqe *cqe;
 	unsigned head, n = 0;
@@ -96,6 +126,10 @@ static void reap(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 	io_uring_for_each_cqe(&r->ring, head, cqe)
 	{
 		n++;
+		/* (the timeout a kernel without IORING_FEAT_EXT_ARG gets
+		 * from io_uring_submit_and_wait_timeout as an SQE) */
+		if (cqe->user_data == LIBURING_UDATA_TIMEOUT)
+			continue;
 		if (cqe->user_data == TAG_WAKE) {
 			atomic_store(&r->wake, 0);
 			*need_arm = true;
@@ -107,8 +141,12 @@ static void reap(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 			req_finish(q, 0);
 			continue;
 		}
-		if (req_result(q, cqe->res) == REQ_AGAIN)
-			bl_push(b, q);
+		if (req_result(q, cqe->res) == REQ_AGAIN) {
+			uint64_t d = req_retry_delay_ns(q);
+
+			q->retry_at = d ? now_ns() + d : 0;
+			bl_push(d ? later : b, q);
+		}
 	}
 	io_uring_cq_advance(&r->ring, n);
 }
@@ -116,20 +154,38 @@ static void reap(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 static void *ring_main(void *arg)
 {
 	struct dcio_ring *r = arg;
-	struct backlog b = { 0 };
+	struct backlog b = { 0 }, later = { 0 };
 	unsigned inflight = 0;
 	bool need_arm = true;
 
 	thread_nice(r->e->nice);
 	for (;;) {
+		uint64_t next;
+		int rc;
+
 		bl_take(r, &b);
+		next = release_due(&later, &b);
 		fill(r, &b, &inflight, &need_arm);
 		pthread_mutex_lock(&r->mu);
-		bool done = r->stop && !r->qh && !b.h && inflight == 0;
+		bool done =
+			r->stop && !r->qh && !b.h && !later.h && inflight == 0;
 		pthread_mutex_unlock(&r->mu);
 		if (done)
 			break;
-		int rc = io_uring_submit_and_wait(&r->ring, 1);
+		if (next != 0) {
+			struct __kernel_timespec ts = {
+				.tv_sec = (long long)(next / 1000000000ull),
+				.tv_nsec = (long long)(next % 1000000000ull)
+			};
+			struct io_uring_cqe *cqe;
+
+			rc = io_uring_submit_and_wait_timeout(&r->ring, &cqe, 1,
+							      &ts, NULL);
+			if (rc == -ETIME)
+				rc = 0;
+		} else {
+			rc = io_uring_submit_and_wait(&r->ring, 1);
+		}
 		if (rc < 0 && rc != -EINTR && rc != -EBUSY && rc != -EAGAIN) {
 			DCIO_LOG_RL(
 				r->e, DCIO_LOG_WARN, 10,
@@ -137,7 +193,7 @@ static void *ring_main(void *arg)
 				strerror(-rc));
 			usleep(1000);
 		}
-		reap(r, &b, &inflight, &need_arm);
+		reap(r, &b, &later, &inflight, &need_arm);
 	}
 	return NULL;
 }

@@ -45,9 +45,10 @@ static int g_owner;
 /* ---- server-side state ------------------------------------------------------------- */
 
 static const char *const g_targets[] = {
-	"hostile/ro",	     "hostile/ro/victim", "hostile/ro/secret",
-	"hostile/ro/sub",    "hostile/pub",	  "hostile/pub/mine",
-	"hostile/pub/bound",
+	"hostile/ro",	     "hostile/ro/victim",  "hostile/ro/secret",
+	"hostile/ro/sub",    "hostile/pub",	   "hostile/pub/mine",
+	"hostile/pub/bound", "hostile/ro/fresh",   "hostile/ro/fresh2",
+	"hostile/pub/stale", "hostile/pub/stale2", "hostile/pub/stale3",
 };
 #define NTARGETS (sizeof(g_targets) / sizeof(g_targets[0]))
 
@@ -237,6 +238,10 @@ static void setup_tree(void)
 	chmod(lpath("hostile/pub"), 0777);
 	fill("hostile/ro/victim", 1, FSZ, 0644, 0, 0);
 	fill("hostile/ro/secret", 2, FSZ, 0600, 0, 0);
+	/* never looked up over NFS: a CREATE of these names reaches the
+	 * FSAL's open2 by name, not by handle */
+	fill("hostile/ro/fresh", 7, FSZ, 0644, 0, 0);
+	fill("hostile/ro/fresh2", 8, FSZ, 0644, 0, 0);
 	fill("hostile/pub/mine", 3, FSZ, 0644, g_owner, g_owner);
 	fill("hostile/pub/bound", 4, FSZ, 0644, g_owner, g_owner);
 }
@@ -296,8 +301,19 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 	ft_pattern_fill(99, 0, data, sizeof(data));
 	snap(g_before);
 
-	/* item 1: truncation through CREATE of an existing file */
+	/* item 1: truncation through CREATE of an existing file; first of
+	 * names ganesha never looked up (issue 17: the FSAL's open2 gets
+	 * those by name, the others by handle, from MDCACHE) */
 	g_vfs_changes = true;
+	nfsc_sattr_size(&sa, 0);
+	refused3(
+		create_sattr(c, &ro, "fresh", UNCHECKED, &sa), NFS3ERR_ACCES,
+		"CREATE UNCHECKED size=0 of ro/fresh (root 0644, never looked up)");
+	nfsc_sattr_size(&sa, 0);
+	sa.mode.set_it = 1;
+	sa.mode.set_mode3_u.mode = 0666;
+	refused3(create_sattr(c, &ro, "fresh2", UNCHECKED, &sa), NFS3ERR_ACCES,
+		 "CREATE UNCHECKED mode+size=0 of ro/fresh2 (never looked up)");
 	nfsc_sattr_size(&sa, 0);
 	refused3(create_sattr(c, &ro, "victim", UNCHECKED, &sa), NFS3ERR_ACCES,
 		 "CREATE UNCHECKED size=0 of ro/victim (root 0644)");
@@ -399,6 +415,55 @@ static void perm_v3(struct nfsc_conn *c, int uid)
 		 "LINK ro/victim -> ro/hardlink");
 	refused3(nfsc_link(c, &mine, &ro, "hardlink", NULL), NFS3ERR_ACCES,
 		 "LINK pub/mine -> ro/hardlink");
+}
+
+/* Issue 17: the module's own checks of a SETATTR, behind ganesha's. Ganesha
+ * checks a SETATTR against the attributes MDCACHE holds, which lag behind a
+ * change made on the server itself (a local chmod or chown): the module
+ * checks the file as it is, before it changes anything. A file the caller
+ * could write when ganesha cached it, made 0644 root's on the server: its
+ * truncate, and setting its times to the server's clock, are ACCES; a file
+ * the caller owned when cached, given to root: a mode change is PERM. (ganesha 4.3 and 6.5 both check first, with cached
+ * attributes: without the module's checks both truncate and chmod.) */
+static void stale_v3(struct nfsc_conn *c)
+{
+	struct nfsc_fh fh, fh2, fh3;
+	fattr3 a;
+	sattr3 sa;
+
+	fill("hostile/pub/stale", 9, FSZ, 0666, 0, 0);
+	fill("hostile/pub/stale2", 10, FSZ, 0644, g_owner, g_owner);
+	fill("hostile/pub/stale3", 11, FSZ, 0666, 0, 0);
+	if (ft_lookup_path(c, "hostile/pub/stale", &fh) != NFS3_OK ||
+	    ft_lookup_path(c, "hostile/pub/stale2", &fh2) != NFS3_OK ||
+	    ft_lookup_path(c, "hostile/pub/stale3", &fh3) != NFS3_OK ||
+	    nfsc_getattr(c, &fh, &a) != NFS3_OK ||
+	    nfsc_getattr(c, &fh2, &a) != NFS3_OK ||
+	    nfsc_getattr(c, &fh3, &a) != NFS3_OK)
+		ft_die("ft_hostile: lookup stale");
+	if (chmod(lpath("hostile/pub/stale"), 0644) != 0 ||
+	    chown(lpath("hostile/pub/stale2"), 0, 0) != 0 ||
+	    chmod(lpath("hostile/pub/stale3"), 0644) != 0)
+		ft_die("ft_hostile: chmod/chown stale: %s", strerror(errno));
+	snap(g_before);
+	g_vfs_changes = true;
+	nfsc_sattr_size(&sa, 0);
+	refused3(
+		nfsc_setattr(c, &fh, &sa), NFS3ERR_ACCES,
+		"SETATTR size=0 of pub/stale (0666 when cached, now root 0644)");
+	nfsc_sattr_mode(&sa, 0666);
+	refused3(
+		nfsc_setattr(c, &fh2, &sa), NFS3ERR_PERM,
+		"SETATTR mode=0666 of pub/stale2 (the caller's when cached, now root's)");
+	/* times set to the server's clock are set as the server: only the
+	 * module's write check refuses them */
+	nfsc_sattr_none(&sa);
+	sa.atime.set_it = SET_TO_SERVER_TIME;
+	sa.mtime.set_it = SET_TO_SERVER_TIME;
+	refused3(
+		nfsc_setattr(c, &fh3, &sa), NFS3ERR_ACCES,
+		"SETATTR atime+mtime=server time of pub/stale3 (0666 when cached, now root 0644)");
+	g_vfs_changes = false;
 }
 
 /* item 3: a read-only file written through the handle its CREATE returned */
@@ -950,6 +1015,7 @@ int main(int argc, char **argv)
 	printf("# NFSv3 as uid %d (server-side owner %d), %s expectations, max file size %s\n",
 	       uid, g_owner, g_vfs ? "VFS" : "DONTCACHE", hex64(g_maxbytes));
 	perm_v3(&c, uid);
+	stale_v3(&c);
 	create_ro_v3(&c);
 	if (bounds)
 		bounds_v3(&c);

@@ -8,7 +8,8 @@
  * files and looking at what is on disk):
  *   DEALLOCATE: a punched hole reads back as zeros, the rest intact;
  *   ALLOCATE: data kept, size grown, blocks reserved;
- *   SEEK: DATA/HOLE around a punched hole, unflushed data is data, NXIO past EOF;
+ *   SEEK: DATA/HOLE around a punched hole and a trailing one (DATA there: no
+ *   data, eof), unflushed data is data, NXIO past EOF;
  *   hostile ALLOCATE/DEALLOCATE offsets and lengths: INVAL/FBIG, file unchanged;
  *   ALLOCATE/DEALLOCATE as a uid that may not write: refused, file unchanged;
  *   user xattrs: round trip, CREATE/REPLACE semantics, values larger than
@@ -242,6 +243,24 @@ static void test_seek(struct nfs4c *c, struct nfs4c_file *dir)
 	st = nfs4c_seek(c, &f, UINT64_MAX, true, &w, &eof);
 	tc_ok(st == NFS4ERR_NXIO, "SEEK DATA at 2^64-1: %s (NXIO)",
 	      nfs4c_st(st));
+
+	/* a trailing hole (issue 17: SEEK DATA there must say eof, else a
+	 * Linux client's lseek(SEEK_DATA) returns the size, not ENXIO) */
+	st = nfs4c_falloc(c, &f, false, 768 * KiB, 256 * KiB);
+	tc_ok(st == NFS4_OK, "DEALLOCATE the tail [768K, 1M): %s",
+	      nfs4c_st(st));
+	st = nfs4c_seek(c, &f, 800 * KiB, true, &w, &eof);
+	tc_ok(st == NFS4_OK && eof,
+	      "SEEK DATA from 800K in the trailing hole: no data, eof: %s %llu eof=%d",
+	      nfs4c_st(st), (unsigned long long)w, eof);
+	st = nfs4c_seek(c, &f, 600 * KiB, true, &w, &eof);
+	tc_ok(st == NFS4_OK && w == 600 * KiB && !eof,
+	      "SEEK DATA from 600K before the trailing hole stays: %s %llu eof=%d",
+	      nfs4c_st(st), (unsigned long long)w, eof);
+	st = nfs4c_seek(c, &f, 600 * KiB, false, &w, &eof);
+	tc_ok(st == NFS4_OK && w == 768 * KiB && !eof,
+	      "SEEK HOLE from 600K finds the trailing hole at 768K: %s %llu eof=%d",
+	      nfs4c_st(st), (unsigned long long)w, eof);
 
 	/* acknowledged, not committed data is data */
 	struct nfs4c_file g;

@@ -342,9 +342,24 @@ int nfs4c_open_deny(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 		    bool create, uint32_t access, uint32_t deny,
 		    struct nfs4c_file *f)
 {
+	uint32_t mode = htonl(0644);
+	fattr4 fa;
+
+	memset(&fa, 0, sizeof(fa));
+	fa.attrmask.bitmap4_len = 2;
+	fa.attrmask.map[1] = 1u << (FATTR4_MODE - 32);
+	fa.attr_vals.attrlist4_len = 4;
+	fa.attr_vals.attrlist4_val = (char *)&mode;
+	return nfs4c_open_attrs(c, dir, name, create ? &fa : NULL, access, deny,
+				f);
+}
+
+int nfs4c_open_attrs(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
+		     const fattr4 *attrs, uint32_t access, uint32_t deny,
+		     struct nfs4c_file *f)
+{
 	struct nfs4c_cpd p;
 	char owner[32];
-	uint32_t mode = htonl(0644);
 	int st;
 	OPEN4args *oa =
 		&nfs4c_fop(c, &p, dir, NFS4_OP_OPEN)->nfs_argop4_u.opopen;
@@ -355,15 +370,10 @@ int nfs4c_open_deny(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 	oa->owner.clientid = c->clid;
 	oa->owner.owner.owner_len = strlen(owner);
 	oa->owner.owner.owner_val = owner;
-	if (create) {
+	if (attrs != NULL) {
 		oa->openhow.opentype = OPEN4_CREATE;
 		oa->openhow.openflag4_u.how.mode = UNCHECKED4;
-		fattr4 *fa =
-			&oa->openhow.openflag4_u.how.createhow4_u.createattrs;
-		fa->attrmask.bitmap4_len = 2;
-		fa->attrmask.map[1] = 1u << (FATTR4_MODE - 32);
-		fa->attr_vals.attrlist4_len = 4;
-		fa->attr_vals.attrlist4_val = (char *)&mode;
+		oa->openhow.openflag4_u.how.createhow4_u.createattrs = *attrs;
 	} else {
 		oa->openhow.opentype = OPEN4_NOCREATE;
 	}

@@ -104,6 +104,13 @@ int nfs4c_open(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 int nfs4c_open_deny(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 		    bool create, uint32_t access, uint32_t deny,
 		    struct nfs4c_file *f);
+/* OPEN CREATE UNCHECKED4 with attrs as its createattrs (a size 0 there
+ * truncates an existing file), or OPEN NOCREATE when attrs is NULL; the open
+ * owner is "owner-<uid>" (a second OPEN of a file it holds open is an open
+ * upgrade). */
+int nfs4c_open_attrs(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
+		     const fattr4 *attrs, uint32_t access, uint32_t deny,
+		     struct nfs4c_file *f);
 /* CLOSE of the open f->sid names (zeroed when it closed). */
 int nfs4c_close_file(struct nfs4c *c, struct nfs4c_file *f);
 /* WRITE len bytes at off, stable as asked; a reply counting fewer bytes is

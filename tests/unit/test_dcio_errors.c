@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@ static atomic_long fail_write_off = -1;
 static atomic_int fail_write_errno = ENOSPC;
 static atomic_int hold_trunc, trunc_in;
 static atomic_int chaos;
+/* every pwritev2 fails with this errno (0: off), counting its calls */
+static atomic_int fail_every_write, n_failed_writes;
 /* the next fail_fdatasync_n fdatasync calls fail with ENOSPC (a report the
  * kernel holds for a page whose writeback failed) */
 static atomic_int fail_fdatasync_n;
@@ -76,6 +79,13 @@ static ssize_t fake_pwritev2(int fd, const struct iovec *iov, int cnt,
 			     off_t off, int flags)
 {
 	int n = atomic_fetch_add(&n_calls, 1);
+	int every = atomic_load(&fail_every_write);
+
+	if (every) {
+		atomic_fetch_add(&n_failed_writes, 1);
+		errno = every;
+		return -1;
+	}
 	if (off == atomic_load(&hold_write_off)) {
 		atomic_store(&write_in, 1);
 		hold_while(&hold_write);
@@ -157,6 +167,8 @@ static void reset(void)
 	atomic_store(&sfr_fail_delay_us, 0);
 	atomic_store(&fail_write_off, -1);
 	atomic_store(&chaos, 0);
+	atomic_store(&fail_every_write, 0);
+	atomic_store(&n_failed_writes, 0);
 	atomic_store(&hold_fdatasync, 0);
 	atomic_store(&fdatasync_in, 0);
 	atomic_store(&hold_write, 0);
@@ -167,7 +179,9 @@ static void reset(void)
 	atomic_store(&sfr_in, 0);
 }
 
-static void setup(struct tl_ctx *c, bool pool, enum dcio_write_mode wm)
+/* worker_max: the export's caller_write_max (Worker_Write_Max) */
+static void setup_w(struct tl_ctx *c, bool pool, enum dcio_write_mode wm,
+		    uint32_t worker_max)
 {
 	struct dcio_syscalls t = { .fdatasync = fake_fdatasync,
 				   .fsync = fake_fsync,
@@ -180,12 +194,18 @@ static void setup(struct tl_ctx *c, bool pool, enum dcio_write_mode wm)
 	if (pool)
 		t.pwritev2 = fake_pwritev2;
 	p.flush_file_bytes = 64 << 10;
+	p.caller_write_max = worker_max;
 	reset();
 	tl_ctx_open(c, &(struct tl_setup){ .sys = &t,
 					   .p = &p,
 					   .name = "err",
 					   .flags = O_TRUNC });
 	CU_ASSERT_EQUAL(dcio_engine_uses_uring(c->e), !pool);
+}
+
+static void setup(struct tl_ctx *c, bool pool, enum dcio_write_mode wm)
+{
+	setup_w(c, pool, wm, 0);
 }
 
 /* a file the test closed itself is not closed again */
@@ -631,6 +651,78 @@ static void t_retries(void)
 	teardown(&c, 0);
 }
 
+/* The watchdog of t_retries_bounded: after 10 s it ends the injected
+ * failures (so that a write retried forever ends and the test fails instead
+ * of hanging) and says so in wd_fired. */
+static atomic_int wd_stop, wd_fired;
+
+static void *watchdog(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 10000 && !atomic_load(&wd_stop); i++)
+		usleep(1000);
+	if (!atomic_load(&wd_stop)) {
+		atomic_store(&wd_fired, 1);
+		atomic_store(&fail_every_write, 0);
+	}
+	return NULL;
+}
+
+/* Issue 17 item 6: a pwritev2 that answers EINTR or EAGAIN forever is not
+ * resubmitted forever: the write fails with that error after a bounded
+ * number of tries (a pool thread would spin on it until shutdown, and the
+ * export's teardown would wait for it). Both engine paths: an engine thread
+ * (a write larger than Worker_Write_Max) and the caller's own thread. */
+static void t_retries_bounded(void)
+{
+	static const int errs[] = { EAGAIN, EINTR };
+	struct tl_ctx c;
+
+	setup_w(&c, true, DCIO_WRITE_DONTCACHE, 65536);
+	tl_fill(buf, sizeof(buf), 0, 17);
+	for (size_t i = 0; i < 2 * sizeof(errs) / sizeof(errs[0]); i++) {
+		int err = errs[i % 2];
+		/* i < 2: 1 MiB (an engine thread); else 4 KiB (the caller's
+		 * thread: under the default Worker_Write_Max) */
+		size_t len = i < 2 ? sizeof(buf) : 4096;
+		struct iovec iov = { buf, len };
+		struct tl_wait w;
+		struct tl_op op = { .w = &w };
+		uint64_t t0 = now_ns();
+		pthread_t wd;
+		int rc, tries;
+
+		tl_wait_init(&w);
+		atomic_store(&n_failed_writes, 0);
+		atomic_store(&fail_every_write, err);
+		atomic_store(&wd_stop, 0);
+		atomic_store(&wd_fired, 0);
+		CU_ASSERT_FATAL(pthread_create(&wd, NULL, watchdog, NULL) == 0);
+		rc = dcio_write(c.f, &iov, 1, 0, DCIO_UNSTABLE, tl_op_done,
+				&op);
+		CU_ASSERT_EQUAL(rc, 0);
+		if (rc == 0)
+			tl_wait_for(&w, 1);
+		atomic_store(&wd_stop, 1);
+		pthread_join(wd, NULL);
+		atomic_store(&fail_every_write, 0);
+		tries = atomic_load(&n_failed_writes);
+		printf("\n# %s write of %zu bytes, %s forever: %s after %d tries, %.1f ms%s\n",
+		       i < 2 ? "engine" : "caller's", len, strerror(err),
+		       strerror(op.err), tries, (now_ns() - t0) / 1e6,
+		       atomic_load(&wd_fired) ? " (still retrying after 10 s)"
+					      : "");
+		CU_ASSERT_FALSE(atomic_load(&wd_fired));
+		CU_ASSERT_EQUAL(op.err, err);
+		CU_ASSERT_EQUAL(op.bytes, 0);
+		CU_ASSERT_EQUAL(tries, DCIO_IO_MAX_TRIES);
+		/* the backoff is short: well under a second for all tries */
+		CU_ASSERT_TRUE(now_ns() - t0 < 2000000000ull);
+	}
+	/* close reports the failed writes: not this test's business */
+	tl_ctx_close(&c);
+}
+
 /* Issue 8 item 4: a write that fails while a flush runs loses its range; the
  * flush succeeding afterwards (its snapshot covered that range) must not
  * clear it. */
@@ -946,6 +1038,8 @@ static const struct tl_case cases[] = {
 	{ "flusher error reported once", t_flusher_error_commit },
 	{ "write error returned by close", t_close_unreported_write_error },
 	{ "EINTR, EAGAIN and short writes retried", t_retries },
+	{ "EINTR, EAGAIN forever fail the write after a bound",
+	  t_retries_bounded },
 	{ "bad-request write errors lose nothing else", t_bad_request_no_loss },
 	{ "a write in flight during a flush error is lost",
 	  t_inflight_write_lost },

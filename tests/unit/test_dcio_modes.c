@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -371,6 +372,80 @@ static void t_parse(void)
 	CU_ASSERT_EQUAL(dcio_parse_flush_mode("sync", &fl), EINVAL);
 }
 
+/* The export's write and read mode names and in-flight limit, from its
+ * stats, as "dontcache buffered 67108864". */
+static void modes_of(struct tl_ctx *c, char *out, size_t len)
+{
+	char *js = tl_stats(c->x);
+	char w[32] = "", r[32] = "";
+
+	tl_json_get(js, "write_mode", w, sizeof(w));
+	tl_json_get(js, "read_mode", r, sizeof(r));
+	snprintf(out, len, "%s %s %.0f", w, r,
+		 tl_json_num(js, "inflight.limit"));
+	free(js);
+}
+
+/* dcio_export_update refuses a change to or from DCIO_WRITE_DIRECT or
+ * DCIO_READ_DIRECT (files open their O_DIRECT fd when first opened) with
+ * EINVAL, and changes nothing then, the other parameters included; every
+ * other change is applied (issue 17: export.c relies on both). */
+static void t_update_direct(void)
+{
+	static const struct {
+		enum dcio_write_mode w0, w1;
+		enum dcio_read_mode r0, r1;
+		int want;
+	} t[] = {
+		{ DCIO_WRITE_DONTCACHE, DCIO_WRITE_DIRECT, DCIO_READ_BUFFERED,
+		  DCIO_READ_BUFFERED, EINVAL },
+		{ DCIO_WRITE_DIRECT, DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED,
+		  DCIO_READ_BUFFERED, EINVAL },
+		{ DCIO_WRITE_DIRECT, DCIO_WRITE_BUFFERED, DCIO_READ_DIRECT,
+		  DCIO_READ_DIRECT, EINVAL },
+		{ DCIO_WRITE_BUFFERED, DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED,
+		  DCIO_READ_DIRECT, EINVAL },
+		{ DCIO_WRITE_DIRECT, DCIO_WRITE_DIRECT, DCIO_READ_DIRECT,
+		  DCIO_READ_DONTCACHE, EINVAL },
+		{ DCIO_WRITE_DONTCACHE, DCIO_WRITE_DROPBEHIND,
+		  DCIO_READ_BUFFERED, DCIO_READ_DONTCACHE, 0 },
+		{ DCIO_WRITE_DIRECT, DCIO_WRITE_DIRECT, DCIO_READ_DIRECT,
+		  DCIO_READ_DIRECT, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct dcio_export_params p0 = tl_params(t[i].w0, t[i].r0,
+							 DCIO_FLUSH_COALESCED),
+					  p1 = tl_params(t[i].w1, t[i].r1,
+							 DCIO_FLUSH_COALESCED);
+		char before[128], after[128], want[128];
+		struct tl_ctx c;
+		int rc;
+
+		tl_ctx_open(&c, &(struct tl_setup){ .kind = TL_FS_EXT4,
+						    .p = &p0,
+						    .no_file = true });
+		modes_of(&c, before, sizeof(before));
+		p1.max_inflight_bytes = p0.max_inflight_bytes / 2;
+		rc = dcio_export_update(c.x, &p1);
+		modes_of(&c, after, sizeof(after));
+		snprintf(want, sizeof(want), "%s %s %llu",
+			 dcio_write_mode_name(t[i].w1),
+			 dcio_read_mode_name(t[i].r1),
+			 (unsigned long long)p1.max_inflight_bytes);
+		printf("\n# %s -> %s/%s: %d, %s -> %s\n", before,
+		       dcio_write_mode_name(t[i].w1),
+		       dcio_read_mode_name(t[i].r1), rc, before, after);
+		CU_ASSERT_EQUAL(rc, t[i].want);
+		if (t[i].want != 0) {
+			CU_ASSERT_STRING_EQUAL(after, before);
+		} else {
+			CU_ASSERT_STRING_EQUAL(after, want);
+		}
+		tl_ctx_close(&c);
+	}
+}
+
 static const struct tl_case cases[] = {
 	{ "every mode round-trips: ext4, io_uring", t_all_ext4_uring },
 	{ "every mode round-trips: ext4, pool", t_all_ext4_pool },
@@ -385,6 +460,8 @@ static const struct tl_case cases[] = {
 	{ "run-time EOPNOTSUPP resubmits buffered", t_runtime_eopnotsupp },
 	{ "read-only filesystem: probe skipped, export up", t_probe_readonly },
 	{ "mode names parse case-insensitively", t_parse },
+	{ "export update refuses a change to or from direct, changes nothing",
+	  t_update_direct },
 };
 
 int main(void)
