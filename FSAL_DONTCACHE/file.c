@@ -79,7 +79,7 @@ static fsal_status_t write_open_flags(struct dc_handle *h)
 	struct statx sx;
 	int fd, err = 0;
 
-	fd = dc_open_fh(h->exp, &h->fh, O_PATH | O_NOFOLLOW);
+	fd = dc_open_fh(h->fs, &h->fh, O_PATH | O_NOFOLLOW);
 	if (fd < 0)
 		return posix2fsal_status(errno == ENOENT ? ESTALE : errno);
 	memset(&sx, 0, sizeof(sx));
