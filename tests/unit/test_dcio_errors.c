@@ -371,6 +371,38 @@ static void t_write_eio(void)
 	teardown(&c, 0);
 }
 
+/* A file may be written through any export of the server (the FSAL keeps
+ * one engine file per inode, in the engine export of the export that opened
+ * it): a loss changes the engine-wide generation, which every export's
+ * verifier follows, while the other export's own generation stays. */
+static void t_engine_verifier_gen(void)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_export *other = NULL;
+	struct tl_ctx c;
+	uint64_t e0, o0;
+
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_export_create(c.e, &p, "other", c.dfd, &other), 0);
+	e0 = dcio_engine_verifier_gen(c.e);
+	o0 = dcio_export_verifier_gen(other);
+	CU_ASSERT(e0 >= 1);
+	tl_fill(buf, 65536, 0, 4);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_engine_verifier_gen(c.e), e0);
+	atomic_store(&fail_write_errno, EIO);
+	atomic_store(&fail_write_off, 1 << 20);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), EIO);
+	CU_ASSERT_NOT_EQUAL(dcio_engine_verifier_gen(c.e), e0);
+	CU_ASSERT_EQUAL(dcio_export_verifier_gen(other), o0);
+	atomic_store(&fail_write_off, -1);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	dcio_export_destroy(other);
+	teardown(&c, 0);
+}
+
 /* ENOSPC/EDQUOT from write() itself refuses that write: the kernel lost no
  * acknowledged page, so nothing else is lost and the verifier stays (one user
  * at quota must not make every client of the export resend) */
@@ -1032,6 +1064,8 @@ static const struct tl_case cases[] = {
 	  t_rewrite_needs_flush },
 	{ "stable writes see flush errors", t_stable_eio },
 	{ "pwritev2 EIO marks acknowledged data lost", t_write_eio },
+	{ "a loss changes the engine-wide verifier, not another export's",
+	  t_engine_verifier_gen },
 	{ "pwritev2 ENOSPC/EDQUOT loses only that write, keeps the verifier",
 	  t_write_enospc_refused },
 	{ "flusher error returned by close", t_flusher_error_close },
