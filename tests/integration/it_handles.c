@@ -8,6 +8,8 @@
  *                                        filesystem mounted there, instead of its root)
  *   it_handles -e EXPORT check FILE      every saved handle works (GETATTR, READ, READDIR,
  *                                        READLINK, LOOKUP, WRITE) and names the same file
+ *   it_handles -e EXPORT [-d DIR] fsid   print "fsid N", the fsid GETATTR answers for the
+ *                                        export root (or -d's DIR)
  *   it_handles -e EXPORT stale FILE      every saved handle is refused with BADHANDLE/STALE
  *                                        (after the export's handle key changed)
  *   it_handles -e EXPORT forge [-S] [-x EXPORT2]
@@ -671,6 +673,18 @@ static int do_forge(struct nfsc_conn *c, const struct it_opts *o)
 	return it_summary("it_handles forge");
 }
 
+static int do_fsid(struct nfsc_conn *c)
+{
+	struct nfsc_fh dir;
+	fattr3 a;
+
+	if (!base_dir(c, &dir) || !it_expect_st(nfsc_getattr(c, &dir, &a),
+						"GETATTR", NFS3_OK, IT_END))
+		return 1;
+	printf("fsid %llu\n", (unsigned long long)a.fsid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct it_opts o;
@@ -681,7 +695,7 @@ int main(int argc, char **argv)
 	idx = it_parse(argc, argv, &o, "Sx:d:", opt_cb);
 	if (idx >= argc) {
 		fprintf(stderr,
-			"usage: it_handles -e EXPORT save|check|stale FILE | forge [-S] [-x E2]\n");
+			"usage: it_handles -e EXPORT [-d DIR] save|check|stale FILE | forge [-S] [-x E2] | fsid\n");
 		return 2;
 	}
 	cmd = argv[idx];
@@ -697,6 +711,8 @@ int main(int argc, char **argv)
 		rc = do_stale(&c, argv[idx + 1]);
 	else if (!strcmp(cmd, "forge"))
 		rc = do_forge(&c, &o);
+	else if (!strcmp(cmd, "fsid"))
+		rc = do_fsid(&c);
 	else {
 		fprintf(stderr, "it_handles: unknown command %s\n", cmd);
 		rc = 2;

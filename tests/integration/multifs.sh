@@ -7,7 +7,7 @@
 # Phase 1, over NFSv3 and NFSv4 (libnfs nfs-ls/nfs-cp/nfs-cat): each root lists what its own
 # filesystem holds and nothing of another's (a marker file per filesystem), sub/ is listed in
 # A and crossed, files written through each land on their own filesystem (checked on the
-# server: st_dev) and read back; the fsid a client sees differs across the mount point.
+# server: st_dev) and read back; each filesystem reports its own fsid (NFSv3 GETATTR).
 # Phase 2: handles made through each (A's root, C under A, B) survive a restart (it_handles).
 # Phase 3, nested exports and a hard link across them, one directory exported twice with
 # different options: export 1 = N (no squash, RW), export 2 = N/inner (Root_Squash, RW),
@@ -77,15 +77,14 @@ for v in 3 4; do
       it_fail "v$v: $name is not on $dir's filesystem (dev $dev) with its content"
   done
 done
-# the fsid clients see: one per filesystem (nfs-stat prints st_dev from it)
-if command -v nfs-stat >/dev/null; then
-  fa=$(timeout $T nfs-stat "$(it_url "$A/marker")" 2>/dev/null | sed -n 's/.*[Dd]ev[^0-9]*\([0-9]*\).*/\1/p' | head -1)
-  fc=$(timeout $T nfs-stat "$(it_url "$A/sub/marker")" 2>/dev/null | sed -n 's/.*[Dd]ev[^0-9]*\([0-9]*\).*/\1/p' | head -1)
-  if [ -n "$fa" ] && [ -n "$fc" ]; then
-    [ "$fa" != "$fc" ] && it_pass "the fsid changes across the mount point ($fa, $fc)" ||
-      it_fail "sub/ reports export 1's fsid ($fa)"
-  fi
-fi
+# the fsid clients see: one per filesystem
+fa=$("$DC_IT_BIN/it_handles" -e "$A" fsid 2>/dev/null | sed -n 's/^fsid //p')
+fc=$("$DC_IT_BIN/it_handles" -e "$A" -d sub fsid 2>/dev/null | sed -n 's/^fsid //p')
+fb=$("$DC_IT_BIN/it_handles" -e "$B" fsid 2>/dev/null | sed -n 's/^fsid //p')
+it_log "fsid: A $fa, A/sub $fc, B $fb"
+[ -n "$fa" ] && [ -n "$fc" ] && [ -n "$fb" ] && [ "$fa" != "$fc" ] && [ "$fa" != "$fb" ] &&
+  [ "$fb" != "$fc" ] && it_pass "each filesystem reports its own fsid" ||
+  it_fail "fsids: A '$fa', A/sub '$fc', B '$fb' (want three different)"
 
 # Phase 2: handles through each filesystem survive a restart
 it_run it_handles -e "$A" save "$IT_WORK/hA.txt"
