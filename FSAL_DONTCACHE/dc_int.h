@@ -81,7 +81,7 @@ struct dc_export_cfg {
  * references, so it outlives its unclaim while they use it. */
 struct dc_fs {
 	struct glist_head node; /* DC.filesystems while claimed */
-	unsigned int refs; /* DC.fs_mu */
+	unsigned int refs; /* atomic */
 	bool claimed; /* DC.fs_mu */
 	int mount_fd; /* the filesystem's root directory */
 	dev_t dev;

@@ -57,21 +57,17 @@ static void fs_encode_fsid(struct dc_fs *fs)
 	}
 }
 
+/* Every handle takes one: atomic, no lock on the lookup path. A claimed
+ * filesystem's list entry holds a reference, so find_fs never revives a
+ * dc_fs whose count reached 0. */
 void dc_fs_get(struct dc_fs *fs)
 {
-	PTHREAD_MUTEX_lock(&DC.fs_mu);
-	fs->refs++;
-	PTHREAD_MUTEX_unlock(&DC.fs_mu);
+	__atomic_add_fetch(&fs->refs, 1, __ATOMIC_RELAXED);
 }
 
 void dc_fs_put(struct dc_fs *fs)
 {
-	bool last;
-
-	PTHREAD_MUTEX_lock(&DC.fs_mu);
-	last = --fs->refs == 0;
-	PTHREAD_MUTEX_unlock(&DC.fs_mu);
-	if (!last)
+	if (__atomic_sub_fetch(&fs->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	close(fs->mount_fd);
 	gsh_free(fs->path);
@@ -165,7 +161,7 @@ static struct dc_fs *find_fs(const dev_t *dev, const struct dc_fh *fh)
 				   memcmp(fs->fsid_bytes, dc_fh_fsid_bytes(fh),
 					  fs->fsid_len) == 0)) {
 			found = fs;
-			found->refs++;
+			dc_fs_get(found);
 			break;
 		}
 	}
