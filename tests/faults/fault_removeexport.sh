@@ -72,14 +72,19 @@ timeout -k 2 60 dbus-send --system --print-reply --dest=org.ganesha.nfsd \
   /org/ganesha/nfsd/ExportMgr org.ganesha.nfsd.exportmgr.ShowExports > "$IT_WORK/exports.txt" 2>&1
 grep -q "$M/two" "$IT_WORK/exports.txt" && it_fail "export 2 is still listed after RemoveExport"
 
+# shared_write OFFSET WHAT NFS-ARGS...: 256 KiB more of each shared file at OFFSET, committed
+shared_write() {
+  local off=$1 what=$2 out; shift 2
+  out=$("$DC_FT_BIN/ft_writer" "$@" -r "$rec" -n 3 -d s -P s -a -L $((256 << 10)) -o "$off" \
+        -C -t 60 2>&1 | tail -1)
+  it_log "$what: $out"
+  echo "$out" | grep -q 'commit_errors=0 write_errors=0' && it_pass "$what" ||
+    it_fail "$what: $out"
+}
+
 # 3. the shared files through export 1, while export 1's writers go on: read back, append
 shared_read "after RemoveExport 2"
-out=$("$DC_FT_BIN/ft_writer" "${nfs1[@]}" -r "$rec" -n 3 -d s -P s -a -L $((256 << 10)) \
-      -o $((1 << 20)) -C -t 60 2>&1 | tail -1)
-it_log "export 1 writes to export 2's files: $out"
-echo "$out" | grep -q 'commit_errors=0 write_errors=0' &&
-  it_pass "export 2's files written and committed through export 1 after RemoveExport" ||
-  it_fail "writing export 2's files through export 1: $out"
+shared_write $((1 << 20)) "export 2's files written and committed through export 1" "${nfs1[@]}"
 wait "$w1"; wait "$w2"
 it_log "export 1 writers: $(tail -1 "$IT_WORK/w1.out")"
 it_log "export 2 writers (removed under them): $(tail -1 "$IT_WORK/w2.out")"
@@ -97,12 +102,8 @@ reply=$(timeout -k 2 60 dbus-send --system --print-reply --reply-timeout=50000 \
   --dest=org.ganesha.nfsd /org/ganesha/nfsd/ExportMgr org.ganesha.nfsd.exportmgr.AddExport \
   string:"$IT_WORK/ganesha.conf" string:"EXPORT(Export_Id=2)" 2>&1) &&
   it_pass "AddExport 2 answered" || it_fail "AddExport 2: $reply"
-out=$("$DC_FT_BIN/ft_writer" "${nfs2[@]}" -r "$rec" -n 3 -d s -P s -a -L $((256 << 10)) \
-      -o $((2 << 20)) -C -t 60 2>&1 | tail -1)
-it_log "the re-added export 2 writes the shared files: $out"
-echo "$out" | grep -q 'commit_errors=0 write_errors=0' &&
-  it_pass "the shared files written and committed through the re-added export 2" ||
-  it_fail "writing the shared files through the re-added export 2: $out"
+shared_write $((2 << 20)) "the shared files written and committed through the re-added export 2" \
+  "${nfs2[@]}"
 sed -i "s#Handle_Key_File = $IT_WORK/k1;#Handle_Key_File = $IT_WORK/k1; Max_Inflight_Bytes = 8388608;#" \
   "$IT_WORK/ganesha.conf"
 kill -HUP "$GSH_PID"
