@@ -63,6 +63,7 @@ struct dc_export_cfg {
 	char *key_file;
 	char *stats_file; /* NULL: no JSON file */
 	char *prom_file; /* NULL: no Prometheus file */
+	bool key_create; /* Handle_Key_Create: make a missing key file */
 };
 
 /* The engine files of an export's regular files, one per file, shared by
