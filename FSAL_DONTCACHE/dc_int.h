@@ -43,6 +43,10 @@ struct dc_module {
 	bool stats_running; /* stats.c starts it with the first export
 					 * that has a stats or Prometheus file */
 	bool stats_stop;
+	/* main.c: random at module init, part of every export's NFSv4 write
+	 * verifier, so no other process (another head, an earlier start in
+	 * the same second) answers the same one */
+	uint32_t verifier_salt;
 };
 
 extern struct dc_module DC;
