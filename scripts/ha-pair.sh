@@ -24,8 +24,9 @@
 #            (/var/lib/nfs/ganesha/dontcache/export-1.key, on its own node): handles from
 #            one head are BADHANDLE on the other
 #   --time   how long the pair stays up without CMD (default 300 s; Ctrl-C ends it sooner)
-#   CMD      runs on the client side (nfs://192.168.50.100/ha, NFSv3 ports 2049/20048), then
-#            the pair is taken down
+#   CMD      runs on the client side, then the pair is taken down; HAP_URL in its
+#            environment is the export's NFSv3 libnfs URL on the floating address (NFSv4.1
+#            and 4.2 clients mount 192.168.50.100:/ha; 4.0 is not enabled)
 # Needs keepalived (apt-get install keepalived), rpcbind and ganesha.nfsd.
 
 HAP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -126,7 +127,8 @@ hap_ganesha() {
     HAP_RPCB[$h]=$!; HAP_PIDS+=("$!")
     for i in $(seq 50); do hap_port_open "$h" 111 && break; sleep 0.1; done
   fi
-  epoch=$("$HAP_TOP/config/ha/ganesha-epoch.sh" "${HAP_IDX[$h]}") || return 1
+  # HAP_EPOCH: one epoch for both heads, as two heads started in the same second without -E
+  epoch=${HAP_EPOCH:-$("$HAP_TOP/config/ha/ganesha-epoch.sh" "${HAP_IDX[$h]}")} || return 1
   nsenter -t "${HAP_HOLDER[$h]}" -n -m -- \
     ganesha.nfsd -F -C -L "$log" -f "${HAP_CONF[$h]}" -p /run/ganesha.pid -E "$epoch" &
   HAP_GSH[$h]=$!; HAP_PIDS+=("$!")
@@ -235,8 +237,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   truncate -s 1G "$work/disk.img" && loopdev=$(losetup -f --show "$work/disk.img") &&
     mkfs.ext4 -q -F "$loopdev" && mount "$loopdev" "$work/srv" || exit 1
   hap_init "$work" "$work/srv" "$plugins" "$fsal" "$key" && hap_up || exit 1
-  echo "pair up: nfs://$HAP_VIP/ha?version=3&nfsport=$HAP_NFS_PORT&mountport=$HAP_MNT_PORT" \
-       "(logs in $work; head A ganesha pid ${HAP_GSH[a]})"
+  export HAP_URL="nfs://$HAP_VIP$work/srv/export?version=3&nfsport=$HAP_NFS_PORT&mountport=$HAP_MNT_PORT"
+  echo "pair up: $HAP_URL (logs in $work; head A ganesha pid ${HAP_GSH[a]})"
   if [ ${#cmd[@]} -gt 0 ]; then
     "${cmd[@]}"
     exit $?
