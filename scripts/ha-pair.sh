@@ -175,11 +175,13 @@ hap_up() {
   hap_log "up: $HAP_VIP on head A; ganesha A pid ${HAP_GSH[a]}, B pid ${HAP_GSH[b]}"
 }
 
-# hap_crash HEAD: SIGKILL of the head's ganesha, then its keepalived stopped (SIGTERM: it
-# gives the address up at once).
+# hap_crash HEAD [ganesha]: SIGKILL of the head's ganesha, then its keepalived stopped
+# (SIGTERM: it gives the address up at once); with "ganesha", keepalived keeps running and
+# its health check (chk_ganesha) has to give the address up.
 hap_crash() {
   local h=$1
   kill -KILL "${HAP_GSH[$h]}" 2>/dev/null; wait "${HAP_GSH[$h]}" 2>/dev/null
+  [ "${2:-}" = ganesha ] && return 0
   kill -TERM "${HAP_KA[$h]}" 2>/dev/null; wait "${HAP_KA[$h]}" 2>/dev/null
 }
 

@@ -15,6 +15,10 @@
 #   node     (DONTCACHE only) the same with each head's default key path (on its own node):
 #            after the failover every WRITE with A's handles is BADHANDLE on B. This is why
 #            the heads must share the key. Nothing durable is lost there either.
+#   health   (shared key) only head A's ganesha is SIGKILLed, its keepalived keeps running:
+#            the health check of config/ha/keepalived.head-a.conf (an NFSv3 NULL to the
+#            local ganesha every second, 2 failures) must give the address up; the writers
+#            go on as in shared, nothing durable lost.
 #   sameepoch both heads started with one -E (two heads started in the same second without
 #            -E have that): ganesha's NFSv3 verifier, built from the epoch alone, is the same
 #            on B, so the writers see no change and resend nothing that A had not committed.
@@ -25,7 +29,8 @@
 # handles are valid on any head); the node part does not apply.
 # keepalived is installed if missing and apt-get can (DC_HA_NO_INSTALL=1: never); without it
 # the scenario is skipped.
-# Usage: tests/ha/failover_v3.sh [BUILD_DIR]   env: HA_SECS (writer run time, 15)
+# Usage: tests/ha/failover_v3.sh [BUILD_DIR]   env: HA_SECS (writer run time, 10),
+#   HA_VARIANTS (default "shared node health sameepoch": e.g. "shared" alone to measure)
 . "$(dirname "$0")/../lib/harness.sh"
 HA_BIN=${DC_HA_BIN:-$DC_BUILD_DIR/tests/ha}
 [ -x "$HA_BIN/ha_writer" ] || it_die "test program missing: $HA_BIN/ha_writer (build the tree first)"
@@ -40,14 +45,14 @@ fi
 command -v keepalived >/dev/null || it_skip "keepalived is not installed (apt-get install keepalived)"
 
 . "$IT_TOP/scripts/ha-pair.sh"
-secs=${HA_SECS:-15}
+secs=${HA_SECS:-10}
 it_loop_ext4 "$IT_WORK/disk.img" 2G "$IT_WORK/srv" || it_die "cannot make the shared ext4"
 
-# variant NAME KEYMODE: one pair up, writers, head A crashed mid-run, writers to the end,
+# variant NAME KEYMODE [CRASH]: one pair up, writers, head A crashed mid-run, writers to the end,
 # ledger checked; the pair down. Sets OUT_<NAME> (ha_writer's summary) and VRC_<NAME>
 # (ft_verify's exit), VMOVE_<NAME> (ms from the kill to the address on B).
 variant() {
-  local name=$1 keymode=$2 fs=$IT_WORK/srv/$1 rec=$IT_WORK/rec.$1 wpid t0 t1 wrc vout
+  local name=$1 keymode=$2 crash=${3:-} fs=$IT_WORK/srv/$1 rec=$IT_WORK/rec.$1 wpid t0 t1 wrc vout
   mkdir -p "$fs" "$rec"
   hap_init "$IT_WORK/pair.$name" "$fs" "$IT_PLUGINS" "$DC_TEST_FSAL" "$keymode" ||
     it_die "$name: hap_init failed"
@@ -65,8 +70,10 @@ variant() {
   sleep $((secs / 3))
   kill -0 "$wpid" 2>/dev/null || { cat "$IT_WORK/writer.$name.out"; hap_down; it_die "$name: writers ended before the crash"; }
   t0=$(date +%s%3N)
-  it_log "$name: SIGKILL of head A's ganesha (pid ${HAP_GSH[a]}), its keepalived stopped"
-  hap_crash a
+  local how=", its keepalived stopped"
+  [ "$crash" = ganesha ] && how=" only (keepalived left running)"
+  it_log "$name: SIGKILL of head A's ganesha (pid ${HAP_GSH[a]})$how"
+  hap_crash a $crash
   if hap_wait_vip b 15; then
     t1=$(date +%s%3N)
     printf -v "VMOVE_$name" %s $((t1 - t0))
@@ -94,24 +101,32 @@ variant() {
   IT_EXTRA_PIDS=()
 }
 
-variant shared shared
-verf_shared=$(it_kv verifier_changes "$OUT_shared")
-line=$OUT_shared
-[ "$WRC_shared" = 0 ] &&
-  it_pass "shared: every writer went on after the failover and ended with all its data committed under one verifier" ||
-  it_fail "shared: ha_writer exited $WRC_shared: $line"
-[ "$(it_kv errors "$line")" = 0 ] &&
-  it_pass "shared: no WRITE or COMMIT answered an error (A's handles valid on B)" ||
-  it_fail "shared: $(it_kv errors "$line") errors ($(it_kv badhandle "$line") BADHANDLE) after the failover"
-[ "${VMOVE_shared:-}" ] && [ "$(it_kv verifier_changes "$line")" -gt 0 ] 2>/dev/null &&
-  it_pass "shared: the writers saw the verifier change ($(it_kv verifier_changes "$line") times) and resent $(it_kv resent_bytes "$line") bytes" ||
-  it_fail "shared: no verifier change seen: $line"
-[ "$VRC_shared" = 0 ] &&
-  it_pass "shared: zero acknowledged-durable bytes lost: $VLINE_shared" ||
-  it_fail "shared: acknowledged-durable data lost or unreadable: $VLINE_shared"
-echo "figures: fsal=$DC_TEST_FSAL variant=shared address_move_ms=${VMOVE_shared:-none} writers_resumed_after_kill_ms=${RESUME_shared:-none} max_stall_ms=$(it_kv max_stall_ms "$line") resent_bytes=$(it_kv resent_bytes "$line") acked_bytes=$(it_kv acked_bytes "$line") durable_bytes=$(it_kv durable_bytes "$VLINE_shared") lost_bytes=$(it_kv mismatched_bytes "$VLINE_shared")"
+variants=" ${HA_VARIANTS:-shared node health sameepoch} "
+want() { [[ $variants == *" $1 "* ]]; }
 
-if it_is_dontcache; then
+if want shared; then
+  variant shared shared
+  verf_shared=$(it_kv verifier_changes "$OUT_shared")
+  line=$OUT_shared
+  [ "$WRC_shared" = 0 ] &&
+    it_pass "shared: every writer went on after the failover and ended with all its data committed under one verifier" ||
+    it_fail "shared: ha_writer exited $WRC_shared: $line"
+  [ "$(it_kv errors "$line")" = 0 ] &&
+    it_pass "shared: no WRITE or COMMIT answered an error (A's handles valid on B)" ||
+    it_fail "shared: $(it_kv errors "$line") errors ($(it_kv badhandle "$line") BADHANDLE) after the failover"
+  [ "${VMOVE_shared:-}" ] && [ "$(it_kv verifier_changes "$line")" -gt 0 ] 2>/dev/null &&
+    it_pass "shared: the writers saw the verifier change ($(it_kv verifier_changes "$line") times) and resent $(it_kv resent_bytes "$line") bytes" ||
+    it_fail "shared: no verifier change seen: $line"
+  [ "$VRC_shared" = 0 ] &&
+    it_pass "shared: zero acknowledged-durable bytes lost: $VLINE_shared" ||
+    it_fail "shared: acknowledged-durable data lost or unreadable: $VLINE_shared"
+  echo "figures: fsal=$DC_TEST_FSAL variant=shared address_move_ms=${VMOVE_shared:-none} writers_resumed_after_kill_ms=${RESUME_shared:-none} max_stall_ms=$(it_kv max_stall_ms "$line") resent_bytes=$(it_kv resent_bytes "$line") acked_bytes=$(it_kv acked_bytes "$line") durable_bytes=$(it_kv durable_bytes "$VLINE_shared") lost_bytes=$(it_kv mismatched_bytes "$VLINE_shared")"
+
+fi
+
+if ! want node; then
+  :
+elif it_is_dontcache; then
   variant node node
   line=$OUT_node
   [ "$(it_kv badhandle "$line")" -gt 0 ] 2>/dev/null &&
@@ -125,12 +140,22 @@ else
   echo "# node-key variant: DONTCACHE only ($DC_TEST_FSAL has no handle key: its handles are valid on any head)"
 fi
 
+if want health; then
+  variant health shared ganesha
+  line=$OUT_health
+  [ -n "${VMOVE_health:-}" ] && [ "$WRC_health" = 0 ] && [ "$VRC_health" = 0 ] &&
+    it_pass "health: keepalived's health check moved the address (${VMOVE_health} ms) and the writers went on, nothing durable lost" ||
+    it_fail "health: writer exit $WRC_health, verify exit $VRC_health: $line"
+  echo "figures: fsal=$DC_TEST_FSAL variant=health address_move_ms=${VMOVE_health:-none} writers_resumed_after_kill_ms=${RESUME_health:-none} max_stall_ms=$(it_kv max_stall_ms "$line") resent_bytes=$(it_kv resent_bytes "$line")"
+fi
+
+want sameepoch || exit 0
 HAP_EPOCH=$("$IT_TOP/config/ha/ganesha-epoch.sh" 0) || it_die "ganesha-epoch.sh failed"
 variant sameepoch shared
 unset HAP_EPOCH
 line=$OUT_sameepoch
 [ "$(it_kv verifier_changes "$line")" = 0 ] && [ "$(it_kv resent_bytes "$line")" = 0 ] &&
-  it_pass "sameepoch: one -E on both heads: the NFSv3 verifier did not change, nothing was resent (each head needs its own -E; with distinct ones the writers resent: $verf_shared changes)" ||
+  it_pass "sameepoch: one -E on both heads: the NFSv3 verifier did not change, nothing was resent (each head needs its own -E; with distinct ones the writers resent: ${verf_shared:-?} changes)" ||
   it_fail "sameepoch: expected no verifier change with one epoch on both heads: $line"
 [ "$VRC_sameepoch" = 0 ] || it_fail "sameepoch: acknowledged-durable data lost: $VLINE_sameepoch"
 echo "figures: fsal=$DC_TEST_FSAL variant=sameepoch address_move_ms=${VMOVE_sameepoch:-none} max_stall_ms=$(it_kv max_stall_ms "$line") verifier_changes=$(it_kv verifier_changes "$line") resent_bytes=$(it_kv resent_bytes "$line")"
