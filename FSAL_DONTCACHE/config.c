@@ -354,8 +354,10 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
  * shared storage is not mounted, a new local key would make every handle the
  * clients hold BADHANDLE on this head. The file is opened first and kept
  * open, so that a key created by someone else while it is read (between
- * this check and dc_key_load's open) is noticed, not used. */
-static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
+ * this check and dc_key_load's open) is noticed, not used. Returns 0, or an
+ * errno with *logged set when the line naming the file was written here. */
+static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN],
+			     bool *logged)
 {
 	struct stat before, after;
 	int fd, rc;
@@ -363,10 +365,12 @@ static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
 	fd = open(x->cfg.key_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		rc = errno;
-		if (rc == ENOENT)
+		if (rc == ENOENT) {
 			LogCrit(COMPONENT_FSAL,
 				"DONTCACHE export %u: Handle_Key_File %s does not exist and Handle_Key_Create = false: not creating a key (copy the cluster's key there, 16 bytes, 0600 root); export not started",
 				x->export_id, x->cfg.key_file);
+			*logged = true;
+		}
 		return rc;
 	}
 	rc = fstat(fd, &before) == 0 ? 0 : errno;
@@ -378,6 +382,7 @@ static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE export %u: Handle_Key_File %s was replaced while it was read (Handle_Key_Create = false); export not started",
 			x->export_id, x->cfg.key_file);
+		*logged = true;
 		rc = ESTALE;
 	}
 	close(fd);
@@ -389,18 +394,17 @@ static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
  * Handle_Key_Create = false only an existing file is read. */
 int dc_read_key_file(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
 {
+	bool logged = false;
 	int rc;
 
 	if (!x->cfg.key_create) {
-		rc = read_existing_key(x, secret);
-		if (rc == ENOENT || rc == ESTALE)
-			return rc; /* logged */
+		rc = read_existing_key(x, secret, &logged);
 	} else {
 		rc = make_parent_dir(x->cfg.key_file);
 		if (rc == 0)
 			rc = dc_key_load(x->cfg.key_file, secret);
 	}
-	if (rc != 0)
+	if (rc != 0 && !logged)
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE export %u: Handle_Key_File %s: %s%s",
 			x->export_id, x->cfg.key_file, strerror(rc),

@@ -10,6 +10,8 @@
 #   existing  Handle_Key_Create = false and the key there (16 bytes, 0600 root): the export
 #             is served and the key is unchanged; handles it gives are valid on a second
 #             start with the same key (it_handles save/check);
+#   readable  Handle_Key_Create = false and a key others can read (0644): refused as with the
+#             default (a CRIT line naming the file), the file left as it was;
 #   default   Handle_Key_Create left out (true): a missing key is created 0600, as before.
 # DONTCACHE only (stock VFS has no key): skipped against VFS.
 # Usage: tests/ha/key_create.sh [BUILD_DIR]
@@ -74,6 +76,29 @@ fi
 gsh_stop
 [ "$(sha256sum < "$key")" = "$sum0" ] && it_pass "existing: the key file is unchanged" ||
   it_fail "existing: the key file changed"
+
+# ---- readable: an existing key is checked as ever
+bad=$IT_WORK/shared/keys/readable.key
+head -c 16 /dev/urandom > "$bad"; chmod 644 "$bad"
+sumb=$(sha256sum < "$bad")
+conf=$IT_WORK/readable.conf log=$IT_WORK/readable.log
+{
+  echo "$IT_EXP|1|Name = DONTCACHE; Handle_Key_File = $bad; Handle_Key_Create = false;"
+  echo "$good|9|Name = VFS;"
+} | it_conf "$conf"
+IT_LOG=$log
+if GSH_START_TRIES=100 gsh_start "$conf" "$log"; then
+  served "$IT_EXP" 3 && it_fail "readable: the export is served with a key others can read" ||
+    it_pass "readable: the export is not served"
+  gsh_stop
+else
+  it_pass "readable: ganesha refused to start"
+fi
+line=$(grep -F -- "$bad" "$log" | grep ':CRIT :' | head -n1)
+[ -n "$line" ] && it_pass "readable: a CRIT line names the file: ${line##*] }" ||
+  it_fail "readable: no CRIT line names $bad"
+[ "$(sha256sum < "$bad")" = "$sumb" ] && [ "$(stat -c %a "$bad")" = 644 ] &&
+  it_pass "readable: the file is as it was" || it_fail "readable: the file changed"
 
 # ---- default: created as before
 key2=$IT_WORK/local/export-1.key
