@@ -31,17 +31,17 @@
 # the scenario is skipped.
 # Usage: tests/ha/failover_v3.sh [BUILD_DIR]   env: HA_SECS (writer run time, 10),
 #   HA_VARIANTS (default "shared node health sameepoch": e.g. "shared" alone to measure)
+# (before the harness moves this script into a namespace without the host's network)
+if [ "${GSH_IN_NS:-}" != 1 ] && ! command -v keepalived >/dev/null &&
+   [ "${DC_HA_NO_INSTALL:-0}" != 1 ] && command -v apt-get >/dev/null; then
+  echo "[failover_v3] keepalived missing: apt-get install -y --no-install-recommends keepalived" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    -o DPkg::Lock::Timeout=120 keepalived 2>&1 | tail -n 3 >&2
+fi
 . "$(dirname "$0")/../lib/harness.sh"
 HA_BIN=${DC_HA_BIN:-$DC_BUILD_DIR/tests/ha}
 [ -x "$HA_BIN/ha_writer" ] || it_die "test program missing: $HA_BIN/ha_writer (build the tree first)"
 it_need_prog ft_verify
-
-if ! command -v keepalived >/dev/null && [ "${DC_HA_NO_INSTALL:-0}" != 1 ] &&
-   command -v apt-get >/dev/null; then
-  it_log "keepalived missing: apt-get install -y keepalived"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    -o DPkg::Lock::Timeout=120 keepalived > "$IT_WORK/apt.log" 2>&1 || tail -n 5 "$IT_WORK/apt.log"
-fi
 command -v keepalived >/dev/null || it_skip "keepalived is not installed (apt-get install keepalived)"
 
 . "$IT_TOP/scripts/ha-pair.sh"
