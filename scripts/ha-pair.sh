@@ -4,8 +4,8 @@
 # it (README "Two heads"); also the library of tests/ha/failover_v3.sh (sourced: functions
 # only). Run as root:
 #
-#   scripts/ha-pair.sh [--build DIR] [--fsal DONTCACHE|VFS] [--key shared|node] [--time SECS]
-#                      [-- CMD ARGS...]
+#   scripts/ha-pair.sh [--build DIR] [--module SO] [--root DIR] [--fsal DONTCACHE|VFS]
+#                      [--key shared|node] [--time SECS] [-- CMD ARGS...]
 #
 # Everything lives in namespaces this script makes and removes: a private network+mount
 # namespace for itself (the client side, tests/lib/in-ns.sh), a bridge namespace, and per head
@@ -18,6 +18,9 @@
 # config/ha/ganesha-epoch.sh) and keepalived (config/ha/keepalived.head-*.conf as is) that
 # puts 192.168.50.100 on head A, then on B when A fails.
 #   --build  the build tree whose module is used (default build)
+#   --module the module itself (default BUILD/FSAL_DONTCACHE/libfsaldontcache.so)
+#   --root   run DIR's ganesha.nfsd in each head (chroot), e.g. third_party/debian13-root
+#            (ganesha 6.5; --module build-g6/FSAL_DONTCACHE/libfsaldontcache.so)
 #   --fsal   DONTCACHE (default) or VFS (stock FSAL_VFS, for comparison)
 #   --key    shared (default): one key file on the shared filesystem (made here once, as an
 #            operator does), Handle_Key_Create = false; node: each head's default key path
@@ -36,7 +39,10 @@ HAP_CLIENT_IP=$HAP_NET.10
 HAP_NFS_PORT=2049
 HAP_MNT_PORT=20048
 HAP_PIDS=()     # every process started, in start order (hap_down stops them last first)
-declare -A HAP_HOLDER HAP_GSH HAP_KA HAP_RPCB HAP_IP HAP_IDX HAP_CONF HAP_KCONF
+declare -A HAP_HOLDER HAP_GSH HAP_KA HAP_RPCB HAP_IP HAP_IDX HAP_CONF HAP_KCONF HAP_ROOTED
+# HAP_ROOT=DIR: each head runs DIR's ganesha.nfsd (chroot; e.g. the Debian 13 root of
+# scripts/setup.sh --ganesha 6, with a module built for it), as tests/lib/ganesha.sh's GSH_ROOT
+HAP_ROOT=${HAP_ROOT:-}
 HAP_IP[a]=$HAP_NET.11 HAP_IP[b]=$HAP_NET.12 HAP_IDX[a]=0 HAP_IDX[b]=1
 
 hap_log() { echo "[ha-pair $(date +%T.%3N)] $*" >&2; }
@@ -85,7 +91,7 @@ hap_init() {
     HAP_CONF[$h]=$HAP_WORK/ganesha.head-$h.conf
     HAP_KCONF[$h]=$HAP_WORK/keepalived.head-$h.conf
     sed -e "s|/srv/ha|$HAP_FS|g" -e "$fsal" \
-        -e "s|^NFS_CORE_PARAM {|NFS_CORE_PARAM {${HAP_PLUGINS:+ Plugins_Dir = $HAP_PLUGINS;}|" \
+        -e "s|^NFS_CORE_PARAM {|NFS_CORE_PARAM {${HAP_PLUGINS:+ Plugins_Dir = $HAP_PLUGINS;}${HAP_ROOT:+ Allow_Set_Io_Flusher_Fail = true;}|" \
         -e "s|^NFSV4 {|NFSV4 { RecoveryRoot = /var/lib/nfs/ganesha/v4recov; Graceless = true;|" \
         "$HAP_TOP/config/ha/ganesha.head-$h.conf" > "${HAP_CONF[$h]}"
     cp "$HAP_TOP/config/ha/keepalived.head-$h.conf" "${HAP_KCONF[$h]}"
@@ -127,9 +133,24 @@ hap_ganesha() {
     HAP_RPCB[$h]=$!; HAP_PIDS+=("$!")
     for i in $(seq 50); do hap_port_open "$h" 111 && break; sleep 0.1; done
   fi
+  local chroot=()
+  if [ -n "$HAP_ROOT" ]; then
+    # in the head's mount namespace (gone with it): the root's /proc, /dev, /run (the head's),
+    # the shared filesystem, the paths of the config, and the root's node-local state dir
+    if [ -z "${HAP_ROOTED[$h]:-}" ]; then
+      hap_ns "$h" bash -c 'GSH_ROOT=$2; . "$1/tests/lib/ganesha.sh" &&
+        { [ ! -d "$GSH_ROOT/var/lib/nfs/ganesha" ] ||
+          mount -t tmpfs -o mode=0700 tmpfs "$GSH_ROOT/var/lib/nfs/ganesha"; } &&
+        gsh_root_prepare "$4" "$5" && gsh_root_bind "$3"' \
+        root "$HAP_TOP" "$HAP_ROOT" "$HAP_FS" "${HAP_CONF[$h]}" "$log" ||
+        { hap_log "cannot prepare $HAP_ROOT for head $h"; return 1; }
+      HAP_ROOTED[$h]=1
+    fi
+    chroot=(chroot "$HAP_ROOT")
+  fi
   # HAP_EPOCH: one epoch for both heads, as two heads started in the same second without -E
   epoch=${HAP_EPOCH:-$("$HAP_TOP/config/ha/ganesha-epoch.sh" "${HAP_IDX[$h]}")} || return 1
-  nsenter -t "${HAP_HOLDER[$h]}" -n -m -- \
+  nsenter -t "${HAP_HOLDER[$h]}" -n -m -- "${chroot[@]}" \
     ganesha.nfsd -F -C -L "$log" -f "${HAP_CONF[$h]}" -p /run/ganesha.pid -E "$epoch" &
   HAP_GSH[$h]=$!; HAP_PIDS+=("$!")
   for i in $(seq 300); do
@@ -197,7 +218,7 @@ hap_down() {
     wait "$p" 2>/dev/null
   done
   HAP_PIDS=()
-  HAP_HOLDER=() HAP_GSH=() HAP_KA=() HAP_RPCB=()
+  HAP_HOLDER=() HAP_GSH=() HAP_KA=() HAP_RPCB=() HAP_ROOTED=()
   ip link del hap-c 2>/dev/null
   return 0
 }
@@ -208,10 +229,12 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   if [ "${GSH_IN_NS:-}" != 1 ]; then
     exec "$HAP_TOP/tests/lib/in-ns.sh" bash "$(readlink -f "$0")" "$@"
   fi
-  build=$HAP_TOP/build fsal=DONTCACHE key=shared secs=300 cmd=()
+  build=$HAP_TOP/build module= fsal=DONTCACHE key=shared secs=300 cmd=()
   while [ $# -gt 0 ]; do
     case $1 in
       --build) build=$2; shift ;;
+      --module) module=$(readlink -f "$2"); shift ;;
+      --root) HAP_ROOT=$(readlink -f "$2"); shift ;;
       --fsal) fsal=$2; shift ;;
       --key) key=$2; shift ;;
       --time) secs=$2; shift ;;
@@ -235,7 +258,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   plugins=$work/plugins
   mkdir -p "$plugins" "$work/srv"
   ln -s /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$plugins/libfsalvfs.so"
-  ln -s "$(readlink -f "$build")/FSAL_DONTCACHE/libfsaldontcache.so" "$plugins/libfsaldontcache.so"
+  ln -s "${module:-$(readlink -f "$build")/FSAL_DONTCACHE/libfsaldontcache.so}" "$plugins/libfsaldontcache.so"
   truncate -s 1G "$work/disk.img" && loopdev=$(losetup -f --show "$work/disk.img") &&
     mkfs.ext4 -q -F "$loopdev" && mount "$loopdev" "$work/srv" || exit 1
   hap_init "$work" "$work/srv" "$plugins" "$fsal" "$key" && hap_up || exit 1

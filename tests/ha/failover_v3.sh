@@ -25,8 +25,8 @@
 #            With one kernel under both heads A's page cache survives and nothing is lost here;
 #            after a node crash it would be. This is why each head needs its own -E (any
 #            FSAL: the NFSv3 verifier is ganesha's).
-# Against ganesha 6.5 (GSH_ROOT, tests/run.sh --ganesha 6) it is skipped: ha-pair.sh starts
-# the host's ganesha.
+# Against ganesha 6.5 (GSH_ROOT, tests/run.sh --ganesha 6) each head runs the root's
+# ganesha.nfsd (HAP_ROOT of ha-pair.sh) with the module under test.
 # Against VFS (DC_TEST_FSAL=VFS) the shared part runs with stock FSAL_VFS (no key: its
 # handles are valid on any head); the node part does not apply.
 # keepalived is installed if missing and apt-get can (DC_HA_NO_INSTALL=1: never); without it
@@ -45,10 +45,9 @@ HA_BIN=${DC_HA_BIN:-$DC_BUILD_DIR/tests/ha}
 [ -x "$HA_BIN/ha_writer" ] || it_die "test program missing: $HA_BIN/ha_writer (build the tree first)"
 it_need_prog ft_verify
 command -v keepalived >/dev/null || it_skip "keepalived is not installed (apt-get install keepalived)"
-[ -z "${GSH_ROOT:-}" ] ||
-  it_skip "scripts/ha-pair.sh runs the host's ganesha.nfsd (4.3) only, not GSH_ROOT's"
 
 . "$IT_TOP/scripts/ha-pair.sh"
+HAP_ROOT=${GSH_ROOT:-}
 secs=${HA_SECS:-10}
 it_loop_ext4 "$IT_WORK/disk.img" 2G "$IT_WORK/srv" || it_die "cannot make the shared ext4"
 
