@@ -9,7 +9,8 @@
 #             was made;
 #   existing  Handle_Key_Create = false and the key there (16 bytes, 0600 root): the export
 #             is served and the key is unchanged; handles it gives are valid on a second
-#             start with the same key (it_handles save/check);
+#             start with the same key (it_handles save/check); a reload (SIGHUP) that
+#             changes Handle_Key_Create keeps the export serving with its key;
 #   readable  Handle_Key_Create = false and a key others can read (0644): refused as with the
 #             default (a CRIT line naming the file), the file left as it was;
 #   default   Handle_Key_Create left out (true): a missing key is created 0600, as before.
@@ -73,6 +74,16 @@ if it_run -t 60 it_handles -e "$IT_EXP" check "$IT_WORK/handles.txt" > "$IT_WORK
 else
   grep 'not ok' "$IT_WORK/check.out" | head -n 5
 fi
+# a reload does not read the key: Handle_Key_Create changed there applies at the next start
+sed -i 's/Handle_Key_Create = false;/Handle_Key_Create = true;/' "$IT_WORK/existing.conf"
+kill -HUP "$GSH_PID"
+for _ in $(seq 100); do
+  grep -q 'DONTCACHE export 1: reload: applied' "$IT_LOG" && break; sleep 0.1
+done
+line=$(grep 'DONTCACHE export 1: reload: applied' "$IT_LOG" | tail -n1)
+[ -n "$line" ] && ! grep -q ':CRIT :.*Handle_Key' "$IT_LOG" && served "$IT_EXP" 3 &&
+  it_pass "existing: a reload changing Handle_Key_Create keeps the export and its key: ${line##*] }" ||
+  it_fail "existing: reload with Handle_Key_Create changed: ${line:-no reload summary}"
 gsh_stop
 [ "$(sha256sum < "$key")" = "$sum0" ] && it_pass "existing: the key file is unchanged" ||
   it_fail "existing: the key file changed"
