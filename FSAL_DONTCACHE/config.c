@@ -5,9 +5,11 @@
 #include "dc_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "config_parsing.h"
 
 #define DC_STATE_DIR "/var/lib/nfs/ganesha/dontcache"
@@ -223,6 +225,7 @@ static struct config_item dc_export_items[] = {
 		       dc_export_cfg, worker_write_max),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
 		       key_file),
+	CONF_ITEM_BOOL("Handle_Key_Create", true, dc_export_cfg, key_create),
 	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
 	CONF_ITEM_PATH("Prometheus_File", 1, 4096, NULL, dc_export_cfg,
 		       prom_file),
@@ -346,15 +349,62 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 	return rc;
 }
 
-/* Handle_Key_File: its directory is made if missing, then the secret read
- * (handle_codec.c checks the file's size, owner and mode). */
-int dc_read_key_file(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
+/* Handle_Key_Create = false (heads of a cluster sharing one key): the key
+ * file must exist. Neither it nor its directory is made: on a node where the
+ * shared storage is not mounted, a new local key would make every handle the
+ * clients hold BADHANDLE on this head. The file is opened first and kept
+ * open, so that a key created by someone else while it is read (between
+ * this check and dc_key_load's open) is noticed, not used. Returns 0, or an
+ * errno with *logged set when the line naming the file was written here. */
+static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN],
+			     bool *logged)
 {
-	int rc = make_parent_dir(x->cfg.key_file);
+	struct stat before, after;
+	int fd, rc;
 
+	fd = open(x->cfg.key_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		rc = errno;
+		if (rc == ENOENT) {
+			LogCrit(COMPONENT_FSAL,
+				"DONTCACHE export %u: Handle_Key_File %s does not exist and Handle_Key_Create = false: not creating a key (copy the cluster's key there, 16 bytes, 0600 root); export not started",
+				x->export_id, x->cfg.key_file);
+			*logged = true;
+		}
+		return rc;
+	}
+	rc = fstat(fd, &before) == 0 ? 0 : errno;
 	if (rc == 0)
 		rc = dc_key_load(x->cfg.key_file, secret);
-	if (rc != 0)
+	if (rc == 0 &&
+	    (lstat(x->cfg.key_file, &after) != 0 ||
+	     before.st_dev != after.st_dev || before.st_ino != after.st_ino)) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: Handle_Key_File %s was replaced while it was read (Handle_Key_Create = false); export not started",
+			x->export_id, x->cfg.key_file);
+		*logged = true;
+		rc = ESTALE;
+	}
+	close(fd);
+	return rc;
+}
+
+/* Handle_Key_File: its directory is made if missing, then the secret read
+ * or created (handle_codec.c checks the file's size, owner and mode); with
+ * Handle_Key_Create = false only an existing file is read. */
+int dc_read_key_file(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
+{
+	bool logged = false;
+	int rc;
+
+	if (!x->cfg.key_create) {
+		rc = read_existing_key(x, secret, &logged);
+	} else {
+		rc = make_parent_dir(x->cfg.key_file);
+		if (rc == 0)
+			rc = dc_key_load(x->cfg.key_file, secret);
+	}
+	if (rc != 0 && !logged)
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE export %u: Handle_Key_File %s: %s%s",
 			x->export_id, x->cfg.key_file, strerror(rc),

@@ -48,6 +48,10 @@ struct dc_module {
 	bool stats_running; /* stats.c starts it with the first export
 					 * that has a stats or Prometheus file */
 	bool stats_stop;
+	/* main.c: random at module init, part of every export's NFSv4 write
+	 * verifier, so no other process (another head, an earlier start in
+	 * the same second) answers the same one */
+	uint32_t verifier_salt;
 };
 
 extern struct dc_module DC;
@@ -68,6 +72,7 @@ struct dc_export_cfg {
 	char *key_file;
 	char *stats_file; /* NULL: no JSON file */
 	char *prom_file; /* NULL: no Prometheus file */
+	bool key_create; /* Handle_Key_Create: make a missing key file */
 };
 
 /* Identity (ident.c). An object is named by its filesystem and its kernel

@@ -111,19 +111,33 @@ static fsal_status_t dc_host_to_key(struct fsal_export *exp_hdl,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/* The NFSv4 write verifier, 8 bytes: the server epoch (seconds at start, or
+ * ganesha -E) and the process's random salt plus the engine-wide
+ * generation (dcio_engine_verifier_gen).
+ * - a restart: another epoch (a later second), and another salt;
+ * - another head, or a restart in the same second or with the same -E: the
+ *   salts differ (32 random bits: the same verifier with odds 2^-32 per pair);
+ * - a write-back error bumps the generation: the second word changes (it
+ *   repeats only after 2^32 errors), so clients resend what is uncommitted.
+ * ganesha's NFSv3 verifier does not come here: it is ganesha's global,
+ * built from nfs_ServerEpoch alone (see README "Two heads"). */
+static uint32_t verifier_word(uint64_t gen)
+{
+	return DC.verifier_salt + (uint32_t)gen;
+}
+
 static void dc_get_write_verifier(struct fsal_export *exp_hdl,
 				  struct gsh_buffdesc *verf_desc)
 {
-	struct dc_export *x = dc_exp(exp_hdl);
 	uint32_t v[2];
 
-	/* Boot epoch: clients resend uncommitted data after a restart; the
-	 * generation: ... and after a write-back error on any export (a file
-	 * is written through whichever export its handle came from, and its
-	 * engine file may live in another's engine export). */
-	(void)x;
+	/* the engine-wide generation, the same for every export: a file is
+	 * written through whichever export its handle came from, and its
+	 * engine file may live in another's engine export */
+	(void)exp_hdl;
 	v[0] = (uint32_t)nfs_ServerEpoch;
-	v[1] = (uint32_t)(DC.engine ? dcio_engine_verifier_gen(DC.engine) : 0);
+	v[1] = verifier_word(DC.engine ? dcio_engine_verifier_gen(DC.engine)
+				       : 0);
 	memcpy(verf_desc->addr, v, MIN(verf_desc->len, sizeof(v)));
 }
 

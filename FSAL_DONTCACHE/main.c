@@ -6,6 +6,9 @@
 #include <malloc.h>
 
 #include <errno.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 #include "config_parsing.h"
 #include "FSAL/fsal_init.h"
 
@@ -121,8 +124,31 @@ static fsal_status_t dc_update_config(struct fsal_module *fsal_hdl,
 }
 #endif
 
+/* The per-process part of the NFSv4 write verifier (export.c): 32 random
+ * bits, so that two heads started in the same second (one nfs_ServerEpoch)
+ * differ, and so does a restart that reuses an epoch (ganesha -E). Without
+ * getrandom (ENOSYS, or no entropy yet: it is not waited for at module load)
+ * the clock's nanoseconds and the pid stand in, and that is logged. */
+static void make_verifier_salt(void)
+{
+	struct timespec ts;
+	uint32_t r;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r)) {
+		DC.verifier_salt = r;
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	DC.verifier_salt = (uint32_t)ts.tv_nsec ^ ((uint32_t)getpid() << 16) ^
+			   (uint32_t)getpid();
+	LogWarn(COMPONENT_FSAL,
+		"DONTCACHE: getrandom failed (%s): the write verifier's per-process part comes from the clock and pid",
+		strerror(errno));
+}
+
 MODULE_INIT void dc_init(void)
 {
+	make_verifier_salt();
 	if (register_fsal(&DC.fsal, DC_NAME, FSAL_MAJOR_VERSION,
 			  FSAL_MINOR_VERSION, FSAL_ID_NO_PNFS) != 0) {
 		LogCrit(COMPONENT_FSAL, "DONTCACHE module failed to register");

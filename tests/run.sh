@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # The test runner: unit tests (ctest, one line per test), then every scenario
-# tests/integration/*.sh and tests/faults/*.sh (fault_*.sh; both on tests/lib/harness.sh) and
+# tests/integration/*.sh, tests/faults/*.sh (fault_*.sh) and tests/ha/*.sh (two heads; all on
+# tests/lib/harness.sh) and
 # bench/smoke.sh if present, each with a timeout. One line per test: "PASS name (Ns)", "FAIL name (Ns)" (followed by the tail of its
 # log) or "SKIP name (Ns)"; the last line is exactly "N passed, M failed". Exit status non-zero
 # if anything failed. Logs go to BUILD_DIR/test-logs/.
@@ -126,8 +127,8 @@ if [ -n "$san" ] && [ $no_unit = 0 ]; then
   run_units "$(cd "$san" && pwd)" "[san]"
 fi
 
-# ---- integration scenarios, then the bench smoke test.
-scripts=("$top"/tests/integration/*.sh "$top"/tests/faults/*.sh)
+# ---- integration scenarios, the two-heads scenarios (tests/ha), then the bench smoke test.
+scripts=("$top"/tests/integration/*.sh "$top"/tests/faults/*.sh "$top"/tests/ha/*.sh)
 [ -f "$top/bench/smoke.sh" ] && scripts+=("$top/bench/smoke.sh")
 [ -x "$build/bench/dcbench" ] && export DCBENCH=${DCBENCH:-$build/bench/dcbench}
 
