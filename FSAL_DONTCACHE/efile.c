@@ -27,6 +27,7 @@
  * COMMIT of that data still fails. Bounded: past DC_KEPT_MAX kept entries
  * the oldest is closed and its memory is lost, which is logged. */
 #include "dc_int.h"
+#include "efile_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +49,7 @@ struct dc_efile {
 	struct dc_fh fh;
 	uint64_t fileid; /* for the log */
 	unsigned int refs; /* handles of the file (table mutex) */
-	pthread_rwlock_t io_lock; /* protects io against close/reopen */
+	pthread_rwlock_t io_lock; /* io against close/reopen: efile_lock.h */
 	struct dcio_file *io; /* engine file with its own fd */
 	bool io_rdonly;
 	int pending_err; /* error from an engine close, for the next COMMIT */
@@ -126,6 +127,7 @@ struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 	struct dc_efiles *t = DC.efiles;
 	uint32_t b = fh_hash(fh);
 	struct dc_efile *e;
+	pthread_rwlockattr_t lock_attr; /* not "attr": 6.5's macro has one */
 	bool adopted = false;
 
 	PTHREAD_MUTEX_lock(&t->mu);
@@ -139,7 +141,9 @@ struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 		e->fh = *fh;
 		e->fileid = fileid;
 		glist_init(&e->kept);
-		PTHREAD_RWLOCK_init(&e->io_lock, NULL);
+		dc_io_lock_attr(&lock_attr);
+		PTHREAD_RWLOCK_init(&e->io_lock, &lock_attr);
+		pthread_rwlockattr_destroy(&lock_attr);
 		e->next = t->bucket[b];
 		t->bucket[b] = e;
 	} else if (e->refs == 0) {
@@ -334,7 +338,8 @@ int dc_efile_take_error(struct dc_efile *e)
 }
 
 /* In one step under the write lock: no WRITE can be acknowledged between
- * the decision and the close. */
+ * the decision and the close. The wait for the lock is bounded by the I/O
+ * already holding it (efile_lock.h: new I/O queues behind this). */
 bool dc_efile_close_if_clean(struct dc_efile *e)
 {
 	bool closed = true;
