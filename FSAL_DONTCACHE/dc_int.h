@@ -312,6 +312,9 @@ void dc_efile_put(struct dc_efile *e);
  * read-held (dc_efile_io_done drops it); or an errno, nothing held. A closed
  * engine file opens in the engine export of the request's export. */
 int dc_efile_io(struct dc_efile *e, bool need_write, struct dcio_file **io);
+/* the engine file if it is open, returned with its lock read-held
+ * (dc_efile_io_done drops it); false (nothing held) if it is closed */
+bool dc_efile_io_if_open(struct dc_efile *e, struct dcio_file **io);
 void dc_efile_io_done(struct dc_efile *e);
 /* an error a closed engine file left behind, reported once (0: none) */
 int dc_efile_take_error(struct dc_efile *e);

@@ -327,6 +327,19 @@ int dc_efile_io(struct dc_efile *e, bool need_write, struct dcio_file **io)
 	return EAGAIN;
 }
 
+/* A closed engine file stays closed: nothing is opened outside ganesha's fd
+ * accounting for an operation that needs no open one. */
+bool dc_efile_io_if_open(struct dc_efile *e, struct dcio_file **io)
+{
+	PTHREAD_RWLOCK_rdlock(&e->io_lock);
+	if (e->io != NULL) {
+		*io = e->io;
+		return true;
+	}
+	PTHREAD_RWLOCK_unlock(&e->io_lock);
+	return false;
+}
+
 void dc_efile_io_done(struct dc_efile *e)
 {
 	PTHREAD_RWLOCK_unlock(&e->io_lock);

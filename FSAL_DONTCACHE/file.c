@@ -639,9 +639,14 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 	} else if (len > (uint64_t)INT64_MAX - (uint64_t)offset) {
 		len = 0;
 	}
-	rc = dc_efile_io(h->file.ef, false, &io);
-	if (rc != 0)
-		return posix2fsal_status(rc);
+	/* A closed engine file was flushed by its close (one whose flush
+	 * failed, or that remembers lost data, stays open): nothing is left to
+	 * commit but an error that close left behind. It is not opened again:
+	 * ganesha's fd accounting would not know of that fd (6.5's reaper
+	 * never visits a file whose global fd is closed), and COMMITs of many
+	 * closed files would pile engine fds up. */
+	if (!dc_efile_io_if_open(h->file.ef, &io))
+		return posix2fsal_status(dc_efile_take_error(h->file.ef));
 	/* An error a closed engine file left behind is reported once. */
 	pending = dc_efile_take_error(h->file.ef);
 	if (pending != 0) {
