@@ -317,6 +317,9 @@ void dc_efile_put(struct dc_efile *e);
  * read-held (dc_efile_io_done drops it); or an errno, nothing held. A closed
  * engine file opens in the engine export of the request's export. */
 int dc_efile_io(struct dc_efile *e, bool need_write, struct dcio_file **io);
+/* the engine file if it is open, returned with its lock read-held
+ * (dc_efile_io_done drops it); false (nothing held) if it is closed */
+bool dc_efile_io_if_open(struct dc_efile *e, struct dcio_file **io);
 void dc_efile_io_done(struct dc_efile *e);
 /* an error a closed engine file left behind, reported once (0: none) */
 int dc_efile_take_error(struct dc_efile *e);
@@ -338,11 +341,18 @@ void dc_fd_set_open(struct dc_handle *h, struct fsal_fd *fd,
 		    fsal_openflags_t openflags);
 /* a state's fd closes (obj_lock held) */
 void dc_fd_close(struct dc_handle *h, struct fsal_fd *fd);
-/* the caller's right to do I/O needing need (share reservations, the
- * state's open mode); holds nothing when it returns */
+/* The caller's right to do I/O needing need (share reservations, the
+ * state's open mode). Without a state (a stateless NFSv3 or anonymous
+ * stateid I/O) an allowed I/O holds a share reservation for need from this
+ * check on, as FSAL_VFS's does until its syscall returns: an OPEN denying
+ * that access is refused while the I/O is in flight. dc_fd_io_end gives it
+ * back once the I/O has ended (called after every allowed check, state or
+ * not, with the same state and need). Nothing else is held. */
 fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 			     struct state_t *state, fsal_openflags_t need,
 			     bool for_locks);
+void dc_fd_io_end(struct dc_handle *h, struct state_t *state,
+		  fsal_openflags_t need);
 
 /* v42.c: NFSv4.2 ALLOCATE/DEALLOCATE, SEEK, user extended attributes */
 fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,

@@ -27,6 +27,7 @@
  * COMMIT of that data still fails. Bounded: past DC_KEPT_MAX kept entries
  * the oldest is closed and its memory is lost, which is logged. */
 #include "dc_int.h"
+#include "efile_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +49,7 @@ struct dc_efile {
 	struct dc_fh fh;
 	uint64_t fileid; /* for the log */
 	unsigned int refs; /* handles of the file (table mutex) */
-	pthread_rwlock_t io_lock; /* protects io against close/reopen */
+	pthread_rwlock_t io_lock; /* io against close/reopen: efile_lock.h */
 	struct dcio_file *io; /* engine file with its own fd */
 	bool io_rdonly;
 	int pending_err; /* error from an engine close, for the next COMMIT */
@@ -126,6 +127,7 @@ struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 	struct dc_efiles *t = DC.efiles;
 	uint32_t b = fh_hash(fh);
 	struct dc_efile *e;
+	pthread_rwlockattr_t lock_attr; /* not "attr": 6.5's macro has one */
 	bool adopted = false;
 
 	PTHREAD_MUTEX_lock(&t->mu);
@@ -139,7 +141,9 @@ struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 		e->fh = *fh;
 		e->fileid = fileid;
 		glist_init(&e->kept);
-		PTHREAD_RWLOCK_init(&e->io_lock, NULL);
+		dc_io_lock_attr(&lock_attr);
+		PTHREAD_RWLOCK_init(&e->io_lock, &lock_attr);
+		pthread_rwlockattr_destroy(&lock_attr);
 		e->next = t->bucket[b];
 		t->bucket[b] = e;
 	} else if (e->refs == 0) {
@@ -323,6 +327,19 @@ int dc_efile_io(struct dc_efile *e, bool need_write, struct dcio_file **io)
 	return EAGAIN;
 }
 
+/* A closed engine file stays closed: nothing is opened outside ganesha's fd
+ * accounting for an operation that needs no open one. */
+bool dc_efile_io_if_open(struct dc_efile *e, struct dcio_file **io)
+{
+	PTHREAD_RWLOCK_rdlock(&e->io_lock);
+	if (e->io != NULL) {
+		*io = e->io;
+		return true;
+	}
+	PTHREAD_RWLOCK_unlock(&e->io_lock);
+	return false;
+}
+
 void dc_efile_io_done(struct dc_efile *e)
 {
 	PTHREAD_RWLOCK_unlock(&e->io_lock);
@@ -334,7 +351,8 @@ int dc_efile_take_error(struct dc_efile *e)
 }
 
 /* In one step under the write lock: no WRITE can be acknowledged between
- * the decision and the close. */
+ * the decision and the close. The wait for the lock is bounded by the I/O
+ * already holding it (efile_lock.h: new I/O queues behind this). */
 bool dc_efile_close_if_clean(struct dc_efile *e)
 {
 	bool closed = true;

@@ -63,6 +63,42 @@ void dc_fd_close(struct dc_handle *h, struct fsal_fd *fd)
 	fd->openflags = FSAL_O_CLOSED;
 }
 
+/* A stateless I/O's share reservation (see dc_fd_check_io). FSAL API 11's
+ * fsal_find_fd only checks the share counters, under the object lock that
+ * FSAL_VFS then holds across its syscall; the module's I/O completes later
+ * on an engine thread, so it counts its access in the counters instead, as
+ * FSAL API 13's fsal_start_io does. */
+static bool takes_reservation(struct state_t *state, fsal_openflags_t need)
+{
+	return state == NULL && (need & FSAL_O_RDWR) != 0 && need != FSAL_O_ANY;
+}
+
+static fsal_status_t reserve(struct dc_handle *h, bool bypass,
+			     fsal_openflags_t need)
+{
+	struct fsal_obj_handle *obj = &h->obj_handle;
+	fsal_status_t st;
+
+	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+	st = check_share_conflict(&h->file.share, need, bypass);
+	if (!FSAL_IS_ERROR(st))
+		update_share_counters(&h->file.share, FSAL_O_CLOSED, need);
+	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+	return st;
+}
+
+void dc_fd_io_end(struct dc_handle *h, struct state_t *state,
+		  fsal_openflags_t need)
+{
+	struct fsal_obj_handle *obj = &h->obj_handle;
+
+	if (!takes_reservation(state, need))
+		return;
+	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);
+	update_share_counters(&h->file.share, need, FSAL_O_CLOSED);
+	PTHREAD_RWLOCK_unlock(&obj->obj_lock);
+}
+
 /* When another thread holds the object lock while the global fd is closed,
  * fsal_reopen_obj opens a temporary fd in *out_fd: it must point somewhere
  * (concurrent first WRITEs to a file crashed ganesha without it). */
@@ -75,6 +111,11 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 	bool has_lock = false, closefd = false, reusing = false;
 	fsal_status_t st;
 
+	if (takes_reservation(state, need)) {
+		st = reserve(h, bypass, need);
+		if (FSAL_IS_ERROR(st))
+			return st;
+	}
 	st = fsal_find_fd(&out_fd, &h->obj_handle, &h->file.gfd, &h->file.share,
 			  bypass, state, need, open_func, close_func, &has_lock,
 			  &closefd, for_locks, &reusing);
@@ -82,6 +123,8 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 		close_func(&h->obj_handle, out_fd);
 	if (has_lock)
 		PTHREAD_RWLOCK_unlock(&h->obj_handle.obj_lock);
+	if (FSAL_IS_ERROR(st))
+		dc_fd_io_end(h, state, need);
 	return st;
 }
 

@@ -13,7 +13,9 @@
  *   The module's fds carry no resource, so the I/O is ended as soon as the
  *   check passed: an engine I/O in flight never holds ganesha's fd.
  * - Without a state, fsal_start_io also takes a share reservation for the
- *   operation, which the FSAL gives back when done.
+ *   operation, which the FSAL gives back when done: the module when the
+ *   engine I/O completed (dc_fd_io_end), so that an OPEN denying the access
+ *   is refused while a stateless WRITE or READ is in flight.
  * - The global fd, once open, is on ganesha's fd LRU; its reaper closes it
  *   through close_func, finding the object with get_fsal_obj_hdl. That close
  *   is where the engine file is given back (dc_close does it in FSAL API 11,
@@ -117,9 +119,9 @@ void dc_fd_close(struct dc_handle *h, struct fsal_fd *fd)
 	(void)close_fsal_fd(&h->obj_handle, fd, false);
 }
 
-/* fsal_start_io and at once fsal_complete_io: the check, with nothing held
+/* fsal_start_io and at once fsal_complete_io: the check, with no fd held
  * afterwards. Without a state, the share reservation fsal_start_io took for
- * this operation is given back (as FSAL_VFS does after its I/O). */
+ * this operation (any access but FSAL_O_ANY) stays until dc_fd_io_end. */
 fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 			     struct state_t *state, fsal_openflags_t need,
 			     bool for_locks)
@@ -133,10 +135,17 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 	if (FSAL_IS_ERROR(st))
 		return st;
 	fsal_complete_io(obj, out_fd);
-	if (state == NULL)
-		update_share_counters_locked(obj, &h->file.share, need,
-					     FSAL_O_CLOSED);
 	return st;
+}
+
+/* As FSAL_VFS after its I/O: the stateless operation's share reservation
+ * goes (FSAL_O_ANY took none and changes no counter). */
+void dc_fd_io_end(struct dc_handle *h, struct state_t *state,
+		  fsal_openflags_t need)
+{
+	if (state == NULL && need != FSAL_O_ANY)
+		update_share_counters_locked(&h->obj_handle, &h->file.share,
+					     need, FSAL_O_CLOSED);
 }
 
 /* obj_ops->close: ganesha's remove, rename over, MDCACHE's eviction and

@@ -393,7 +393,9 @@ fsal_status_t dc_truncate(struct dc_handle *h, bool bypass,
 	st = dc_fd_check_io(h, bypass, state, FSAL_O_WRITE, false);
 	if (FSAL_IS_ERROR(st))
 		return st;
-	return truncate_locked(h, size);
+	st = truncate_locked(h, size);
+	dc_fd_io_end(h, state, FSAL_O_WRITE);
+	return st;
 }
 
 /* Async I/O ------------------------------------------------------------- */
@@ -406,6 +408,7 @@ struct dc_io {
 	struct gsh_export *gexp;
 	struct fsal_export *fexp;
 	size_t want;
+	struct state_t *state; /* the I/O's (NULL: stateless) */
 	bool is_read;
 };
 
@@ -463,6 +466,10 @@ static void io_done(void *arg, int err, size_t bytes)
 	struct req_op_context ctx;
 
 	init_op_context_simple(&ctx, io->gexp, io->fexp);
+	/* the I/O ended: a stateless one's share reservation goes before the
+	 * client hears of it */
+	dc_fd_io_end(dc_hdl(io->obj), io->state,
+		     io->is_read ? FSAL_O_READ : FSAL_O_WRITE);
 	io->io_arg->io_amount = err ? 0 : bytes;
 	if (io->is_read && !err)
 		io->io_arg->end_of_file = bytes < io->want;
@@ -508,6 +515,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 		   void *caller_arg, bool is_read)
 {
 	struct dc_handle *h = dc_hdl(obj);
+	fsal_openflags_t need = is_read ? FSAL_O_READ : FSAL_O_WRITE;
 	struct dcio_file *file;
 	struct dc_io *io;
 	fsal_status_t st;
@@ -526,20 +534,22 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 		done_cb(obj, fsalstat(ERR_FSAL_NOTSUPP, 0), a, caller_arg);
 		return;
 	}
-	st = dc_fd_check_io(h, bypass, a->state,
-			    is_read ? FSAL_O_READ : FSAL_O_WRITE, false);
+	st = dc_fd_check_io(h, bypass, a->state, need, false);
 	if (FSAL_IS_ERROR(st)) {
 		done_cb(obj, st, a, caller_arg);
 		return;
 	}
+	/* from here the check's reservation goes before every answer */
 	want = iov_total(a);
 	st = check_range(a, is_read, want);
 	if (FSAL_IS_ERROR(st)) {
+		dc_fd_io_end(h, a->state, need);
 		done_cb(obj, st, a, caller_arg);
 		return;
 	}
 	rc = dc_efile_io(h->file.ef, !is_read, &file);
 	if (rc != 0) {
+		dc_fd_io_end(h, a->state, need);
 		done_cb(obj, posix2fsal_status(rc), a, caller_arg);
 		return;
 	}
@@ -551,6 +561,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 	    lseek(dcio_file_fd(file), (off_t)(a->offset + want), SEEK_SET) <
 		    0) {
 		dc_efile_io_done(h->file.ef);
+		dc_fd_io_end(h, a->state, need);
 		done_cb(obj, fsalstat(ERR_FSAL_FBIG, EFBIG), a, caller_arg);
 		return;
 	}
@@ -563,6 +574,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 				      &n);
 		if (rc != EAGAIN) {
 			dc_efile_io_done(h->file.ef);
+			dc_fd_io_end(h, a->state, need);
 			a->io_amount = n;
 			a->end_of_file = rc == 0 && n < want;
 			done_cb(obj, posix2fsal_status(rc), a, caller_arg);
@@ -577,6 +589,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 			      .gexp = op_ctx->ctx_export,
 			      .fexp = op_ctx->fsal_export,
 			      .want = want,
+			      .state = a->state,
 			      .is_read = is_read };
 	get_gsh_export_ref(io->gexp);
 	if (is_read)
@@ -593,6 +606,7 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 		/* refused at once (EAGAIN: in-flight bound full) */
 		put_gsh_export(io->gexp);
 		gsh_free(io);
+		dc_fd_io_end(h, a->state, need);
 		done_cb(obj, posix2fsal_status(rc), a, caller_arg);
 	}
 }
@@ -625,9 +639,14 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 	} else if (len > (uint64_t)INT64_MAX - (uint64_t)offset) {
 		len = 0;
 	}
-	rc = dc_efile_io(h->file.ef, false, &io);
-	if (rc != 0)
-		return posix2fsal_status(rc);
+	/* A closed engine file was flushed by its close (one whose flush
+	 * failed, or that remembers lost data, stays open): nothing is left to
+	 * commit but an error that close left behind. It is not opened again:
+	 * ganesha's fd accounting would not know of that fd (6.5's reaper
+	 * never visits a file whose global fd is closed), and COMMITs of many
+	 * closed files would pile engine fds up. */
+	if (!dc_efile_io_if_open(h->file.ef, &io))
+		return posix2fsal_status(dc_efile_take_error(h->file.ef));
 	/* An error a closed engine file left behind is reported once. */
 	pending = dc_efile_take_error(h->file.ef);
 	if (pending != 0) {
@@ -649,6 +668,7 @@ fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
 	struct dc_handle *h = dc_hdl(obj);
 	fsal_openflags_t need;
 	bool bypass = false;
+	fsal_status_t st;
 
 	if (obj->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_INVAL, EINVAL);
@@ -669,5 +689,8 @@ fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
 	}
 	if (conflicting_lock != NULL)
 		conflicting_lock->lock_type = FSAL_NO_LOCK;
-	return dc_fd_check_io(h, bypass, state, need, true);
+	st = dc_fd_check_io(h, bypass, state, need, true);
+	if (!FSAL_IS_ERROR(st))
+		dc_fd_io_end(h, state, need);
+	return st;
 }

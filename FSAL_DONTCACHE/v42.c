@@ -37,17 +37,18 @@ fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 	if (FSAL_IS_ERROR(st))
 		return st;
 	rc = dcio_falloc_check(offset, length);
-	if (rc != 0)
-		return posix2fsal_status(rc);
-	rc = dc_efile_io(h->file.ef, true, &io);
-	if (rc != 0)
-		return posix2fsal_status(rc);
-	/* as the caller, like FSAL_VFS (root could use reserved blocks) */
-	fsal_set_credentials(&op_ctx->creds);
-	rc = dcio_fallocate(io, allocate ? DCIO_ALLOCATE : DCIO_PUNCH, offset,
-			    length);
-	fsal_restore_ganesha_credentials();
-	dc_efile_io_done(h->file.ef);
+	if (rc == 0)
+		rc = dc_efile_io(h->file.ef, true, &io);
+	if (rc == 0) {
+		/* as the caller, like FSAL_VFS (root could use reserved
+		 * blocks) */
+		fsal_set_credentials(&op_ctx->creds);
+		rc = dcio_fallocate(io, allocate ? DCIO_ALLOCATE : DCIO_PUNCH,
+				    offset, length);
+		fsal_restore_ganesha_credentials();
+		dc_efile_io_done(h->file.ef);
+	}
+	dc_fd_io_end(h, state, FSAL_O_WRITE);
 	return posix2fsal_status(rc);
 }
 
@@ -82,6 +83,7 @@ fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 	st = dc_fd_check_io(h, false, state, FSAL_O_ANY, false);
 	if (FSAL_IS_ERROR(st))
 		return st;
+	dc_fd_io_end(h, state, FSAL_O_ANY); /* FSAL_O_ANY: none was taken */
 	/* not the engine's fd: its file position is none of SEEK's business */
 	fd = dc_open_fh(h->fs, &h->fh, O_RDONLY | O_NOFOLLOW);
 	/* the handle's inode is gone: ENOENT becomes ESTALE */
