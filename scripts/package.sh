@@ -15,17 +15,19 @@
 # headers: third_party/nfs-ganesha-<release> (scripts/setup.sh) is bound read-only at
 # /usr/src/nfs-ganesha-<release> in the build root and passed as GANESHA_SRC (debian/rules).
 #
-# lintian (errors, warnings and informational tags shown) must report no error and no warning
-# that is not overridden (debian/*lintian-overrides, each override with its reason).
+# lintian (errors, warnings, informational and pedantic tags shown) must report no error and
+# no warning that is not overridden (debian/*lintian-overrides, each with its reason).
 #
 # OUT gets the .dsc, .tar.xz, .buildinfo, .changes and .debs (with the -dbgsym package) and
 # Packages/Release for apt:  deb [trusted=yes] file:OUT ./
 #
-# usage: scripts/package.sh 4.3|6.5 [--out DIR] [--previous] [--no-setup]
+# usage: scripts/package.sh 4.3|6.5 [--out DIR] [--previous] [--no-setup] [--root-only]
 #   --out DIR    where the packages and the repository go (default out/packages/<suite>)
 #   --previous   also build the version before, <ver>~prev+g43 (binaries only, from the same
 #                build), into OUT: what tests/integration/package.sh upgrades from
 #   --no-setup   do not run scripts/setup.sh (the ganesha headers are known to be there)
+#   --root-only  only make the build root (if it is missing or stale) and print its path
+#                (scripts/test.sh makes both while the project builds)
 # Environment: DC_PACKAGE_VERSION (default: debian/changelog's top version),
 # DC_CLEAN_ROOT_DIR (where the clean and build roots live, default third_party), TMPDIR
 # (the build's scratch tree, default /var/tmp).
@@ -35,26 +37,30 @@ rel=
 out=
 prev=0
 setup=1
+root_only=0
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=$2; shift ;;
     --previous) prev=1 ;;
     --no-setup) setup=0 ;;
-    -h|--help) sed -n '3,31p' "$0"; exit 0 ;;
+    --root-only) root_only=1 setup=0 ;;
+    -h|--help) sed -n '3,33p' "$0"; exit 0 ;;
     4.3|4) rel=4.3 ;;
     6.5|6) rel=6.5 ;;
     *) echo "package.sh: unknown argument $1 (4.3 or 6.5, see --help)" >&2; exit 2 ;;
   esac
   shift
 done
-[ -n "$rel" ] || { echo "usage: scripts/package.sh 4.3|6.5 [--out DIR] [--previous] [--no-setup]" >&2; exit 2; }
+[ -n "$rel" ] || { echo "usage: scripts/package.sh 4.3|6.5 [--out DIR] [--previous] [--no-setup] [--root-only]" >&2; exit 2; }
 case $rel in
   4.3) suite=bookworm tag=g43 ;;
   6.5) suite=trixie tag=g65 ;;
 esac
 out=${out:-$top/out/packages/$suite}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+if [ $root_only = 0 ]; then
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+fi
 base=${DC_CLEAN_ROOT_DIR:-$top/third_party}
 export DEBIAN_FRONTEND=noninteractive
 t0=$(date +%s)
@@ -66,12 +72,12 @@ if [ $setup = 1 ]; then
   else bash "$top/scripts/setup.sh" --ganesha 6 >&2; fi
 fi
 hdr=$(readlink -f "$top/third_party/nfs-ganesha-$rel" 2>/dev/null || true)
-[ -n "$hdr" ] && [ -f "$hdr/src/include/fsal_api.h" ] || {
+[ $root_only = 1 ] || { [ -n "$hdr" ] && [ -f "$hdr/src/include/fsal_api.h" ]; } || {
   echo "package.sh: no ganesha $rel source in third_party/nfs-ganesha-$rel:" \
        "run scripts/setup.sh$([ $rel = 6.5 ] && echo ' --ganesha 6')" >&2; exit 1; }
-command -v dpkg-scanpackages >/dev/null || {
+[ $root_only = 1 ] || command -v dpkg-scanpackages >/dev/null || {
   echo "package.sh: dpkg-scanpackages missing (dpkg-dev; scripts/setup.sh)" >&2; exit 1; }
-git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || {
+[ $root_only = 1 ] || git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || {
   echo "package.sh: $top is not a git checkout (the source package is its files)" >&2; exit 1; }
 
 ver=${DC_PACKAGE_VERSION:-$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)}
@@ -114,6 +120,11 @@ if [ "$(cat "$bstamp" 2>/dev/null)" != "$want" ]; then
   rm -rf "$broot/tmp/dc-src"
   echo "$want" > "$bstamp"
 fi
+if [ $root_only = 1 ]; then
+  step "build root ready"
+  echo "$broot"
+  exit 0
+fi
 # (shared from here: other builds may use the root at the same time, none may remake it)
 flock -s 6
 
@@ -145,8 +156,11 @@ entry() { # VERSION TEXT
 step "dpkg-buildpackage in an overlay over $broot"
 # shellcheck disable=SC2016
 inner='set -e
+t=$(date +%s)
+took() { echo "took: $1 $(($(date +%s) - t))s" >&2; t=$(date +%s); }
 cd /build/nfs-ganesha-dontcache
 dpkg-buildpackage -us -uc >&2
+took "dpkg-buildpackage (source and binaries)"
 echo "lintian $(lintian --version | sed "s/^Lintian v//") on nfs-ganesha-dontcache_${FULL}_amd64.changes:" >&2
 # (as nobody: lintian unpacks what it checks and advises against root)
 chmod -R a+rX /build
@@ -156,10 +170,12 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/tmp \
 sed "s/^/lintian| /" ../lintian.txt >&2
 [ -s ../lintian.txt ] || echo "lintian| (nothing to report)" >&2
 [ $rc = 0 ] || { echo "lintian failed (exit $rc)" >&2; exit 1; }
+took lintian
 if [ "$PREV" = 1 ]; then
   # the version before: same build (-nc), binaries only, its own changelog entry on top
   sed -i "1s/(${FULL})/(${PREV_FULL})/" debian/changelog
   dpkg-buildpackage -b -nc -us -uc >&2
+  took "dpkg-buildpackage -b -nc (the version before)"
 fi'
 unshare -m -n --propagation private sh -c '
   w=$1 b=$2 h=$3 rel=$4; shift 4
@@ -175,7 +191,7 @@ unshare -m -n --propagation private sh -c '
     nice -n 10 sh -c "$inner" > "$work/build.log" 2>&1 || {
   grep -v '^lintian| ' "$work/build.log" | tail -n 40 >&2; grep '^lintian' "$work/build.log" >&2 || true
   echo "package.sh: dpkg-buildpackage or lintian failed in the $suite build root" >&2; exit 1; }
-grep -E '^(lintian|dpkg-buildpackage: info: binary-only|dpkg-deb: building)' "$work/build.log" >&2 || true
+grep -E '^(lintian|took: |dpkg-deb: building)' "$work/build.log" >&2 || true
 flock -u 6
 
 # ---- OUT: the packages and a flat apt repository of them
