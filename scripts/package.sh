@@ -18,8 +18,8 @@
 # lintian (errors, warnings, informational and pedantic tags shown) must report no error and
 # no warning that is not overridden (debian/*lintian-overrides, each with its reason).
 #
-# OUT gets the .dsc, .tar.xz, .buildinfo, .changes and .debs (with the -dbgsym package) and
-# Packages/Release for apt:  deb [trusted=yes] file:OUT ./
+# OUT gets the .dsc, .tar.xz, .buildinfo, .changes and .debs (with the -dbgsym package),
+# build.log and lintian.txt, and Packages/Release for apt:  deb [trusted=yes] file:OUT ./
 #
 # usage: scripts/package.sh 4.3|6.5 [--out DIR] [--previous] [--no-setup] [--root-only]
 #   --out DIR    where the packages and the repository go (default out/packages/<suite>)
@@ -198,7 +198,7 @@ flock -u 6
 step "apt repository in $out"
 res=$work/upper/build
 files=("$res"/nfs-ganesha-dontcache_"$full".dsc "$res"/nfs-ganesha-dontcache_"$full".tar.*
-       "$res"/nfs-ganesha-dontcache*_"$full"_amd64.* "$res"/lintian.txt)
+       "$res"/nfs-ganesha-dontcache*_"$full"_amd64.* "$res"/lintian.txt "$work/build.log")
 [ $prev = 0 ] || files+=("$res"/nfs-ganesha-dontcache*_"$prev_full"_amd64.*)
 cp "${files[@]}" "$out/"
 (cd "$out" && dpkg-scanpackages -m . /dev/null 2>/dev/null > Packages && gzip -9nkf Packages &&
