@@ -10,7 +10,8 @@
 #
 # The build root, third_party/build-<suite>, is the clean root of scripts/clean-root.sh (which
 # this runs) plus build-essential, the Build-Depends of debian/control and lintian: made once
-# per machine and again when the Build-Depends change (a stamp keeps their checksum). Each build
+# per machine, and again when the Build-Depends change (a stamp keeps their checksum) or after
+# a week (Debian's updates: the copy is made after clean-root.sh's daily apt-get update). Each build
 # runs in an overlay over it, without network, so it stays as made. Debian ships no ganesha
 # headers: third_party/nfs-ganesha-<release> (scripts/setup.sh) is bound read-only at
 # /usr/src/nfs-ganesha-<release> in the build root and passed as GANESHA_SRC (debian/rules).
@@ -92,10 +93,13 @@ trap 'rm -rf "$work"' EXIT
 clean=$(bash "$top/scripts/clean-root.sh" "$suite" | tail -n 1)
 broot=$base/build-$suite
 bstamp=$broot/.dc-build-root
-want=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$top/debian/control" | sha256sum | cut -c1-16)
+extra=(lintian)
+want=$({ sed -n '/^Build-Depends:/,/^[A-Z]/p' "$top/debian/control"; echo "${extra[*]}"; } |
+       sha256sum | cut -c1-16)
 exec 6> "$broot.lock"
 flock -w 900 6 || { echo "package.sh: $broot.lock busy for 15 min" >&2; exit 1; }
-if [ "$(cat "$bstamp" 2>/dev/null)" != "$want" ]; then
+if [ "$(cat "$bstamp" 2>/dev/null)" != "$want" ] ||
+   [ -z "$(find "$bstamp" -mtime -7 2>/dev/null)" ]; then
   step "build root $broot: copy of $clean, then the Build-Depends and lintian"
   exec 7> "$clean.lock"
   flock -w 900 7 || { echo "package.sh: $clean.lock busy for 15 min" >&2; exit 1; }
@@ -112,7 +116,7 @@ if [ "$(cat "$bstamp" 2>/dev/null)" != "$want" ]; then
       exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
         DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 sh -c "
           apt-get build-dep -y --no-install-recommends /tmp/dc-src &&
-          apt-get install -y --no-install-recommends lintian"' sh "$broot" "$clean.archives" \
+          apt-get install -y --no-install-recommends $3"' sh "$broot" "$clean.archives" "${extra[*]}" \
     > "$work/build-root.log" 2>&1 || {
     tail -n 30 "$work/build-root.log" >&2
     echo "package.sh: installing the Build-Depends in $broot failed" >&2; exit 1; }
