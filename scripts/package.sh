@@ -17,7 +17,8 @@
 # /usr/src/nfs-ganesha-<release> in the build root and passed as GANESHA_SRC (debian/rules).
 #
 # lintian (errors, warnings, informational and pedantic tags shown) must report no error and
-# no warning that is not overridden (debian/*lintian-overrides, each with its reason).
+# no warning that is not overridden (debian/*lintian-overrides; each override needs its
+# reason in a comment above it, or package.sh refuses to build).
 #
 # OUT gets the .dsc, .tar.xz, .buildinfo, .changes and .debs (with the -dbgsym package),
 # build.log and lintian.txt, and Packages/Release for apt:  deb [trusted=yes] file:OUT ./
@@ -81,6 +82,15 @@ hdr=$(readlink -f "$top/third_party/nfs-ganesha-$rel" 2>/dev/null || true)
 [ $root_only = 1 ] || git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || {
   echo "package.sh: $top is not a git checkout (the source package is its files)" >&2; exit 1; }
 
+# every lintian override says why: a comment line above it (and above the overrides that
+# follow it without a blank line)
+for f in "$top"/debian/*lintian-overrides "$top"/debian/source/lintian-overrides; do
+  [ -f "$f" ] || continue
+  bad=$(awk '/^[ \t]*$/ { ok = 0; next } /^#/ { ok = 1; next }
+             !ok { print FILENAME ":" FNR ": " $0 }' "$f")
+  [ -z "$bad" ] || { echo "package.sh: lintian override without a reason (a # comment above it):" >&2
+                     echo "$bad" >&2; exit 1; }
+done
 ver=${DC_PACKAGE_VERSION:-$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)}
 case $ver in *+g*) echo "package.sh: version $ver already has a +g tag" >&2; exit 1 ;; esac
 full=$ver+$tag
