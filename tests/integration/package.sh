@@ -65,8 +65,11 @@ else
   it_pass "dpkg-buildpackage and lintian (errors and warnings fail it) on $suite"
 fi
 lap "package.sh (build root, 2 versions, lintian)"
-deb=$(ls "$repo"/nfs-ganesha-dontcache_*+${tag}_amd64.deb 2>/dev/null | grep -v '~prev' | tail -n 1)
-prev_deb=$(ls "$repo"/nfs-ganesha-dontcache_*~prev+${tag}_amd64.deb 2>/dev/null | tail -n 1)
+deb= prev_deb=
+for f in "$repo"/nfs-ganesha-dontcache_*+"$tag"_amd64.deb; do
+  [ -f "$f" ] || continue
+  case $f in *~prev+*) prev_deb=$f ;; *) deb=$f ;; esac
+done
 [ -f "$deb" ] && [ -f "$prev_deb" ] || it_die "no N and N-1 packages in $repo"
 name=$(basename "$deb")
 ver=$(dpkg-deb -f "$deb" Version) prev_ver=$(dpkg-deb -f "$prev_deb" Version)
