@@ -12,9 +12,14 @@ build=${BUILD_DIR:-$top/build}
 set -e
 BUILD_DIR=$build bash "$top/scripts/build.sh"
 # The clean Debian 12 and 13 roots of the package scenario (tests/integration/package.sh),
-# debootstrapped once per machine, while the builds below run.
+# debootstrapped once per machine, and the build roots of scripts/package.sh made from them
+# (the Build-Depends and lintian installed), while the builds below run. A build root that
+# cannot be made fails only the package scenarios (each tries again and says why).
 t_clean0=$(date +%s)
-(bash "$top/scripts/clean-root.sh" bookworm && bash "$top/scripts/clean-root.sh" trixie) \
+(bash "$top/scripts/clean-root.sh" bookworm && bash "$top/scripts/clean-root.sh" trixie &&
+ { for r in 4.3 6.5; do
+     bash "$top/scripts/package.sh" $r --root-only || echo "test.sh: the $r build root failed (above)"
+   done; }) \
   > "$build/clean-roots.log" 2>&1 &
 clean_pid=$!
 cmake -S "$top" -B "$build-san" -DCMAKE_BUILD_TYPE=Debug -DDC_SANITIZE=ON >/dev/null
@@ -46,7 +51,7 @@ count() { tail -n 1 "$1" | sed -n "s/^\([0-9]*\) passed, \([0-9]*\) failed$/\\$2
 p4=$(count "$out4" 1) f4=$(count "$out4" 2) p6=$(count "$out6" 1) f6=$(count "$out6" 2)
 echo "ganesha 4.3: ${p4:-?} passed, ${f4:-?} failed (with the unit tests); ganesha 6.5:" \
      "${p6:-?} passed, ${f6:-?} failed; 6.5 setup+build ${t_setup6}s, tests ${t_run6}s;" \
-     "clean roots ${t_clean:-?}s (beside the builds)"
+     "clean and build roots ${t_clean:-?}s (beside the builds)"
 [ -n "$p4" ] && [ -n "$p6" ] || { echo "0 passed, 1 failed"; exit 1; }
 echo "$((p4 + p6 + pf)) passed, $((f4 + f6 + ff)) failed"
 [ $((f4 + f6 + ff)) -eq 0 ]

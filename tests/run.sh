@@ -23,7 +23,8 @@
 #               "g6:" for the run against 6.5)
 #   --no-unit   skip the unit tests (they do not depend on ganesha: scripts/test.sh runs them once)
 #   --only      run only tests whose name matches REGEX
-# Environment: DC_UNIT_TIMEOUT (s, default 600), DC_TEST_TIMEOUT (s per scenario, default 180).
+# Environment: DC_UNIT_TIMEOUT (s, default 600), DC_TEST_TIMEOUT (s per scenario, default 180;
+# a scenario may ask for more with a "# run.sh timeout: N" line in its header).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=
@@ -137,14 +138,17 @@ for s in "${scripts[@]}"; do
   [ "$s" = "$top/bench/smoke.sh" ] && name=bench_smoke
   selected "$name" || continue
   log=$logs/$name.log
+  # a scenario that needs longer says so in its header: "# run.sh timeout: N" (seconds)
+  limit=$(sed -n '1,40s/^# run\.sh timeout: *\([0-9][0-9]*\)$/\1/p' "$s" | head -n 1)
+  [ -n "$limit" ] && [ "$limit" -gt "$script_timeout" ] || limit=$script_timeout
   t0=$(now_ms)
-  DC_TEST_LOGDIR=$logs/$name.d timeout -k 15 "$script_timeout" bash "$s" > "$log" 2>&1 < /dev/null
+  DC_TEST_LOGDIR=$logs/$name.d timeout -k 15 "$limit" bash "$s" > "$log" 2>&1 < /dev/null
   rc=$?
   ms=$(($(now_ms) - t0))
   case $rc in
     0) report PASS "$name" "$ms" "$log" ;;
     77) report SKIP "$name" "$ms" "$log" ;;
-    124|137) echo "(timed out after ${script_timeout}s)" >> "$log"; report FAIL "$name" "$ms" "$log" ;;
+    124|137) echo "(timed out after ${limit}s)" >> "$log"; report FAIL "$name" "$ms" "$log" ;;
     *) report FAIL "$name" "$ms" "$log" ;;
   esac
 done
