@@ -94,7 +94,8 @@ struct dc_fs {
 	int fsid_type; /* enum fsid_type */
 	uint8_t fsid_len; /* encoded in handles */
 	uint8_t fsid_bytes[DC_FH_FSID_MAX];
-	struct fsal_filesystem *gfs;
+	struct fsal_filesystem *gfs; /* NULL: a private one (ident.c) */
+	unsigned int private_users; /* exports on a private one (DC.fs_mu) */
 	char *path;
 };
 

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "FSAL/fsal_localfs.h"
@@ -302,6 +303,64 @@ int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len,
 	return dc_fh_parse_host(buf, (size_t)n, fh);
 }
 
+/* Path's filesystem is not in ganesha's list: ganesha 6.5 leaves tmpfs (and
+ * others it would never export itself) out of it. The export still serves
+ * that one filesystem through a dc_fs of the module's own (fsid: statfs's
+ * f_fsid, else the device), shared by the exports on it; nothing mounted
+ * under it is crossed. */
+static int private_fs(struct dc_export *x, const struct stat *st)
+{
+	struct dc_fs *fs = find_fs(&st->st_dev, NULL);
+	struct statfs sf;
+	uint32_t w[2];
+
+	if (fs != NULL) {
+		if (fs->gfs != NULL) {
+			dc_fs_put(fs);
+			return EXDEV;
+		}
+		PTHREAD_MUTEX_lock(&DC.fs_mu);
+		fs->private_users++;
+		PTHREAD_MUTEX_unlock(&DC.fs_mu);
+		x->root_fs = fs;
+		return 0;
+	}
+	fs = gsh_calloc(1, sizeof(*fs));
+	fs->mount_fd = open(x->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->mount_fd < 0) {
+		int err = errno;
+
+		gsh_free(fs);
+		return err;
+	}
+	if (fstatfs(fs->mount_fd, &sf) == 0 &&
+	    (sf.f_fsid.__val[0] != 0 || sf.f_fsid.__val[1] != 0)) {
+		memcpy(w, &sf.f_fsid, sizeof(w));
+		fs->fsid.major = w[0];
+		fs->fsid.minor = w[1];
+		fs->fsid_type = FSID_TWO_UINT32;
+	} else {
+		fs->fsid.major = major(st->st_dev);
+		fs->fsid.minor = minor(st->st_dev);
+		fs->fsid_type = FSID_DEVICE;
+	}
+	fs_encode_fsid(fs);
+	fs->refs = 2; /* the list's and the export's */
+	fs->claimed = true;
+	fs->private_users = 1;
+	fs->dev = st->st_dev;
+	fs->path = gsh_strdup(x->path);
+	PTHREAD_MUTEX_lock(&DC.fs_mu);
+	glist_add_tail(&DC.filesystems, &fs->node);
+	PTHREAD_MUTEX_unlock(&DC.fs_mu);
+	x->root_fs = fs;
+	LogEvent(
+		COMPONENT_FSAL,
+		"DONTCACHE export %u: Path %s: its filesystem is not one ganesha lists (ganesha 6.5 leaves tmpfs out): exported on its own, filesystems mounted under it are not crossed",
+		x->export_id, x->path);
+	return 0;
+}
+
 int dc_ident_export_init(struct dc_export *x)
 {
 	struct stat st;
@@ -309,6 +368,10 @@ int dc_ident_export_init(struct dc_export *x)
 
 	rc = resolve_posix_filesystem(x->path, &DC.fsal, &x->export, claim_fs,
 				      unclaim_fs, &x->export.root_fs);
+	if (rc == ENOENT && fstat(x->root_fd, &st) == 0)
+		rc = private_fs(x, &st);
+	if (rc == 0 && x->root_fs != NULL)
+		return 0;
 	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE export %u: Path %s: its filesystem cannot be claimed: %s",
@@ -329,7 +392,22 @@ int dc_ident_export_init(struct dc_export *x)
 
 void dc_ident_export_fini(struct dc_export *x)
 {
+	struct dc_fs *fs = x->root_fs;
+	bool last = false;
+
 	unclaim_all_export_maps(&x->export);
+	if (fs != NULL && fs->gfs == NULL) {
+		/* a private filesystem leaves the list with its last export */
+		PTHREAD_MUTEX_lock(&DC.fs_mu);
+		if (--fs->private_users == 0 && fs->claimed) {
+			glist_del(&fs->node);
+			fs->claimed = false;
+			last = true;
+		}
+		PTHREAD_MUTEX_unlock(&DC.fs_mu);
+		if (last)
+			dc_fs_put(fs);
+	}
 	if (x->root_fs != NULL) {
 		dc_fs_put(x->root_fs);
 		x->root_fs = NULL;
