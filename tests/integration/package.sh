@@ -147,6 +147,9 @@ in_root() {
 }
 # apt-get update of the local repository alone (the Debian lists are the clean root's)
 local_update() {
+  # the lists of the previous view go first: apt 3 (trixie) reused the N-1 view's Packages
+  # against the N view's Release ("Hash Sum mismatch") when both came in one second
+  rm -f "$root"/var/lib/apt/lists/*dc-repo* "$root"/var/lib/apt/lists/partial/*dc-repo*
   in_root apt-get update -o Dir::Etc::SourceList=/etc/apt/sources.list.d/dc-local.list \
     -o Dir::Etc::SourceParts=- -o APT::Get::List-Cleanup=0 > "$IT_WORK/update.log" 2>&1 ||
     { cat "$IT_WORK/update.log"; it_die "apt-get update of the local repository failed"; }
