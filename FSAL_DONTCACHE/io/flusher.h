@@ -36,7 +36,10 @@ struct fl_file {
 	bool listed, busy, urgent;
 	struct dcio_rangeset dirty; /* to start: sync_file_range(WRITE) */
 	struct dcio_rangeset wb; /* started: wait, then drop */
-	uint64_t dirty_bytes, nwrites, last, gen;
+	uint64_t dirty_bytes, nwrites, last;
+	/* while busy (taken by a pass, only the flusher touches these) */
+	struct dcio_file *batch; /* next file of the pass */
+	struct dcio_rangeset old, fresh; /* to wait and drop / to start */
 };
 
 int flusher_start(struct dcio_engine *e);
