@@ -34,6 +34,8 @@ struct dc_module {
 	uint32_t engine_nice;
 	bool malloc_tuning;
 	bool malloc_tuned;
+	char *dontcache_kick_s; /* Dontcache_Kick: auto, inline, deferred */
+	enum dcio_kick kick;
 
 	struct dcio_engine *engine;
 	pthread_mutex_t lock; /* exports list, stats thread */

@@ -375,13 +375,15 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		rl_start(q);
 		break;
 	case PATH_CALLER:
-		/* Small: issued here, no hand-off. RWF_DONTCACHE would make
-		 * the kernel start writeback of these few pages inside the
-		 * syscall, on the request path: it goes buffered instead, and
-		 * the flusher writes it back and drops it together with its
-		 * neighbours (dropbehind). Completion, group commit and the
-		 * error rule are those of a queued write. */
-		if (q->mode == DCIO_WRITE_DONTCACHE)
+		/* Issued here, no hand-off. Before Linux 7.2, RWF_DONTCACHE
+		 * makes the kernel start writeback of the write's pages
+		 * inside the syscall, on the request path: it goes buffered
+		 * instead, and the flusher writes it back and drops it
+		 * together with its neighbours (dropbehind). A kernel that
+		 * defers that kick to its own flusher coalesces it itself
+		 * (enum dcio_kick). Completion, group commit and the error
+		 * rule are those of a queued write. */
+		if (q->mode == DCIO_WRITE_DONTCACHE && !f->e->kick_deferred)
 			req_set_mode(q, DCIO_WRITE_DROPBEHIND);
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 /* The process-wide engine: syscall table, engine threads (rings or pool),
  * the blocking-work pool and the flusher. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -110,6 +112,28 @@ static bool start_rings(struct dcio_engine *e,
 	return true;
 }
 
+bool dcio_kernel_defers_kick(const char *release)
+{
+	unsigned long major, minor;
+	char *end;
+
+	if (!release || !isdigit((unsigned char)*release))
+		return false;
+	errno = 0;
+	major = strtoul(release, &end, 10);
+	if (errno || *end != '.' || !isdigit((unsigned char)end[1]))
+		return false;
+	minor = strtoul(end + 1, NULL, 10);
+	if (errno)
+		return false;
+	return major > 7 || (major == 7 && minor >= 2);
+}
+
+bool dcio_engine_kick_deferred(const struct dcio_engine *e)
+{
+	return e && e->kick_deferred;
+}
+
 int dcio_engine_create(const struct dcio_engine_params *p,
 		       const struct dcio_syscalls *sys,
 		       struct dcio_engine **out)
@@ -125,6 +149,13 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
+	if (p->kick == DCIO_KICK_AUTO) {
+		struct utsname u;
+		e->kick_deferred =
+			uname(&u) == 0 && dcio_kernel_defers_kick(u.release);
+	} else {
+		e->kick_deferred = p->kick == DCIO_KICK_DEFERRED;
+	}
 	atomic_init(&e->verifier_gen, 1);
 	long page = sysconf(_SC_PAGESIZE);
 	e->page = page > 0 ? (uint32_t)page : 4096;

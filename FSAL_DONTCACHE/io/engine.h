@@ -48,6 +48,7 @@ struct dcio_engine {
 	pthread_cond_t cv;
 	long outstanding;
 	int nice;
+	bool kick_deferred; /* enum dcio_kick, resolved at create */
 	/* bumped with every export's verifier_gen: a file is written through
 	 * whichever export its handle came from (dcio_engine_verifier_gen) */
 	atomic_uint_fast64_t verifier_gen;
