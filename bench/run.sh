@@ -32,9 +32,9 @@ usage: bench/run.sh [--quick] [options]
                        (default: vfs plus every FSAL_DONTCACHE mode when the module exists;
                        --quick leaves out buffered and inline)
   --scenarios LIST     comma list among seq1,multi4,multi16,multi64,rand64k,noisy,compete,
-                       commit,small64k,read64k,read64k_w,read4k,read4k_w
-                       (full default: all; quick default: all but multi16, read64k,
-                       read4k, read4k_w)
+                       commit,small64k,read64k,read64k_w,read4k,read4k_w,cqd1,cqd8,cqd32
+                       (full default: all but cqd*; quick default: all but multi16, read64k,
+                       read4k, read4k_w and cqd*)
   --mem-limit SIZE     memory cgroup limit (default 2G; quick 1G)
   --no-cgroup          run uncapped (report says so)
   --module PATH        libfsaldontcache.so (default: build*/FSAL_DONTCACHE/, then the system FSAL dir)
@@ -217,10 +217,11 @@ for m in "${modes[@]}"; do
   case " vfs $all_dc_modes ${VARIANTS[*]} " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
   [ "$m" != vfs ] && [ -z "$MODULE" ] && die "mode $m needs libfsaldontcache.so (not built yet? use --module)"
 done
-all_scenarios="seq1 multi4 multi16 multi64 rand64k noisy compete commit small64k read64k read64k_w read4k read4k_w"
+full_scenarios="seq1 multi4 multi16 multi64 rand64k noisy compete commit small64k read64k read64k_w read4k read4k_w"
+all_scenarios="$full_scenarios cqd1 cqd8 cqd32"
 if [ -z "$SCENARIOS" ]; then
   if [ $QUICK = 1 ]; then SCENARIOS=seq1,multi4,multi64,rand64k,noisy,compete,commit,small64k,read64k_w
-  else SCENARIOS=${all_scenarios// /,}; fi
+  else SCENARIOS=${full_scenarios// /,}; fi
 fi
 IFS=, read -r -a scenarios <<< "$SCENARIOS"
 for s in "${scenarios[@]}"; do
@@ -329,6 +330,7 @@ dcb_args() {  # scenario -> dcbench options (without URLs)
     compete) echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $T" ;;
     commit)  echo "--conns 16 --qd 2 --bs 64k --size $(wrap 16) --time $T --commit-every 512k" ;;
     small64k) echo "--conns 1 --qd 1 --bs 64k --size $(wrap 1) --time $T" ;;
+    cqd1|cqd8|cqd32) echo "--conns 1 --qd ${1#cqd} --bs 1M --size $(wrap 1) --time $T --commit-every 16M" ;;
     read64k)   echo "--conns 0 --time $T --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
     read64k_w) echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
     read4k)    echo "--conns 0 --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;

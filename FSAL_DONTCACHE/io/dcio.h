@@ -103,6 +103,10 @@ struct dcio_export_params {
 	uint32_t caller_write_max; /* writes up to this size are issued on the
 					 * caller's thread (no hand-off; completion
 					 * and flushing as usual); 0 = none */
+	uint32_t stable_reply_ms; /* an UNSTABLE write joins a group flush
+				   * (fsync) when the export's recent flushes
+				   * took at most this long, and is answered
+				   * durable if it succeeds; 0 = never */
 };
 /* Zero means the engine default for max_inflight_bytes (256 MiB),
  * flush_file_bytes (8 MiB), flush_export_bytes (64 MiB) and flush_interval_ms
@@ -136,6 +140,13 @@ struct dcio_file;
  * before dcio_write returns). The iovec and its buffers must stay valid until
  * then and are not touched after. */
 typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
+/* dcio_write, and *durable (when not NULL) is set before done runs: true
+ * when the data (and, fsync, the metadata) was flushed before the answer:
+ * a stable write, or an UNSTABLE one that joined a group flush
+ * (stable_reply_ms) that succeeded; false otherwise. */
+int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+		uint64_t offset, enum dcio_stable stable, bool *durable,
+		dcio_done_fn done, void *arg);
 /* (done must not call dcio_file_close on its own file: close waits for the
  * file's requests, this one included, to finish.) */
 

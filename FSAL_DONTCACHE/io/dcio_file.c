@@ -328,6 +328,13 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	       uint64_t offset, enum dcio_stable stable, dcio_done_fn done,
 	       void *arg)
 {
+	return dcio_write2(f, iov, iovcnt, offset, stable, NULL, done, arg);
+}
+
+int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+		uint64_t offset, enum dcio_stable stable, bool *durable,
+		dcio_done_fn done, void *arg)
+{
 	if (!f || !done || iovcnt < 0 || (iovcnt && !iov) ||
 	    (unsigned)stable > DCIO_FILE_SYNC)
 		return EINVAL;
@@ -346,6 +353,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->off = q->io_off = offset;
 	q->len = q->io_len = len;
 	q->stable = stable;
+	q->durable = durable;
 	q->done = done;
 	q->arg = arg;
 	falloc_track(q);

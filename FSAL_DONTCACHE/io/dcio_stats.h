@@ -43,6 +43,7 @@ struct dcio_stats {
 		fl_inline_kicks; /* Flush_Mode=inline: writeback kicked by the writer */
 	uint64_t gc_batches, gc_requests, gc_syscalls, gc_max_batch, gc_nodirty;
 	uint64_t gc_lost_reports, gc_lost_inflight, gc_settles;
+	uint64_t sr_joined, sr_durable; /* stable_reply_ms: UNSTABLE writes */
 	uint64_t errors[DCIO_ERRNO_MAX + 1];
 	uint64_t eagain, inflight_waits;
 	struct dcio_hist lat_w, lat_r, lat_c;

@@ -64,6 +64,8 @@ struct dcio_export {
 	atomic_bool rfallback; /* dontcache reads run buffered */
 	bool probed_wok, probed_rok, probe_failed;
 	atomic_uint_fast64_t verifier_gen;
+	/* mean of recent group flushes (ns, 1/8 weight): stable_reply_ms */
+	atomic_uint_fast64_t flush_ns_avg;
 	pthread_mutex_t mu; /* in-flight bound and outstanding requests */
 	pthread_cond_t cv;
 	uint64_t inflight, peak;

@@ -112,6 +112,11 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		b, rq, sc, rq > sc ? rq - sc : 0, b ? (double)rq / b : 0.0,
 		LD(s->gc_max_batch), LD(s->gc_nodirty), LD(s->gc_lost_reports),
 		LD(s->gc_lost_inflight), LD(s->gc_settles));
+	fprintf(o,
+		",\"stable_reply\":{\"ms\":%u,\"joined\":%llu,\"durable\":%llu"
+		",\"flush_avg_us\":%llu}",
+		XP(x, stable_reply_ms), LD(s->sr_joined), LD(s->sr_durable),
+		(unsigned long long)(atomic_load(&x->flush_ns_avg) / 1000));
 	fputc(',', o);
 	put_errors(o, s);
 	fprintf(o,
