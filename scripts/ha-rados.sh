@@ -11,14 +11,20 @@
 # up (pool "nfs-ganesha", size 1, active+clean), then CMD runs with CEPH_CONF set to the
 # cluster's ceph.conf (e.g. -- ceph -s), or it stays up SECS seconds (default 300); then every
 # daemon is stopped and the directory removed.
-# What a one-node cluster needs (Ceph 16.2, Debian 12), each of which was missing once:
-#   - size 1 pools: "osd pool default size = 1", "min size = 1", "mon allow pool size one";
-#     "osd crush chooseleaf type = 0" (the default rule picks OSDs, not hosts)
-#   - the OSD in the CRUSH map: the OSD places itself at start ("osd crush update on start",
-#     root=default host=rados-node); rad_up also does it explicitly (crush add), so a pool's
-#     PGs have an OSD to map to
-#   - a ceph-mgr: without one "ceph -s" reports every PG "unknown" and pg stats never reach
-#     the mon
+# What a one-node cluster needs (Ceph 16.2.15, Debian 12; each checked here by leaving it out):
+#   - size 1 pools: "osd pool default size = 1", "min size = 1", "mon allow pool size one",
+#     and "osd pool set POOL size 1 --yes-i-really-mean-it"; with the defaults (size 3,
+#     min_size 2) the pool's PGs stay "8 undersized+peered" ("100.000% pgs not active",
+#     HEALTH_WARN "OSD count 1 < osd_pool_default_size 3"); "osd crush chooseleaf type = 0"
+#     (the default rule picks OSDs, not hosts)
+#   - the OSD in the CRUSH map: with "osd crush update on start = false" and no
+#     "ceph osd crush add" every PG stays "stuck inactive ... current state unknown, last
+#     acting []" (osd tree: osd.0 outside root default, weight 0). The OSD's own placement
+#     at start (the default) is enough (host = the machine's name, weight 0.00049 for
+#     512 MiB); rad_up places it explicitly anyway (weight 1, host rados-node)
+#   - a ceph-mgr, to see the pool active: without one objects can be written (rados put)
+#     but the mon has no PG stats ("ceph -s": "0 pools, 0 pgs", "mgr: no daemons active";
+#     "ceph pg stat" hangs), so nothing can wait for active+clean
 #   - auth none everywhere (no keyrings), memstore (no disk, no bluestore mkfs)
 # Needs ceph-mon ceph-mgr ceph-osd ceph-common (Debian 12: 16.2.15).
 
@@ -173,7 +179,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     case $1 in
       --time) secs=$2; shift ;;
       --) shift; cmd=("$@"); break ;;
-      *) sed -n '3,24p' "$0"; exit 2 ;;
+      *) sed -n '3,29p' "$0"; exit 2 ;;
     esac
     shift
   done

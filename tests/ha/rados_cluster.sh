@@ -36,7 +36,7 @@ RC_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common nfs-ganesha-rados-grace nfs-gane
 RC_RECOV_LIB=/usr/lib/ganesha/libganesha_rados_recov.so
 rc_missing() {
   local p
-  for p in ceph-mon ceph-mgr ceph-osd ceph monmaptool ganesha-rados-grace; do
+  for p in ceph-mon ceph-mgr ceph-osd ceph rados monmaptool ganesha-rados-grace; do
     command -v "$p" >/dev/null || { echo "$p"; return 0; }
   done
   [ -e "$RC_RECOV_LIB" ] || { echo "$RC_RECOV_LIB"; return 0; }
@@ -125,6 +125,19 @@ wait_for() {
   done
   return 1
 }
+# rec_db_has OWNER NODE: NODE's client recovery db of the current epoch (the RADOS object
+# rec-<cur, 16 hex digits>:NODE) has a record naming client owner OWNER; prints the object
+rec_db_has() {
+  local cur obj k f=$IT_WORK/omapval
+  cur=$(grace_dump | sed -n 's/^cur=\([0-9]*\) rec=.*/\1/p')
+  [ -n "$cur" ] || return 1
+  obj=$(printf 'rec-%016x:%s' "$cur" "$2")
+  for k in $(timeout 20 rados --conf "$RAD_CONF" -p "$RAD_POOL" listomapkeys "$obj" 2>/dev/null); do
+    timeout 20 rados --conf "$RAD_CONF" -p "$RAD_POOL" getomapval "$obj" "$k" "$f" >/dev/null 2>&1 &&
+      grep -q "$1" "$f" && { echo "$obj"; return 0; }
+  done
+  return 1
+}
 lifted() { [ "$(grace_rec)" = 0 ] && [ -z "$(grace_flags a)$(grace_flags b)" ]; }
 b_enforcing() { [[ $(grace_flags b) == *E* ]]; }
 
@@ -159,6 +172,11 @@ IT_EXTRA_PIDS+=("$HPID")
 wait_for 10 grep -q '^ha_reclaim: held' "$IT_WORK/reclaim.out" >/dev/null ||
   { cat "$IT_WORK/reclaim.out" "$IT_WORK/reclaim.err"; it_die "the NFSv4.1 client on head A did not open its file"; }
 it_pass "NFSv4.1 client on head A holds v4held open (written FILE_SYNC)"
+if obj=$(wait_for 10 rec_db_has ha_reclaim.held a >/dev/null && rec_db_has ha_reclaim.held a); then
+  it_pass "head A recorded its NFSv4.1 client in RADOS (object $obj of pool $RAD_POOL)"
+else
+  it_fail "no record of client ha_reclaim.held in head A's recovery db in RADOS: $(timeout 20 rados --conf "$RAD_CONF" -p "$RAD_POOL" ls 2>&1 | tr '\n' ' ')"
+fi
 sleep $((secs / 3))
 for h in a b; do
   p=WPID_$h
