@@ -32,6 +32,8 @@
 # (GSH_ROOT: its root has no Ceph), or when the cluster does not come up within
 # RADOS_UP_SECS (120).
 # Usage: tests/ha/rados_cluster.sh [BUILD_DIR]   env: HA_SECS (writers' run time, 30)
+# run.sh timeout: 420
+# (about 120 s here, plus about 95 s when it has to install Ceph first)
 RC_PKGS="ceph-mon ceph-mgr ceph-osd ceph-common nfs-ganesha-rados-grace nfs-ganesha-ceph"
 RC_RECOV_LIB=/usr/lib/ganesha/libganesha_rados_recov.so
 rc_missing() {
