@@ -156,12 +156,12 @@ rad_up() {
 
 # rad_down: stops the daemons, last first (SIGTERM, then SIGKILL after 10 s), by pid.
 rad_down() {
-  local i p k
+  local i p
   for ((i = ${#RAD_PIDS[@]} - 1; i >= 0; i--)); do
     p=${RAD_PIDS[$i]}
     kill -0 "$p" 2>/dev/null || continue
     kill -TERM "$p" 2>/dev/null
-    for k in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$p" 2>/dev/null
     wait "$p" 2>/dev/null
   done

@@ -120,7 +120,8 @@ grace_flags() { grace_dump | awk -v n="$1" '$1 == n { print $2 }'; }
 grace_rec() { grace_dump | sed -n 's/^cur=[0-9]* rec=\([0-9]*\)$/\1/p'; }
 # wait_for SECS CMD...: CMD true within SECS (polled every 0.5 s); prints the ms it took
 wait_for() {
-  local n=$(($1 * 2)) i t=$(date +%s%3N); shift
+  local n=$(($1 * 2)) i t
+  t=$(date +%s%3N); shift
   for ((i = 0; i < n; i++)); do
     "$@" && { echo $(($(date +%s%3N) - t)); return 0; }
     sleep 0.5
@@ -159,12 +160,13 @@ fi
 # clients on each head
 url_ip() { echo "${HAP_IP[$1]}"; }
 mkdir -p "$IT_WORK/rec.a" "$IT_WORK/rec.b"
+declare -A WPID
 EXP=$IT_WORK/srv/export
 for h in a b; do
   "$HA_BIN/ha_writer" -H "$(url_ip $h)" -p "$HAP_NFS_PORT" -M "$HAP_MNT_PORT" -e "$EXP" \
     -r "$IT_WORK/rec.$h" -n 2 -P "v3$h" -t "$secs" -b 65536 -W $((4 << 20)) -c $((1 << 20)) \
     -x 5 -g 90 > "$IT_WORK/writer.$h.out" 2>&1 &
-  printf -v "WPID_$h" %s $!
+  WPID[$h]=$!
   IT_EXTRA_PIDS+=("$!")
 done
 "$HA_BIN/ha_reclaim" hold -H "$(url_ip a)" -p "$HAP_NFS_PORT" -e /ha -n v4held -o ha_reclaim.held \
@@ -181,8 +183,7 @@ else
 fi
 sleep $((secs / 3))
 for h in a b; do
-  p=WPID_$h
-  kill -0 "${!p}" 2>/dev/null || { cat "$IT_WORK/writer.$h.out"; it_die "writers on head $h ended before the crash"; }
+  kill -0 "${WPID[$h]}" 2>/dev/null || { cat "$IT_WORK/writer.$h.out"; it_die "writers on head $h ended before the crash"; }
 done
 
 # the crash, and the cluster manager's grace period
@@ -204,7 +205,7 @@ out=$("$HA_BIN/ha_reclaim" probe -H "$(url_ip b)" -p "$HAP_NFS_PORT" -e /ha -n v
 [[ $out == *"open=NFS4ERR_GRACE"* ]] &&
   it_pass "during the grace period a new OPEN on head B is refused: $out" ||
   it_fail "expected NFS4ERR_GRACE for a new OPEN on head B in grace: $out"
-kill -0 "$WPID_b" 2>/dev/null && it_pass "head B's NFSv3 writers go on during the grace period" ||
+kill -0 "${WPID[b]}" 2>/dev/null && it_pass "head B's NFSv3 writers go on during the grace period" ||
   it_fail "head B's NFSv3 writers ended during the grace period: $(tail -n 3 "$IT_WORK/writer.b.out")"
 
 # head A back (as a node restarting its service)
@@ -237,10 +238,9 @@ out=$("$HA_BIN/ha_reclaim" probe -H "$(url_ip b)" -p "$HAP_NFS_PORT" -e /ha -n v
 # the NFSv3 writers to their end, then the ledger
 wrc=()
 for h in a b; do
-  p=WPID_$h
-  for _ in $(seq $((secs * 10 + 1200))); do kill -0 "${!p}" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "${!p}" 2>/dev/null && { kill "${!p}"; it_fail "writers on head $h still running long after their end"; }
-  wait "${!p}"; wrc+=("$?")
+  for _ in $(seq $((secs * 10 + 1200))); do kill -0 "${WPID[$h]}" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "${WPID[$h]}" 2>/dev/null && { kill "${WPID[$h]}"; it_fail "writers on head $h still running long after their end"; }
+  wait "${WPID[$h]}"; wrc+=("$?")
   cat "$IT_WORK/writer.$h.out"
 done
 la=$(grep '^ha_writer: writers=' "$IT_WORK/writer.a.out")
