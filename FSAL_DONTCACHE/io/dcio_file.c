@@ -393,9 +393,22 @@ int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		 * rule are those of a queued write. */
 		if (q->mode == DCIO_WRITE_DONTCACHE && !f->e->kick_deferred)
 			req_set_mode(q, DCIO_WRITE_DROPBEHIND);
+		/* what the flusher must still drop stays near its
+		 * thresholds: the writer waits for it here, not at the
+		 * kernel's dirty limit */
+		if (q->mode == DCIO_WRITE_DROPBEHIND ||
+		    q->mode == DCIO_WRITE_DONTCACHE)
+			flusher_throttle(x);
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);
-		req_exec_sync(q);
+		if (len > DCIO_NICE_WRITE_MIN) {
+			int was = dcio_nice_begin(f->e);
+
+			req_exec_sync(q);
+			dcio_nice_end(was);
+		} else {
+			req_exec_sync(q);
+		}
 		break;
 	case PATH_ENGINE:
 		engine_submit(f->e, q);

@@ -3,6 +3,8 @@
  * the blocking-work pool and the flusher. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,51 @@ void thread_nice(int nice)
 		(void)setpriority(PRIO_PROCESS, 0, nice);
 }
 
+/* Whether a thread may lower its nice value again after raising it
+ * (CAP_SYS_NICE, or RLIMIT_NICE): tried on a thread of its own. */
+static void *nice_probe(void *arg)
+{
+	int *ok = arg;
+
+	errno = 0;
+	int was = getpriority(PRIO_PROCESS, 0);
+
+	*ok = errno == 0 && setpriority(PRIO_PROCESS, 0, was + 1) == 0 &&
+	      setpriority(PRIO_PROCESS, 0, was) == 0;
+	return NULL;
+}
+
+static bool can_renice(void)
+{
+	pthread_t t;
+	int ok = 0;
+
+	if (pthread_create(&t, NULL, nice_probe, &ok) != 0)
+		return false;
+	pthread_join(t, NULL);
+	return ok;
+}
+
+int dcio_nice_begin(const struct dcio_engine *e)
+{
+	int was;
+
+	if (!e->nice_writes)
+		return INT_MIN;
+	errno = 0;
+	was = getpriority(PRIO_PROCESS, 0);
+	if (errno || was >= e->nice ||
+	    setpriority(PRIO_PROCESS, 0, e->nice) != 0)
+		return INT_MIN;
+	return was;
+}
+
+void dcio_nice_end(int was)
+{
+	if (was != INT_MIN)
+		(void)setpriority(PRIO_PROCESS, 0, was);
+}
+
 static bool start_rings(struct dcio_engine *e,
 			const struct dcio_engine_params *p)
 {
@@ -149,6 +196,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
+	e->nice_writes = p->nice > 0 && can_renice();
 	if (p->kick == DCIO_KICK_AUTO) {
 		struct utsname u;
 		e->kick_deferred =

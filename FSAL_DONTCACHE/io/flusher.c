@@ -81,6 +81,7 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 	if (rs->n > DCIO_PENDING_CAP)
 		rs_collapse(rs);
 	f->fl.dirty_bytes += len;
+	x->fl.held += len;
 	f->fl.nwrites++;
 	x->fl.dirty += len;
 	if (f->fl.dirty_bytes >= file_thr(x))
@@ -89,7 +90,7 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 		x->fl.urgent = true;
 	if ((f->fl.urgent || x->fl.urgent) && !fl->kicked) {
 		fl->kicked = true;
-		pthread_cond_signal(&fl->cv);
+		pthread_cond_broadcast(&fl->cv);
 	}
 	pthread_mutex_unlock(&fl->mu);
 }
@@ -126,6 +127,9 @@ static void take(struct dcio_flusher *fl, struct dcio_file *f)
 
 	rs_take(&f->fl.old, &f->fl.wb);
 	rs_take(&f->fl.fresh, &f->fl.dirty);
+	f->fl.old_bytes = f->fl.wb_bytes;
+	f->fl.fresh_bytes = f->fl.dirty_bytes;
+	f->fl.wb_bytes = 0;
 	x->fl.dirty -= f->fl.dirty_bytes;
 	ST_ADD(x->st.fl_files, 1);
 	ST_ADD(x->st.fl_writes, f->fl.nwrites);
@@ -148,8 +152,12 @@ static void give_back(struct dcio_flusher *fl, struct dcio_file *f)
 {
 	f->fl.busy = false;
 	rs_free(&f->fl.old);
+	f->x->fl.held -= f->fl.old_bytes;
+	f->fl.old_bytes = 0;
 	rs_merge_into(&f->fl.wb, &f->fl.fresh, 0);
 	rs_free(&f->fl.fresh);
+	f->fl.wb_bytes += f->fl.fresh_bytes;
+	f->fl.fresh_bytes = 0;
 	if (!f->fl.wb.n && !f->fl.dirty.n)
 		list_del(fl, f);
 }
@@ -273,8 +281,39 @@ void flusher_forget(struct dcio_file *f)
 	if (f->fl.listed)
 		list_del(fl, f);
 	f->x->fl.dirty -= f->fl.dirty_bytes;
+	f->x->fl.held -= f->fl.dirty_bytes + f->fl.wb_bytes;
 	f->fl.dirty_bytes = 0;
+	f->fl.wb_bytes = 0;
 	rs_free(&f->fl.dirty);
 	rs_free(&f->fl.wb);
+	/* writers throttled on this file's bytes may go on */
+	pthread_cond_broadcast(&fl->cv);
 	pthread_mutex_unlock(&fl->mu);
+}
+
+void flusher_throttle(struct dcio_export *x)
+{
+	struct dcio_flusher *fl = &x->e->fl;
+	uint64_t t0 = 0, limit = 2 * export_thr(x);
+	struct timespec ts;
+
+	pthread_mutex_lock(&fl->mu);
+	while (x->fl.held > limit && !fl->stop) {
+		if (!t0) {
+			t0 = now_ns();
+			ST_ADD(x->st.fl_throttled, 1);
+			deadline_after(&ts, DCIO_THROTTLE_MAX_MS);
+		}
+		/* every file of the export is due now */
+		x->fl.urgent = true;
+		if (!fl->kicked) {
+			fl->kicked = true;
+			pthread_cond_broadcast(&fl->cv);
+		}
+		if (pthread_cond_timedwait(&fl->cv, &fl->mu, &ts) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&fl->mu);
+	if (t0)
+		ST_ADD(x->st.fl_throttle_us, (now_ns() - t0) / 1000);
 }

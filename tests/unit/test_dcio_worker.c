@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -271,7 +273,56 @@ static void t_kick_auto(void)
 	CU_ASSERT_FALSE(dcio_kernel_defers_kick("99999999999999999999999.2"));
 }
 
+static _Atomic int seen_nice = -100;
+
+static ssize_t nice_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
+{
+	errno = 0;
+	int n = getpriority(PRIO_PROCESS, 0);
+
+	atomic_store(&seen_nice, errno ? -100 : n);
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+/* A large write on the caller copies at the engine's nice value (readers
+ * beside it go first under CPU contention), a small one at the caller's;
+ * the caller's thread gets its own back. */
+static void t_large_writes_niced(void)
+{
+	static char buf[1 << 20];
+	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
+	struct dcio_engine_params ep = {
+		.threads = 1, .ring_entries = 64, .use_uring = false, .nice = 7
+	};
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct tl_ctx t;
+	int before;
+
+	p.caller_write_max = 1 << 20;
+	tl_ctx_open(&t, &(struct tl_setup){ .fs = &fs,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .p = &p,
+					    .name = "n",
+					    .flags = O_TRUNC });
+	errno = 0;
+	before = getpriority(PRIO_PROCESS, 0);
+	CU_ASSERT_EQUAL_FATAL(errno, 0);
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	if (before < 7)
+		CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT(write_here(&t, buf, 4096, 1 << 20, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	teardown(&t);
+}
+
 static const struct tl_case cases[] = {
+	{ "large caller writes copy at the engine's nice",
+	  t_large_writes_niced },
 	{ "kernel deferring the kick: caller writes go dontcache",
 	  t_kick_deferred },
 	{ "kick AUTO follows the kernel version", t_kick_auto },
