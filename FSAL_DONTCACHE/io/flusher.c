@@ -294,7 +294,7 @@ void flusher_forget(struct dcio_file *f)
 void flusher_throttle(struct dcio_export *x)
 {
 	struct dcio_flusher *fl = &x->e->fl;
-	uint64_t t0 = 0, limit = 2 * export_thr(x);
+	uint64_t t0 = 0, limit = DCIO_THROTTLE_FACTOR * export_thr(x);
 	struct timespec ts;
 
 	pthread_mutex_lock(&fl->mu);

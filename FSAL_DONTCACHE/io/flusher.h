@@ -51,11 +51,15 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len,
 		  bool written);
 void flusher_forget(struct dcio_file *f);
 /* Before a buffered write of the export is issued: while the export holds
- * more than twice flush_export_bytes noted and not yet dropped, wait (at
- * most DCIO_THROTTLE_MAX_MS in all) for passes to drop some. Keeps the
+ * more than DCIO_THROTTLE_FACTOR x flush_export_bytes noted and not yet
+ * dropped, wait (at most DCIO_THROTTLE_MAX_MS in all) for passes to drop
+ * some. (In steady state a pass starts at flush_export_bytes dirty and
+ * drops the previous pass's ranges at the next: the export holds 1-2x;
+ * a factor of 2 stalled 16 writers at every pass, 4 leaves them room.) Keeps the
  * page cache the writers fill near the thresholds when the disk is slower
  * than they are, instead of at the kernel's dirty limit. */
 void flusher_throttle(struct dcio_export *x);
 #define DCIO_THROTTLE_MAX_MS 2000
+#define DCIO_THROTTLE_FACTOR 4
 
 #endif
