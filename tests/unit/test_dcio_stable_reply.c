@@ -12,28 +12,27 @@
 
 static atomic_int n_fsync, n_fdatasync, fail_sync, slow_ms;
 
-static int count_fsync(int fd)
+/* a counted sync that may be slow or fail, as the test asks */
+static int sync_as_asked(int (*real)(int), atomic_int *n, int fd)
 {
-	atomic_fetch_add(&n_fsync, 1);
+	atomic_fetch_add(n, 1);
 	if (atomic_load(&slow_ms))
 		usleep((useconds_t)atomic_load(&slow_ms) * 1000);
 	if (atomic_load(&fail_sync)) {
 		errno = EIO;
 		return -1;
 	}
-	return fsync(fd);
+	return real(fd);
+}
+
+static int count_fsync(int fd)
+{
+	return sync_as_asked(fsync, &n_fsync, fd);
 }
 
 static int count_fdatasync(int fd)
 {
-	atomic_fetch_add(&n_fdatasync, 1);
-	if (atomic_load(&slow_ms))
-		usleep((useconds_t)atomic_load(&slow_ms) * 1000);
-	if (atomic_load(&fail_sync)) {
-		errno = EIO;
-		return -1;
-	}
-	return fdatasync(fd);
+	return sync_as_asked(fdatasync, &n_fdatasync, fd);
 }
 
 static void setup(struct tl_ctx *t, uint32_t ms, uint32_t worker_max)
