@@ -123,7 +123,9 @@ int dcio_nice_begin(const struct dcio_engine *e)
 {
 	int was;
 
-	if (!e->nice_writes)
+	if (!e->nice_writes ||
+	    now_ns() - __atomic_load_n(&e->last_read_ns, __ATOMIC_RELAXED) >
+		    DCIO_NICE_READ_WINDOW_MS * 1000000ull)
 		return INT_MIN;
 	errno = 0;
 	was = getpriority(PRIO_PROCESS, 0);

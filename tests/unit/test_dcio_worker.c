@@ -285,9 +285,10 @@ static ssize_t nice_pwritev2(int fd, const struct iovec *iov, int cnt,
 	return pwritev2(fd, iov, cnt, off, flags);
 }
 
-/* A large write on the caller copies at the engine's nice value (readers
- * beside it go first under CPU contention), a small one at the caller's;
- * the caller's thread gets its own back. */
+/* While reads are served, a large write on the caller copies at the
+ * engine's nice value (the readers go first under CPU contention), a small
+ * one at the caller's; with no recent read, at the caller's; the caller's
+ * thread gets its own back. */
 static void t_large_writes_niced(void)
 {
 	static char buf[1 << 20];
@@ -310,6 +311,12 @@ static void t_large_writes_niced(void)
 	errno = 0;
 	before = getpriority(PRIO_PROCESS, 0);
 	CU_ASSERT_EQUAL_FATAL(errno, 0);
+	/* no read yet: full speed */
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
+	/* a reader now */
+	size_t got = 0;
+	CU_ASSERT_EQUAL(tl_read(t.f, buf, 4096, 0, &got), 0);
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	if (before < 7)
 		CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
