@@ -51,7 +51,7 @@ variant() {
   else
     fsal='s|FSAL { Name = DONTCACHE;.*}|FSAL { Name = VFS; }|'
   fi
-  truncate -s 1G "$disk" && mkfs.ext4 -q -F -d "$stage" "$disk" || it_die "$name: cannot make the shared disk"
+  truncate -s 6G "$disk" && mkfs.ext4 -q -F -d "$stage" "$disk" || it_die "$name: cannot make the shared disk"
   for h in a b; do
     mkdir -p "$HAG_WORK/$name$h"
     sed -e "$fsal" -e "s|^NFSV4 {|NFSV4 { Graceless = true;|" \
@@ -73,7 +73,7 @@ variant() {
     { cat "$HAG_OUT"; it_die "$name: head A did not come up"; }
   it_log "$name: head A serves on $vip: $(cat "$HAG_OUT")"
   "$HA_BIN/ha_writer" -H "$vip" -p 2049 -M 20048 -e /srv/ha/export \
-    -r "$rec" -n 4 -P "$name" -t "$secs" -b 65536 -W $((8 << 20)) -c $((1 << 20)) -x 5 -g 150 \
+    -r "$rec" -n 4 -P "$name" -t "$secs" -b 65536 -W $((1 << 30)) -c $((1 << 20)) -x 5 -g 150 \
     > "$IT_WORK/writer.$name.out" 2>&1 &
   wpid=$!
   IT_EXTRA_PIDS=("$wpid" "${IT_EXTRA_PIDS[@]}")
