@@ -16,7 +16,7 @@
 # record written is on the shared disk afterwards (read back here). Prints "figures:".
 # Against VFS (DC_TEST_FSAL=VFS) the heads run stock FSAL_VFS.
 # Skipped (77) as node_crash.sh (no qemu, no image, a guest not booting in HA_BOOT_SECS).
-# Usage: tests/ha/reclaim_v41.sh [BUILD_DIR]   env: HA_SECS (holder's run time, 60)
+# Usage: tests/ha/reclaim_v41.sh [BUILD_DIR]   env: HA_SECS (holder's run time, 50)
 . "$(dirname "$0")/../lib/guest.sh"
 [ "${GSH_IN_NS:-}" = 1 ] || hag_prepare
 . "$(dirname "$0")/../lib/harness.sh"
@@ -24,7 +24,7 @@ HA_BIN=${DC_HA_BIN:-$DC_BUILD_DIR/tests/ha}
 [ -x "$HA_BIN/ha_lock" ] || it_die "test program missing: $HA_BIN/ha_lock (build the tree first)"
 [ -n "${GSH_ROOT:-}" ] && it_skip "ganesha 6.5: the guests are Debian 12 (ganesha 4.3); a Debian 13 guest image is not made"
 HAG_BOOT_SECS=${HA_BOOT_SECS:-240}
-secs=${HA_SECS:-60}
+secs=${HA_SECS:-50}
 lease=10 grace=20
 vip=$HAG_NET.100
 hag_setup "$IT_WORK/g"
@@ -91,7 +91,7 @@ fi
 # the holder's first record after the crash
 resume=
 for _ in $(seq 1200); do
-  last=$(awk '$1 == "w" { t = $3 } END { print t + 0 }' "$HAG_WORK/c/hold.out")
+  last=$(awk '$1 == "w" { t = $3 } END { printf "%d\n", t }' "$HAG_WORK/c/hold.out")
   [ "$last" -gt "$killt" ] && { resume=$((last - killt)); break; }
   grep -q '^ha_lock:' "$HAG_WORK/c/hold.out" && break
   sleep 0.1
@@ -106,7 +106,14 @@ if [ -n "$resume" ]; then
     it_fail "on head B the lock no longer excludes a second locker: $(cat "$HAG_OUT")"
   fi
 fi
-grep -iE 'grace|reclaim|recov' "$HAG_WORK/b/ganesha.log" | tail -n 8
+# B read A's client record from the shared recovery directory (clid count 1) and that
+# client reclaimed (RECLAIM_COMPLETE: "reclaim complete(1)")
+grep -E 'nfs_start_grace|try_lift_grace|NOT IN GRACE' "$HAG_WORK/b/ganesha.log" | cut -d: -f6- | uniq | tail -n 4
+if grep -q 'reclaim complete(1) clid count(1)' "$HAG_WORK/b/ganesha.log"; then
+  it_pass "head B started in grace with A's client record from the shared disk and the client reclaimed (reclaim complete 1 of 1)"
+else
+  it_fail "head B did not see the client's reclaim: $(grep -E 'try_lift_grace|grace' "$HAG_WORK/b/ganesha.log" | tail -n 2)"
+fi
 # the holder's end
 for _ in $(seq $((secs * 10 + 1200))); do grep -q '^ha_lock:' "$HAG_WORK/c/hold.out" && break; sleep 0.1; done
 sum=$(grep '^ha_lock:' "$HAG_WORK/c/hold.out")
