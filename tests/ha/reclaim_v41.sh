@@ -8,12 +8,14 @@
 # (Lease_Lifetime = 10, Grace_Period = 20). A third guest is a Linux NFS client (Debian 12's
 # kernel): it mounts the floating address with vers=4.1, and ha_lock holds an open file and
 # a POSIX write lock (fcntl F_SETLKW) on it and writes and fsyncs a record every 100 ms.
-# Checked: before the crash a second process's F_SETLK on the file is refused; head A's qemu
+# Checked: before the crash a second process's F_SETLK on the file is refused, and so is a
+# second client's LOCK (ha_lock4 on this side: NFS4ERR_DENIED from the server); head A's qemu
 # is SIGKILLed; the test makes B the active head (mount, ganesha with its own -E, address,
-# gratuitous ARP); B starts in grace with A's client records, the client reclaims its open
-# and lock, its writes go on (no error) and the longest gap between two of its fsyncs stays
-# within two lease periods (20 s); a second process's F_SETLK is still refused on B; every
-# record written is on the shared disk afterwards (read back here). Prints "figures:".
+# gratuitous ARP); B starts in grace with A's client record (its log: clid count 1), the
+# client reclaims its open and lock (reclaim complete 1), its writes go on (no error) and the
+# longest gap between two of its fsyncs stays within two lease periods (20 s); the second
+# process and the second client (after B's grace) are still refused on B; every record
+# written is on the shared disk afterwards (read back here). Prints "figures:".
 # Against VFS (DC_TEST_FSAL=VFS) the heads run stock FSAL_VFS.
 # Skipped (77) as node_crash.sh (no qemu, no image, a guest not booting in HA_BOOT_SECS).
 # Usage: tests/ha/reclaim_v41.sh [BUILD_DIR]   env: HA_SECS (holder's run time, 50)
@@ -22,6 +24,7 @@
 . "$(dirname "$0")/../lib/harness.sh"
 HA_BIN=${DC_HA_BIN:-$DC_BUILD_DIR/tests/ha}
 [ -x "$HA_BIN/ha_lock" ] || it_die "test program missing: $HA_BIN/ha_lock (build the tree first)"
+[ -x "$HA_BIN/ha_lock4" ] || it_die "test program missing: $HA_BIN/ha_lock4 (built with tests/lib/nfs4c: a ganesha 4.3 build)"
 [ -n "${GSH_ROOT:-}" ] && it_skip "ganesha 6.5: the guests are Debian 12 (ganesha 4.3); a Debian 13 guest image is not made"
 HAG_BOOT_SECS=${HA_BOOT_SECS:-240}
 secs=${HA_SECS:-50}
@@ -69,11 +72,21 @@ hag_cmd c 120 "mkdir -p /mnt/ha && for i in \$(seq 40); do mount -t nfs -o vers=
 hag_cmd c 90 "setsid /host/ha_lock hold /mnt/ha/locked $secs > /host/hold.out 2>&1 < /dev/null & for i in \$(seq 600); do [ \$(grep -c '^w ' /host/hold.out) -ge 20 ] && exit 0; sleep 0.1; done; cat /host/hold.out; exit 1" ||
   { cat "$HAG_OUT"; it_die "ha_lock did not take its lock and write on A"; }
 it_pass "the client holds a POSIX lock on $vip:/ha/locked (NFSv4.1) and writes: $(grep -c '^w ' "$HAG_WORK/c/hold.out") records"
+# lock4 WHERE: a second client (ha_lock4, this side) asks the server for the lock
+lock4() {
+  local out
+  if out=$("$HA_BIN/ha_lock4" -H "$vip" -p 2049 -e /ha -n locked -w 40 2>&1); then
+    it_pass "on head $1, a second client's LOCK is refused by the server: $out"
+  else
+    it_fail "on head $1, a second client's LOCK was not refused: $out"
+  fi
+}
 if hag_cmd c 60 "/host/ha_lock probe /mnt/ha/locked"; then
-  it_pass "on head A, a second locker is refused: $(cat "$HAG_OUT")"
+  it_pass "on head A, a second process's F_SETLK is refused: $(cat "$HAG_OUT")"
 else
-  it_fail "on head A, a second locker was not refused: $(cat "$HAG_OUT")"
+  it_fail "on head A, a second process's F_SETLK was not refused: $(cat "$HAG_OUT")"
 fi
+lock4 A
 # A's client record must be on the shared disk: ganesha's fs backend makes it with mkdir (no
 # fsync); ext4 commits its journal every 5 s
 sleep 6
@@ -91,7 +104,7 @@ fi
 # the holder's first record after the crash
 resume=
 for _ in $(seq 1200); do
-  last=$(awk '$1 == "w" { t = $3 } END { printf "%d\n", t }' "$HAG_WORK/c/hold.out")
+  last=$(awk '$1 == "w" { t = $3 } END { printf "%.0f\n", t }' "$HAG_WORK/c/hold.out")
   [ "$last" -gt "$killt" ] && { resume=$((last - killt)); break; }
   grep -q '^ha_lock:' "$HAG_WORK/c/hold.out" && break
   sleep 0.1
@@ -101,10 +114,11 @@ done
   it_fail "the holder wrote nothing after the crash: $(tail -n 3 "$HAG_WORK/c/hold.out")"
 if [ -n "$resume" ]; then
   if hag_cmd c 60 "/host/ha_lock probe /mnt/ha/locked"; then
-    it_pass "on head B, after the reclaim, a second locker is refused: $(cat "$HAG_OUT")"
+    it_pass "on head B, after the reclaim, a second process's F_SETLK is refused: $(cat "$HAG_OUT")"
   else
-    it_fail "on head B the lock no longer excludes a second locker: $(cat "$HAG_OUT")"
+    it_fail "on head B the lock no longer excludes a second process: $(cat "$HAG_OUT")"
   fi
+  lock4 B
 fi
 # B read A's client record from the shared recovery directory (clid count 1) and that
 # client reclaimed (RECLAIM_COMPLETE: "reclaim complete(1)")
