@@ -60,6 +60,8 @@ static struct config_item dc_module_items[] = {
 	CONF_ITEM_BOOL("Malloc_Tuning", false, dc_module, malloc_tuning),
 	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, 10, dc_module,
 		       engine_nice),
+	CONF_ITEM_STR("Dontcache_Kick", 1, 32, "auto", dc_module,
+		      dontcache_kick_s),
 	CONFIG_EOL
 };
 
@@ -107,6 +109,13 @@ int dc_load_module_config(config_file_t root,
 		err_type->invalid = true;
 		return EINVAL;
 	}
+	if (dcio_parse_kick(DC.dontcache_kick_s, &DC.kick) != 0) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE block: config error: Dontcache_Kick = \"%s\" is not one of auto, inline, deferred",
+			DC.dontcache_kick_s);
+		err_type->invalid = true;
+		return EINVAL;
+	}
 	return 0;
 }
 
@@ -137,6 +146,7 @@ void dc_module_reload_check(config_file_t root)
 	static struct {
 		uint32_t threads, ring, interval, nice;
 		bool uring, mtune;
+		enum dcio_kick kick;
 	} seen;
 	static bool seen_init;
 	struct config_error_type err;
@@ -149,6 +159,7 @@ void dc_module_reload_check(config_file_t root)
 		seen.nice = DC.engine_nice;
 		seen.uring = DC.use_io_uring;
 		seen.mtune = DC.malloc_tuning;
+		seen.kick = DC.kick;
 		seen_init = true;
 	}
 	/* errors in the block are the parse's own business: not reported
@@ -179,7 +190,17 @@ void dc_module_reload_check(config_file_t root)
 		DC_MODULE_CHANGE(use_io_uring, uring, "Use_Io_Uring", "d");
 		DC_MODULE_CHANGE(malloc_tuning, mtune, "Malloc_Tuning", "d");
 #undef DC_MODULE_CHANGE
+		if (dcio_parse_kick(m->dontcache_kick_s, &m->kick) == 0 &&
+		    m->kick != seen.kick) {
+			LogWarn(COMPONENT_FSAL,
+				"DONTCACHE: reload: Dontcache_Kick %s -> %s not applied (the DONTCACHE block is read at start only: restart ganesha); running with %s",
+				dcio_kick_name(seen.kick),
+				dcio_kick_name(m->kick),
+				dcio_kick_name(DC.kick));
+			seen.kick = m->kick;
+		}
 	}
+	gsh_free(m->dontcache_kick_s);
 	gsh_free(m);
 }
 
@@ -198,8 +219,10 @@ static const struct dc_param_range export_ranges[] = {
 	  1024ULL * 1024 * MiB },
 	{ "Flush_Interval_Ms",
 	  offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
+	{ "Stable_Reply_Ms", offsetof(struct dc_export_cfg, stable_reply_ms), 4,
+	  0, 10000 },
 	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max),
-	  4, 0, 16 * MiB },
+	  4, 0, 64 * MiB },
 	{ NULL, 0, 0, 0, 0 }
 };
 
@@ -221,8 +244,10 @@ static struct config_item dc_export_items[] = {
 		       dc_export_cfg, flush_export_bytes),
 	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, 1000, dc_export_cfg,
 		       flush_interval_ms),
-	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX, 64 * 1024,
+	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX, 64 * MiB,
 		       dc_export_cfg, worker_write_max),
+	CONF_ITEM_UI32("Stable_Reply_Ms", 0, UINT32_MAX, 0, dc_export_cfg,
+		       stable_reply_ms),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
 		       key_file),
 	CONF_ITEM_BOOL("Handle_Key_Create", true, dc_export_cfg, key_create),

@@ -34,6 +34,8 @@ struct dc_module {
 	uint32_t engine_nice;
 	bool malloc_tuning;
 	bool malloc_tuned;
+	char *dontcache_kick_s; /* Dontcache_Kick: auto, inline, deferred */
+	enum dcio_kick kick;
 
 	struct dcio_engine *engine;
 	pthread_mutex_t lock; /* exports list, stats thread */
@@ -69,6 +71,7 @@ struct dc_export_cfg {
 	uint64_t flush_export_bytes;
 	uint32_t flush_interval_ms;
 	uint32_t worker_write_max;
+	uint32_t stable_reply_ms;
 	char *key_file;
 	char *stats_file; /* NULL: no JSON file */
 	char *prom_file; /* NULL: no Prometheus file */

@@ -410,6 +410,7 @@ struct dc_io {
 	size_t want;
 	struct state_t *state; /* the I/O's (NULL: stateless) */
 	bool is_read;
+	bool durable; /* a write flushed before its answer (dcio_write2) */
 };
 
 static size_t iov_total(const struct fsal_io_arg *a)
@@ -471,6 +472,10 @@ static void io_done(void *arg, int err, size_t bytes)
 	dc_fd_io_end(dc_hdl(io->obj), io->state,
 		     io->is_read ? FSAL_O_READ : FSAL_O_WRITE);
 	io->io_arg->io_amount = err ? 0 : bytes;
+	/* an UNSTABLE write that rode a group flush (Stable_Reply_Ms) is
+	 * answered FILE_SYNC: the client needs no COMMIT for it */
+	if (!io->is_read && !err && io->durable)
+		io->io_arg->fsal_stable = true;
 	if (io->is_read && !err)
 		io->io_arg->end_of_file = bytes < io->want;
 	io->done_cb(io->obj, posix2fsal_status(err), io->io_arg,
@@ -596,11 +601,12 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 		rc = dcio_read(file, a->iov, a->iov_count, a->offset, io_done,
 			       io);
 	else
-		rc = dcio_write(file, a->iov, a->iov_count, a->offset,
-				/* FILE_SYNC and DATA_SYNC both arrive as
-				 * fsal_stable: FILE_SYNC needs the metadata */
-				a->fsal_stable ? DCIO_FILE_SYNC : DCIO_UNSTABLE,
-				io_done, io);
+		rc = dcio_write2(file, a->iov, a->iov_count, a->offset,
+				 /* FILE_SYNC and DATA_SYNC both arrive as
+				  * fsal_stable: FILE_SYNC needs the metadata */
+				 a->fsal_stable ? DCIO_FILE_SYNC
+						: DCIO_UNSTABLE,
+				 &io->durable, io_done, io);
 	dc_efile_io_done(h->file.ef);
 	if (rc != 0) {
 		/* refused at once (EAGAIN: in-flight bound full) */

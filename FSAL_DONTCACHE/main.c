@@ -53,6 +53,7 @@ static int start_engine(void)
 		.use_uring = DC.use_io_uring,
 		.nice = (int)DC.engine_nice,
 		.log = dc_engine_log,
+		.kick = DC.kick,
 	};
 	int rc = dcio_engine_create(&p, NULL, &DC.engine);
 
@@ -65,11 +66,15 @@ static int start_engine(void)
 	if (DC.use_io_uring && !dcio_engine_uses_uring(DC.engine))
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE: io_uring unavailable, using a pwritev2 thread pool");
-	LogEvent(COMPONENT_FSAL,
-		 "DONTCACHE: engine started: %u threads, %s, nice %u",
-		 DC.engine_threads,
-		 dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
-		 DC.engine_nice);
+	LogEvent(
+		COMPONENT_FSAL,
+		"DONTCACHE: engine started: %u threads, %s, nice %u, Dontcache_Kick %s: worker-thread writes go %s",
+		DC.engine_threads,
+		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
+		DC.engine_nice, dcio_kick_name(DC.kick),
+		dcio_engine_kick_deferred(DC.engine)
+			? "RWF_DONTCACHE (the kernel defers its writeback kick)"
+			: "buffered, written back and dropped by the flusher");
 	return 0;
 }
 
@@ -181,6 +186,8 @@ MODULE_FINI void dc_fini(void)
 		dcio_engine_destroy(DC.engine);
 		DC.engine = NULL;
 	}
+	gsh_free(DC.dontcache_kick_s);
+	DC.dontcache_kick_s = NULL;
 	if (unregister_fsal(&DC.fsal) != 0)
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE module could not unregister");

@@ -32,13 +32,16 @@ usage: bench/run.sh [--quick] [options]
                        (default: vfs plus every FSAL_DONTCACHE mode when the module exists;
                        --quick leaves out buffered and inline)
   --scenarios LIST     comma list among seq1,multi4,multi16,multi64,rand64k,noisy,compete,
-                       commit,small64k,read64k,read64k_w,read4k,read4k_w
-                       (full default: all; quick default: all but multi16, read64k,
-                       read4k, read4k_w)
+                       commit,small64k,read64k,read64k_w,read4k,read4k_w,cqd1,cqd8,cqd32
+                       (full default: all but cqd*; quick default: all but multi16, read64k,
+                       read4k, read4k_w and cqd*)
   --mem-limit SIZE     memory cgroup limit (default 2G; quick 1G)
   --no-cgroup          run uncapped (report says so)
   --module PATH        libfsaldontcache.so (default: build*/FSAL_DONTCACHE/, then the system FSAL dir)
   --dir DIR            where export directories live (default /var/tmp/dcbench; must not be tmpfs)
+  --fs ext4|xfs        put the exports on a fresh filesystem of that type instead: a sparse
+                       image under --dir on a loop device (direct I/O, so the image's own
+                       filesystem caches nothing), made and mounted for the run, removed after
   --out DIR            output directory (default out/bench-<timestamp> in the repository)
   --keep               keep the export directories and their files afterwards
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
@@ -48,6 +51,9 @@ usage: bench/run.sh [--quick] [options]
                        of that root, the module built inside it (build-g6/, built if missing)
   --export PARAMS      extra FSAL block parameters for every FSAL_DONTCACHE export,
                        e.g. "Worker_Write_Max = 0;" (default: none)
+  --variant NAME=PARAMS  one more mode NAME (letters, digits, _): the default mode's FSAL
+                       block plus PARAMS, e.g. --variant 'ww16=Worker_Write_Max = 16777216;'
+                       (repeatable, at most 8; list NAME in --modes, else it is appended)
   --malloc-all         give every ganesha (FSAL_VFS too) the malloc thresholds FSAL_DONTCACHE
                        sets with Malloc_Tuning = true, through GLIBC_TUNABLES (to compare the
                        FSALs with the same malloc; --engine "Malloc_Tuning = true;" tunes only
@@ -59,7 +65,9 @@ EOF
 die() { echo "run.sh: $*" >&2; exit 2; }
 
 # ---------------------------------------------------------------- options
-QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4
+declare -A VARIANT=()
+VARIANTS=()
+QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4 FS=
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -73,10 +81,19 @@ while [ $# -gt 0 ]; do
     --no-cgroup) CGROUP=0 ;;
     --module) MODULE=${2:-}; shift ;;
     --dir) DIR=${2:-}; shift ;;
+    --fs) FS=${2:-}; shift ;;
     --out) OUT=${2:-}; shift ;;
     --keep) KEEP=1 ;;
     --engine) ENGINE=${2:-}; shift ;;
     --export) EXPORT=${2:-}; shift ;;
+    --variant)
+      v=${2:-}; vn=${v%%=*}
+      [[ $v == *=* && $vn =~ ^[a-z][a-z0-9_]{0,15}$ ]] || die "--variant takes NAME=PARAMS (NAME: lower-case letters, digits, _)"
+      case " vfs vfs2 dontcache buffered direct dropbehind inline ${VARIANTS[*]} " in
+        *" $vn "*) die "--variant $vn: name already used" ;;
+      esac
+      [ ${#VARIANTS[@]} -lt 8 ] || die "--variant: at most 8"
+      VARIANTS+=("$vn"); VARIANT[$vn]=${v#*=}; shift ;;
     --ganesha) GANESHA=${2:-}; shift ;;
     --malloc-all) MALLOC_ALL=1 ;;
     --inner) INNER=1 ;;
@@ -91,6 +108,7 @@ done
 [ $QUICK = 1 ] && : "${MEMLIM:=1G}"
 : "${MEMLIM:=2G}"
 [[ $MEMLIM =~ ^[0-9]+[KMG]?$ ]] || die "--mem-limit like 2G or 512M"
+case $FS in ''|ext4|xfs) ;; *) die "--fs takes ext4 or xfs" ;; esac
 case $GANESHA in 4|4.3) GANESHA=4 ;; 6|6.5) GANESHA=6 ;; *) die "--ganesha takes 4 or 6" ;; esac
 to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
 MEMLIM_B=$(to_bytes "$MEMLIM")
@@ -153,6 +171,8 @@ if [ $INNER = 0 ]; then
   [ $KEEP = 1 ] && args+=(--keep)
   [ -n "$ENGINE" ] && args+=(--engine "$ENGINE")
   [ -n "$EXPORT" ] && args+=(--export "$EXPORT")
+  [ -n "$FS" ] && args+=(--fs "$FS")
+  for v in "${VARIANTS[@]}"; do args+=(--variant "$v=${VARIANT[$v]}"); done
   args+=(--ganesha "$GANESHA")
   [ $MALLOC_ALL = 1 ] && args+=(--malloc-all)
   [ $CGROUP = 0 ] && args+=(--no-cgroup)
@@ -189,15 +209,19 @@ if [ -z "$MODES" ]; then
     MODES=vfs
   fi
 fi
+for v in "${VARIANTS[@]}"; do
+  case ",$MODES," in *",$v,"*) ;; *) MODES+=",$v" ;; esac
+done
 IFS=, read -r -a modes <<< "$MODES"
 for m in "${modes[@]}"; do
-  case " vfs $all_dc_modes " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
+  case " vfs $all_dc_modes ${VARIANTS[*]} " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
   [ "$m" != vfs ] && [ -z "$MODULE" ] && die "mode $m needs libfsaldontcache.so (not built yet? use --module)"
 done
-all_scenarios="seq1 multi4 multi16 multi64 rand64k noisy compete commit small64k read64k read64k_w read4k read4k_w"
+full_scenarios="seq1 multi4 multi16 multi64 rand64k noisy compete commit small64k read64k read64k_w read4k read4k_w"
+all_scenarios="$full_scenarios cqd1 cqd8 cqd32"
 if [ -z "$SCENARIOS" ]; then
   if [ $QUICK = 1 ]; then SCENARIOS=seq1,multi4,multi64,rand64k,noisy,compete,commit,small64k,read64k_w
-  else SCENARIOS=${all_scenarios// /,}; fi
+  else SCENARIOS=${full_scenarios// /,}; fi
 fi
 IFS=, read -r -a scenarios <<< "$SCENARIOS"
 for s in "${scenarios[@]}"; do
@@ -224,6 +248,20 @@ TOTAL_WRAP=$((4 * MEMLIM_B))
 wrap() { local w=$(( TOTAL_WRAP / $1 )); echo $(( (w >> 20) << 20 )); }
 need=$(( TOTAL_WRAP + 4 * RANDSIZE + (2 << 30) ))
 mkdir -p "$DIR" || die "cannot create $DIR"
+LOOPDEV= FSMNT=
+if [ -n "$FS" ]; then   # inside the private mount namespace: the mount dies with it
+  command -v "mkfs.$FS" >/dev/null || die "mkfs.$FS missing (apt-get install ${FS/xfs/xfsprogs})"
+  img=$DIR/fs-$$.img FSMNT=$DIR/fs-$$
+  avail=$(( $(df -P -k "$DIR" | awk 'NR==2{print $4}') * 1024 ))
+  [ "$avail" -ge $(( need + (1 << 30) )) ] || die "not enough free space under $DIR for a $FS image of $(( (need >> 30) + 1 )) GiB"
+  truncate -s $(( need + (1 << 30) )) "$img" && mkdir -p "$FSMNT" &&
+    LOOPDEV=$(losetup --direct-io=on -f --show "$img") || { rm -f "$img"; die "cannot attach $img"; }
+  if ! "mkfs.$FS" -q "$([ "$FS" = ext4 ] && echo -F || echo -f)" "$LOOPDEV" >/dev/null 2>&1 || ! mount "$LOOPDEV" "$FSMNT"; then
+    losetup -d "$LOOPDEV"; rm -f "$img"; die "cannot make or mount $FS on $LOOPDEV"
+  fi
+  fs_cleanup() { umount "$FSMNT" 2>/dev/null; losetup -d "$LOOPDEV" 2>/dev/null; rm -f "$img"; rmdir "$FSMNT" 2>/dev/null; }
+  DIR=$FSMNT
+fi
 avail=$(( $(df -P -k "$DIR" | awk 'NR==2{print $4}') * 1024 ))
 [ "$avail" -ge "$need" ] || die "not enough free space under $DIR: $((avail >> 30)) GiB free, a run needs up to $((need >> 30)) GiB"
 
@@ -235,7 +273,8 @@ ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs
 GSH_PLUGINS_DIR=$work/plugins
 cleanup() {
   gsh_cleanup >/dev/null 2>&1
-  [ $KEEP = 1 ] || rm -rf "$work"
+  [ $KEEP = 1 ] || [ -n "$FS" ] || rm -rf "$work"
+  [ -z "$FS" ] || fs_cleanup
 }
 trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
@@ -246,10 +285,15 @@ fsal_body() {  # mode [stats file] -> FSAL block body
   case $1 in
     vfs|vfs2) echo "Name = VFS;" ;;
     inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = inline;$st $EXPORT" ;;
-    *) echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered; Flush_Mode = coalesced;$st $EXPORT" ;;
+    *) if [ -n "${VARIANT[$1]+x}" ]; then
+         echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = coalesced;$st $EXPORT ${VARIANT[$1]}"
+         return
+       fi
+       echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered; Flush_Mode = coalesced;$st $EXPORT" ;;
   esac
 }
-export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;; esac; }
+export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;;
+  *) local i; for i in "${!VARIANTS[@]}"; do [ "${VARIANTS[$i]}" = "$1" ] && echo $((21 + i)); done ;; esac; }
 
 # FSAL_DONTCACHE's Malloc_Tuning = true thresholds (FSAL_DONTCACHE/dc_int.h), for every server
 [ $MALLOC_ALL = 1 ] &&
@@ -286,6 +330,7 @@ dcb_args() {  # scenario -> dcbench options (without URLs)
     compete) echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $T" ;;
     commit)  echo "--conns 16 --qd 2 --bs 64k --size $(wrap 16) --time $T --commit-every 512k" ;;
     small64k) echo "--conns 1 --qd 1 --bs 64k --size $(wrap 1) --time $T" ;;
+    cqd1|cqd8|cqd32) echo "--conns 1 --qd ${1#cqd} --bs 1M --size $(wrap 1) --time $T --commit-every 16M" ;;
     read64k)   echo "--conns 0 --time $T --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
     read64k_w) echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
     read4k)    echo "--conns 0 --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
@@ -424,8 +469,9 @@ modes: ${modes[*]}   scenarios: ${scenarios[*]}
 ganesha: $([ -n "${GSH_ROOT:-}" ] && echo "6.5 (Debian 13 root $GSH_ROOT)" || echo "4.3 (host)")
 module: ${MODULE:-none}
 module DONTCACHE block: ${ENGINE:-defaults}; extra export parameters: ${EXPORT:-none}
+variants: $(for v in "${VARIANTS[@]}"; do printf "%s = [%s]  " "$v" "${VARIANT[$v]}"; done)
 malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE tunes its own only with Malloc_Tuning = true)")
-export dirs: $work/exp (filesystem $(stat -f -c %T "$DIR"))
+export dirs: $work/exp (filesystem $(findmnt -n -o FSTYPE -T "$DIR")$([ -n "$FS" ] && echo ": --fs $FS on $LOOPDEV, direct I/O"))
 hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
 EOF

@@ -34,7 +34,9 @@ pkgs=(build-essential cmake pkg-config clang
       libcunit1-dev gnuplot-nox jq e2fsprogs iproute2 util-linux dpkg-dev procps
       libdbus-1-dev dbus-daemon dbus-bin
       libclang-rt-14-dev valgrind strace curl prometheus-node-exporter file debootstrap
-      clang-format qemu-system-x86)
+      clang-format xfsprogs
+      keepalived qemu-system-x86
+      ceph-mon ceph-mgr ceph-osd ceph-common nfs-ganesha-rados-grace nfs-ganesha-ceph)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -83,8 +83,13 @@ static void run_batch(struct dcio_file *f)
 	f->em.flush_taint = 0;
 	pthread_mutex_unlock(&f->gc.mu);
 
+	uint64_t t0 = now_ns();
 	int r = fsync ? s->fsync(f->fd) : s->fdatasync(f->fd);
 	int err = r < 0 ? errno : 0;
+	uint64_t d = now_ns() - t0, avg = atomic_load(&x->flush_ns_avg);
+
+	/* racing updates may lose one sample: it is a hint */
+	atomic_store(&x->flush_ns_avg, avg ? avg - avg / 8 + d / 8 : d);
 
 	pthread_mutex_lock(&f->gc.mu);
 	/* A flusher sync_file_range on the same fd may have taken the kernel's
@@ -168,8 +173,19 @@ static void run_batch(struct dcio_file *f)
 	if (async) {
 		pthread_mutex_unlock(&f->gc.mu);
 		for (struct gc_waiter *w = async, *nx; w; w = nx) {
+			struct dcio_req *q = w->req;
+
 			nx = w->next;
-			req_complete(w->req, w->err);
+			q->is_durable = w->err == 0;
+			if (q->opportunistic) {
+				/* acknowledged UNSTABLE either way: a failed
+				 * flush is the error memory's, for COMMIT */
+				if (q->is_durable)
+					ST_ADD(x->st.sr_durable, 1);
+				req_complete(q, 0);
+			} else {
+				req_complete(q, w->err);
+			}
 		}
 		pthread_mutex_lock(&f->gc.mu);
 	}
@@ -208,7 +224,8 @@ void gc_fini(struct dcio_file *f)
 void gc_join_async(struct dcio_file *f, struct dcio_req *q)
 {
 	q->w.req = q;
-	q->w.fsync = q->stable == DCIO_FILE_SYNC;
+	/* answered FILE_SYNC when it rides (stable_reply_ms): the metadata too */
+	q->w.fsync = q->stable == DCIO_FILE_SYNC || q->opportunistic;
 	q->w.done = false;
 	pthread_mutex_lock(&f->gc.mu);
 	enqueue(f, &q->w);

@@ -44,6 +44,19 @@ enum dcio_flush_mode {
 	DCIO_FLUSH_INLINE, /* naive: write and kick writeback on the caller's thread */
 };
 
+/* Where the writeback of a RWF_DONTCACHE write starts. Linux 6.14-7.1 start
+ * it inside the write syscall (generic_write_sync kicks it): a worker-thread
+ * write then does the writeback submission on the request path, so such
+ * writes are issued buffered and this engine's flusher writes them back and
+ * drops them. 7.2 hands the kick to the writeback flusher, which coalesces
+ * it: worker-thread writes then go RWF_DONTCACHE and the kernel does the
+ * rest (the flusher still drops what completes in IRQ context). */
+enum dcio_kick {
+	DCIO_KICK_AUTO = 0, /* from the running kernel's version (>= 7.2) */
+	DCIO_KICK_INLINE, /* the kernel kicks in the syscall */
+	DCIO_KICK_DEFERRED, /* the kernel's flusher does */
+};
+
 enum dcio_stable {
 	DCIO_UNSTABLE = 0,
 	DCIO_DATA_SYNC, /* durable before completion (fdatasync semantics) */
@@ -70,6 +83,7 @@ struct dcio_engine_params {
 					 * request path (reads, small writes) runs
 					 * first and write-back work waits */
 	dcio_log_fn log; /* where the engine's warnings go; NULL: stderr */
+	enum dcio_kick kick; /* AUTO: dcio_kernel_defers_kick(uname) */
 };
 
 struct dcio_export_params {
@@ -89,6 +103,10 @@ struct dcio_export_params {
 	uint32_t caller_write_max; /* writes up to this size are issued on the
 					 * caller's thread (no hand-off; completion
 					 * and flushing as usual); 0 = none */
+	uint32_t stable_reply_ms; /* an UNSTABLE write joins a group flush
+				   * (fsync) when the export's recent flushes
+				   * took at most this long, and is answered
+				   * durable if it succeeds; 0 = never */
 };
 /* Zero means the engine default for max_inflight_bytes (256 MiB),
  * flush_file_bytes (8 MiB), flush_export_bytes (64 MiB) and flush_interval_ms
@@ -122,6 +140,13 @@ struct dcio_file;
  * before dcio_write returns). The iovec and its buffers must stay valid until
  * then and are not touched after. */
 typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
+/* dcio_write, and *durable (when not NULL) is set before done runs: true
+ * when the data (and, fsync, the metadata) was flushed before the answer:
+ * a stable write, or an UNSTABLE one that joined a group flush
+ * (stable_reply_ms) that succeeded; false otherwise. */
+int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+		uint64_t offset, enum dcio_stable stable, bool *durable,
+		dcio_done_fn done, void *arg);
 /* (done must not call dcio_file_close on its own file: close waits for the
  * file's requests, this one included, to finish.) */
 
@@ -134,6 +159,12 @@ void dcio_engine_destroy(struct dcio_engine *e);
 /* true when I/O goes through io_uring; false when the engine fell back to the
  * pwritev2/preadv2 thread pool (the caller logs that once) */
 bool dcio_engine_uses_uring(const struct dcio_engine *e);
+/* true when the engine takes the kernel to defer RWF_DONTCACHE's writeback
+ * kick (enum dcio_kick): writes on the caller's thread then go dontcache */
+bool dcio_engine_kick_deferred(const struct dcio_engine *e);
+/* whether a kernel of this uname release ("7.2.0-1-amd64") defers the kick:
+ * >= 7.2; false when it cannot be parsed */
+bool dcio_kernel_defers_kick(const char *release);
 
 /* Export ----------------------------------------------------------------- */
 /* dirfd: a directory on the export's filesystem; the probe creates and removes
@@ -264,6 +295,8 @@ int dcio_commit(struct dcio_file *f, uint64_t offset, uint64_t len);
 int dcio_parse_write_mode(const char *s, enum dcio_write_mode *out);
 int dcio_parse_read_mode(const char *s, enum dcio_read_mode *out);
 int dcio_parse_flush_mode(const char *s, enum dcio_flush_mode *out);
+int dcio_parse_kick(const char *s, enum dcio_kick *out);
+const char *dcio_kick_name(enum dcio_kick k);
 const char *dcio_write_mode_name(enum dcio_write_mode m);
 const char *dcio_read_mode_name(enum dcio_read_mode m);
 const char *dcio_flush_mode_name(enum dcio_flush_mode m);

@@ -328,6 +328,13 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	       uint64_t offset, enum dcio_stable stable, dcio_done_fn done,
 	       void *arg)
 {
+	return dcio_write2(f, iov, iovcnt, offset, stable, NULL, done, arg);
+}
+
+int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+		uint64_t offset, enum dcio_stable stable, bool *durable,
+		dcio_done_fn done, void *arg)
+{
 	if (!f || !done || iovcnt < 0 || (iovcnt && !iov) ||
 	    (unsigned)stable > DCIO_FILE_SYNC)
 		return EINVAL;
@@ -346,6 +353,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->off = q->io_off = offset;
 	q->len = q->io_len = len;
 	q->stable = stable;
+	q->durable = durable;
 	q->done = done;
 	q->arg = arg;
 	falloc_track(q);
@@ -375,17 +383,32 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		rl_start(q);
 		break;
 	case PATH_CALLER:
-		/* Small: issued here, no hand-off. RWF_DONTCACHE would make
-		 * the kernel start writeback of these few pages inside the
-		 * syscall, on the request path: it goes buffered instead, and
-		 * the flusher writes it back and drops it together with its
-		 * neighbours (dropbehind). Completion, group commit and the
-		 * error rule are those of a queued write. */
-		if (q->mode == DCIO_WRITE_DONTCACHE)
+		/* Issued here, no hand-off. Before Linux 7.2, RWF_DONTCACHE
+		 * makes the kernel start writeback of the write's pages
+		 * inside the syscall, on the request path: it goes buffered
+		 * instead, and the flusher writes it back and drops it
+		 * together with its neighbours (dropbehind). A kernel that
+		 * defers that kick to its own flusher coalesces it itself
+		 * (enum dcio_kick). Completion, group commit and the error
+		 * rule are those of a queued write. */
+		if (q->mode == DCIO_WRITE_DONTCACHE && !f->e->kick_deferred)
 			req_set_mode(q, DCIO_WRITE_DROPBEHIND);
+		/* what the flusher must still drop stays near its
+		 * thresholds: the writer waits for it here, not at the
+		 * kernel's dirty limit */
+		if (q->mode == DCIO_WRITE_DROPBEHIND ||
+		    q->mode == DCIO_WRITE_DONTCACHE)
+			flusher_throttle(x);
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);
-		req_exec_sync(q);
+		if (len > DCIO_NICE_WRITE_MIN) {
+			int was = dcio_nice_begin(f->e);
+
+			req_exec_sync(q);
+			dcio_nice_end(was);
+		} else {
+			req_exec_sync(q);
+		}
 		break;
 	case PATH_ENGINE:
 		engine_submit(f->e, q);

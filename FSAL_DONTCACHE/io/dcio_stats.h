@@ -39,10 +39,12 @@ struct dcio_stats {
 	uint64_t fl_passes, fl_files, fl_writes, fl_max_writes, fl_ranges,
 		fl_bytes;
 	uint64_t fl_sfr_calls, fl_dontneed;
+	uint64_t fl_throttled, fl_throttle_us; /* flusher_throttle waits */
 	uint64_t
 		fl_inline_kicks; /* Flush_Mode=inline: writeback kicked by the writer */
 	uint64_t gc_batches, gc_requests, gc_syscalls, gc_max_batch, gc_nodirty;
 	uint64_t gc_lost_reports, gc_lost_inflight, gc_settles;
+	uint64_t sr_joined, sr_durable; /* stable_reply_ms: UNSTABLE writes */
 	uint64_t errors[DCIO_ERRNO_MAX + 1];
 	uint64_t eagain, inflight_waits;
 	struct dcio_hist lat_w, lat_r, lat_c;

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 /* The process-wide engine: syscall table, engine threads (rings or pool),
  * the blocking-work pool and the flusher. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -90,6 +94,51 @@ void thread_nice(int nice)
 		(void)setpriority(PRIO_PROCESS, 0, nice);
 }
 
+/* Whether a thread may lower its nice value again after raising it
+ * (CAP_SYS_NICE, or RLIMIT_NICE): tried on a thread of its own. */
+static void *nice_probe(void *arg)
+{
+	int *ok = arg;
+
+	errno = 0;
+	int was = getpriority(PRIO_PROCESS, 0);
+
+	*ok = errno == 0 && setpriority(PRIO_PROCESS, 0, was + 1) == 0 &&
+	      setpriority(PRIO_PROCESS, 0, was) == 0;
+	return NULL;
+}
+
+static bool can_renice(void)
+{
+	pthread_t t;
+	int ok = 0;
+
+	if (pthread_create(&t, NULL, nice_probe, &ok) != 0)
+		return false;
+	pthread_join(t, NULL);
+	return ok;
+}
+
+int dcio_nice_begin(const struct dcio_engine *e)
+{
+	int was;
+
+	if (!e->nice_writes)
+		return INT_MIN;
+	errno = 0;
+	was = getpriority(PRIO_PROCESS, 0);
+	if (errno || was >= e->nice ||
+	    setpriority(PRIO_PROCESS, 0, e->nice) != 0)
+		return INT_MIN;
+	return was;
+}
+
+void dcio_nice_end(int was)
+{
+	if (was != INT_MIN)
+		(void)setpriority(PRIO_PROCESS, 0, was);
+}
+
 static bool start_rings(struct dcio_engine *e,
 			const struct dcio_engine_params *p)
 {
@@ -110,6 +159,28 @@ static bool start_rings(struct dcio_engine *e,
 	return true;
 }
 
+bool dcio_kernel_defers_kick(const char *release)
+{
+	unsigned long major, minor;
+	char *end;
+
+	if (!release || !isdigit((unsigned char)*release))
+		return false;
+	errno = 0;
+	major = strtoul(release, &end, 10);
+	if (errno || *end != '.' || !isdigit((unsigned char)end[1]))
+		return false;
+	minor = strtoul(end + 1, NULL, 10);
+	if (errno)
+		return false;
+	return major > 7 || (major == 7 && minor >= 2);
+}
+
+bool dcio_engine_kick_deferred(const struct dcio_engine *e)
+{
+	return e && e->kick_deferred;
+}
+
 int dcio_engine_create(const struct dcio_engine_params *p,
 		       const struct dcio_syscalls *sys,
 		       struct dcio_engine **out)
@@ -125,6 +196,14 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
+	e->nice_writes = p->nice > 0 && can_renice();
+	if (p->kick == DCIO_KICK_AUTO) {
+		struct utsname u;
+		e->kick_deferred =
+			uname(&u) == 0 && dcio_kernel_defers_kick(u.release);
+	} else {
+		e->kick_deferred = p->kick == DCIO_KICK_DEFERRED;
+	}
 	atomic_init(&e->verifier_gen, 1);
 	long page = sysconf(_SC_PAGESIZE);
 	e->page = page > 0 ? (uint32_t)page : 4096;

@@ -48,6 +48,8 @@ struct dcio_engine {
 	pthread_cond_t cv;
 	long outstanding;
 	int nice;
+	bool kick_deferred; /* enum dcio_kick, resolved at create */
+	bool nice_writes; /* nice > 0 and a thread can undo it (dcio_nice_begin) */
 	/* bumped with every export's verifier_gen: a file is written through
 	 * whichever export its handle came from (dcio_engine_verifier_gen) */
 	atomic_uint_fast64_t verifier_gen;
@@ -63,6 +65,8 @@ struct dcio_export {
 	atomic_bool rfallback; /* dontcache reads run buffered */
 	bool probed_wok, probed_rok, probe_failed;
 	atomic_uint_fast64_t verifier_gen;
+	/* mean of recent group flushes (ns, 1/8 weight): stable_reply_ms */
+	atomic_uint_fast64_t flush_ns_avg;
 	pthread_mutex_t mu; /* in-flight bound and outstanding requests */
 	pthread_cond_t cv;
 	uint64_t inflight, peak;
@@ -103,6 +107,16 @@ struct dcio_file {
 
 /* engine.c */
 void thread_nice(int nice);
+/* Large writes issued on the caller's thread copy at the engine's nice
+ * value, so that under CPU contention the requests beside them (reads,
+ * small writes, COMMIT replies) run first, as they do beside engine
+ * threads. begin returns the caller's nice to hand to end (INT_MIN:
+ * nothing changed, when nice is 0, the thread is already that nice, or a
+ * thread cannot lower its nice again here). */
+int dcio_nice_begin(const struct dcio_engine *e);
+void dcio_nice_end(int was);
+/* writes larger than this are the "large" ones */
+#define DCIO_NICE_WRITE_MIN (64u << 10)
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
 void engine_get(struct dcio_engine *e);
 void engine_put(struct dcio_engine *e);

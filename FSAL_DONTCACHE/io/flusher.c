@@ -2,10 +2,17 @@
 /* Coalesced background writeback and drop-behind for buffered (dropbehind
  * and fallback) writes. Completions only add ranges and count bytes; the
  * first one crossing a threshold sets `kicked` and signals once, so one
- * wakeup serves any number of writes. A pass, per due file:
- *   1. ranges started last pass: sync_file_range(WAIT_BEFORE) waits for their
- *      writeback, then POSIX_FADV_DONTNEED drops the now-clean pages;
- *   2. ranges dirtied since: merged, sorted, sync_file_range(WRITE). */
+ * wakeup serves any number of writes. A pass takes every due file at once,
+ * then, with the lock dropped:
+ *   1. for every file, the ranges dirtied since its last pass: merged,
+ *      sorted, sync_file_range(WRITE) (writeback of all of them is queued
+ *      before the flusher waits for anything);
+ *   2. for every file, the ranges started by an earlier pass:
+ *      sync_file_range(WAIT_BEFORE) waits for their writeback (usually done
+ *      by now), then POSIX_FADV_DONTNEED drops the now-clean pages.
+ * Waiting on one file while another's dirty pages pile up is what a
+ * file-at-a-time pass did: at 16 writers the page cache then held 5-10x
+ * the thresholds. */
 #include <errno.h>
 #include <fcntl.h>
 
@@ -74,6 +81,7 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 	if (rs->n > DCIO_PENDING_CAP)
 		rs_collapse(rs);
 	f->fl.dirty_bytes += len;
+	x->fl.held += len;
 	f->fl.nwrites++;
 	x->fl.dirty += len;
 	if (f->fl.dirty_bytes >= file_thr(x))
@@ -82,7 +90,7 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 		x->fl.urgent = true;
 	if ((f->fl.urgent || x->fl.urgent) && !fl->kicked) {
 		fl->kicked = true;
-		pthread_cond_signal(&fl->cv);
+		pthread_cond_broadcast(&fl->cv);
 	}
 	pthread_mutex_unlock(&fl->mu);
 }
@@ -112,14 +120,16 @@ static void sfr_ranges(struct dcio_file *f, const struct dcio_rangeset *rs,
 	}
 }
 
-/* Called and returns with fl->mu held; drops it around the syscalls. */
-static void process(struct dcio_flusher *fl, struct dcio_file *f)
+/* Under fl->mu: the file's ranges become the pass's (busy until give_back). */
+static void take(struct dcio_flusher *fl, struct dcio_file *f)
 {
 	struct dcio_export *x = f->x;
-	struct dcio_rangeset old = { 0 }, fresh = { 0 };
 
-	rs_take(&old, &f->fl.wb);
-	rs_take(&fresh, &f->fl.dirty);
+	rs_take(&f->fl.old, &f->fl.wb);
+	rs_take(&f->fl.fresh, &f->fl.dirty);
+	f->fl.old_bytes = f->fl.wb_bytes;
+	f->fl.fresh_bytes = f->fl.dirty_bytes;
+	f->fl.wb_bytes = 0;
 	x->fl.dirty -= f->fl.dirty_bytes;
 	ST_ADD(x->st.fl_files, 1);
 	ST_ADD(x->st.fl_writes, f->fl.nwrites);
@@ -135,18 +145,38 @@ static void process(struct dcio_flusher *fl, struct dcio_file *f)
 	f->fl.urgent = false;
 	f->fl.busy = true;
 	f->fl.last = now_ns();
-	pthread_mutex_unlock(&fl->mu);
+}
 
-	sfr_ranges(f, &old, SYNC_FILE_RANGE_WAIT_BEFORE);
-	sfr_ranges(f, &fresh, SYNC_FILE_RANGE_WRITE);
-	rs_free(&old);
-
-	pthread_mutex_lock(&fl->mu);
+/* Under fl->mu: what the pass started is now waited and dropped next time. */
+static void give_back(struct dcio_flusher *fl, struct dcio_file *f)
+{
 	f->fl.busy = false;
-	rs_merge_into(&f->fl.wb, &fresh, 0);
-	rs_free(&fresh);
+	rs_free(&f->fl.old);
+	f->x->fl.held -= f->fl.old_bytes;
+	f->fl.old_bytes = 0;
+	rs_merge_into(&f->fl.wb, &f->fl.fresh, 0);
+	rs_free(&f->fl.fresh);
+	f->fl.wb_bytes += f->fl.fresh_bytes;
+	f->fl.fresh_bytes = 0;
 	if (!f->fl.wb.n && !f->fl.dirty.n)
 		list_del(fl, f);
+}
+
+/* Called and returns with fl->mu held; drops it around the syscalls. A
+ * busy file stays allocated: flusher_forget waits until it is given back. */
+static void run_pass(struct dcio_flusher *fl, struct dcio_file *batch)
+{
+	pthread_mutex_unlock(&fl->mu);
+	for (struct dcio_file *f = batch; f; f = f->fl.batch)
+		sfr_ranges(f, &f->fl.fresh, SYNC_FILE_RANGE_WRITE);
+	for (struct dcio_file *f = batch; f; f = f->fl.batch)
+		sfr_ranges(f, &f->fl.old, SYNC_FILE_RANGE_WAIT_BEFORE);
+	pthread_mutex_lock(&fl->mu);
+	for (struct dcio_file *f = batch, *n; f; f = n) {
+		n = f->fl.batch;
+		f->fl.batch = NULL;
+		give_back(fl, f);
+	}
 	pthread_cond_broadcast(&fl->cv);
 }
 
@@ -190,19 +220,17 @@ static void *flusher_main(void *arg)
 	while (!fl->stop) {
 		begin_pass(fl);
 		uint64_t now = now_ns(), next = now + 1000000000ull;
-		/* restart the scan after each file: the list changes while unlocked */
-		for (bool again = true; again;) {
-			again = false;
-			for (struct dcio_file *f = fl->head; f;
-			     f = f->fl.next) {
-				if (f->fl.gen == fl->gen || !due(f, now, &next))
-					continue;
-				f->fl.gen = fl->gen;
-				process(fl, f);
-				again = true;
-				break;
-			}
+		struct dcio_file *batch = NULL, **tail = &batch;
+
+		for (struct dcio_file *f = fl->head; f; f = f->fl.next) {
+			if (!due(f, now, &next))
+				continue;
+			take(fl, f);
+			*tail = f;
+			tail = &f->fl.batch;
 		}
+		if (batch)
+			run_pass(fl, batch);
 		if (fl->kicked || fl->stop)
 			continue;
 		struct timespec ts = { (time_t)(next / 1000000000ull),
@@ -253,8 +281,39 @@ void flusher_forget(struct dcio_file *f)
 	if (f->fl.listed)
 		list_del(fl, f);
 	f->x->fl.dirty -= f->fl.dirty_bytes;
+	f->x->fl.held -= f->fl.dirty_bytes + f->fl.wb_bytes;
 	f->fl.dirty_bytes = 0;
+	f->fl.wb_bytes = 0;
 	rs_free(&f->fl.dirty);
 	rs_free(&f->fl.wb);
+	/* writers throttled on this file's bytes may go on */
+	pthread_cond_broadcast(&fl->cv);
 	pthread_mutex_unlock(&fl->mu);
+}
+
+void flusher_throttle(struct dcio_export *x)
+{
+	struct dcio_flusher *fl = &x->e->fl;
+	uint64_t t0 = 0, limit = DCIO_THROTTLE_FACTOR * export_thr(x);
+	struct timespec ts;
+
+	pthread_mutex_lock(&fl->mu);
+	while (x->fl.held > limit && !fl->stop) {
+		if (!t0) {
+			t0 = now_ns();
+			ST_ADD(x->st.fl_throttled, 1);
+			deadline_after(&ts, DCIO_THROTTLE_MAX_MS);
+		}
+		/* every file of the export is due now */
+		x->fl.urgent = true;
+		if (!fl->kicked) {
+			fl->kicked = true;
+			pthread_cond_broadcast(&fl->cv);
+		}
+		if (pthread_cond_timedwait(&fl->cv, &fl->mu, &ts) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&fl->mu);
+	if (t0)
+		ST_ADD(x->st.fl_throttle_us, (now_ns() - t0) / 1000);
 }

@@ -98,11 +98,11 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		",\"flusher\":{\"passes\":%llu,\"files\":%llu,\"writes_coalesced\":%llu"
 		",\"writes_per_pass\":%.2f,\"max_writes_per_pass\":%llu,\"ranges\":%llu"
 		",\"bytes\":%llu,\"sync_file_range_calls\":%llu,\"dontneed_calls\":%llu"
-		",\"inline_kicks\":%llu}",
+		",\"inline_kicks\":%llu,\"throttled\":%llu,\"throttle_ms\":%llu}",
 		passes, LD(s->fl_files), fw, passes ? (double)fw / passes : 0.0,
 		LD(s->fl_max_writes), LD(s->fl_ranges), LD(s->fl_bytes),
-		LD(s->fl_sfr_calls), LD(s->fl_dontneed),
-		LD(s->fl_inline_kicks));
+		LD(s->fl_sfr_calls), LD(s->fl_dontneed), LD(s->fl_inline_kicks),
+		LD(s->fl_throttled), LD(s->fl_throttle_us) / 1000);
 	unsigned long long b = LD(s->gc_batches), rq = LD(s->gc_requests),
 			   sc = LD(s->gc_syscalls);
 	fprintf(o,
@@ -112,6 +112,11 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		b, rq, sc, rq > sc ? rq - sc : 0, b ? (double)rq / b : 0.0,
 		LD(s->gc_max_batch), LD(s->gc_nodirty), LD(s->gc_lost_reports),
 		LD(s->gc_lost_inflight), LD(s->gc_settles));
+	fprintf(o,
+		",\"stable_reply\":{\"ms\":%u,\"joined\":%llu,\"durable\":%llu"
+		",\"flush_avg_us\":%llu}",
+		XP(x, stable_reply_ms), LD(s->sr_joined), LD(s->sr_durable),
+		(unsigned long long)(atomic_load(&x->flush_ns_avg) / 1000));
 	fputc(',', o);
 	put_errors(o, s);
 	fprintf(o,

@@ -9,6 +9,7 @@ static const char *const wnames[] = { "dontcache", "buffered", "direct",
 				      "dropbehind" };
 static const char *const rnames[] = { "buffered", "dontcache", "direct" };
 static const char *const fnames[] = { "coalesced", "inline" };
+static const char *const knames[] = { "auto", "inline", "deferred" };
 
 static int lookup(const char *s, const char *const *names, int n)
 {
@@ -62,4 +63,18 @@ const char *dcio_read_mode_name(enum dcio_read_mode m)
 const char *dcio_flush_mode_name(enum dcio_flush_mode m)
 {
 	return (unsigned)m < (unsigned)N(fnames) ? fnames[m] : "unknown";
+}
+
+int dcio_parse_kick(const char *s, enum dcio_kick *out)
+{
+	int i = lookup(s, knames, N(knames));
+	if (i < 0)
+		return EINVAL;
+	*out = (enum dcio_kick)i;
+	return 0;
+}
+
+const char *dcio_kick_name(enum dcio_kick k)
+{
+	return (unsigned)k < (unsigned)N(knames) ? knames[k] : "unknown";
 }

@@ -287,6 +287,19 @@ void req_finish(struct dcio_req *q, int err)
 		top_finish(q, err);
 }
 
+/* An UNSTABLE write may be answered durable (stable_reply_ms) when it can
+ * ride a group flush that, going by the export's recent ones, ends within
+ * the window. Not in Flush_Mode = inline (its stable writes flush on the
+ * caller). */
+static bool stable_reply(const struct dcio_req *q)
+{
+	const struct dcio_export *x = q->f->x;
+	uint64_t ms = XP(x, stable_reply_ms);
+
+	return ms && !q->inline_ &&
+	       atomic_load(&x->flush_ns_avg) <= ms * 1000000ull;
+}
+
 static void top_finish(struct dcio_req *q, int err)
 {
 	struct dcio_file *f = q->f;
@@ -326,13 +339,22 @@ static void top_finish(struct dcio_req *q, int err)
 		flusher_note(f, q->off, q->len, true);
 	}
 	if (q->stable == DCIO_UNSTABLE) {
-		req_complete(q, 0);
+		if (stable_reply(q)) {
+			q->opportunistic = true;
+			ST_ADD(st->sr_joined, 1);
+			gc_join_async(f, q);
+		} else {
+			req_complete(q, 0);
+		}
 	} else if (q->inline_) {
 		unsigned fl = GC_FORCE | GC_CHECK_LOST;
 
 		if (q->stable == DCIO_FILE_SYNC)
 			fl |= GC_FSYNC;
-		req_complete(q, gc_commit(f, q->off, q->len, fl));
+		int err = gc_commit(f, q->off, q->len, fl);
+
+		q->is_durable = err == 0;
+		req_complete(q, err);
 	} else {
 		gc_join_async(f, q);
 	}
@@ -355,6 +377,8 @@ void req_complete(struct dcio_req *q, int err)
 		hist_add(&x->st.lat_r, lat);
 	}
 	bounce_put(f->e, q->bounce, q->bounce_len);
+	if (q->durable)
+		*q->durable = q->is_durable && !err;
 	free(q);
 	done(arg, err, bytes);
 	file_put(f);

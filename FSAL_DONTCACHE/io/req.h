@@ -35,6 +35,9 @@ struct dcio_req {
 	uint64_t retry_at; /* ring.c: now_ns() when it may be issued again */
 	bool inline_, direct;
 	enum dcio_stable stable;
+	bool opportunistic; /* UNSTABLE, joined a group flush (stable_reply_ms) */
+	bool is_durable; /* flushed before done */
+	bool *durable; /* the caller's, set before done (dcio_write2) */
 	uint64_t off, len; /* the caller's range */
 	uint64_t io_off, io_len, xfer; /* the syscall's range and progress */
 	uint64_t t0;

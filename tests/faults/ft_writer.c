@@ -42,6 +42,7 @@ static uint64_t g_secs, g_limit, g_wrap, g_block = 65536,
 					 g_commit_every = 1 << 20, g_first;
 static unsigned g_seed = 1;
 
+static atomic_ullong a_promoted;
 static atomic_ullong a_bytes, a_commits_ok, a_fail, a_stable, a_unstable,
 	a_commit_fail;
 static atomic_ullong a_write_fail, a_jukebox, a_dead, a_running, a_final_ok,
@@ -172,12 +173,16 @@ static void on_write_done(struct writer *w, struct slot *s)
 		uint32_t n = s->k.count < s->len ? s->k.count : s->len;
 
 		vhex(s->k.verf, vh);
-		if (s->k.committed != UNSTABLE && s->stable != UNSTABLE) {
+		/* answered stable: durable whatever was asked (an UNSTABLE
+		 * write answered FILE_SYNC needs no COMMIT: promoted) */
+		if (s->k.committed != UNSTABLE) {
 			fprintf(w->rec, "S %llu %llu %u %s %d\n",
 				(unsigned long long)w->acks,
 				(unsigned long long)s->off, n, vh,
 				s->k.committed);
 			a_stable++;
+			if (s->stable == UNSTABLE)
+				a_promoted++;
 		} else {
 			fprintf(w->rec, "U %llu %llu %u %s\n",
 				(unsigned long long)w->acks,
@@ -504,14 +509,16 @@ int main(int argc, char **argv)
 			pthread_join(ws[i].th, NULL);
 	printf("ft_writer: writers=%d started=%d secs=%.1f acked_bytes=%llu stable_writes=%llu "
 	       "unstable_writes=%llu commits_ok=%llu commit_errors=%llu write_errors=%llu "
-	       "jukebox=%llu connections_lost=%llu final_commits_ok=%llu final_commits_failed=%llu\n",
+	       "jukebox=%llu connections_lost=%llu final_commits_ok=%llu final_commits_failed=%llu "
+	       "promoted=%llu\n",
 	       g_n, started, (nfsc_now_ms() - t0) / 1000.0,
 	       (unsigned long long)a_bytes, (unsigned long long)a_stable,
 	       (unsigned long long)a_unstable, (unsigned long long)a_commits_ok,
 	       (unsigned long long)a_commit_fail,
 	       (unsigned long long)a_write_fail, (unsigned long long)a_jukebox,
 	       (unsigned long long)a_dead, (unsigned long long)a_final_ok,
-	       (unsigned long long)a_final_fail);
+	       (unsigned long long)a_final_fail,
+	       (unsigned long long)a_promoted);
 	free(ws);
 	return started == g_n ? 0 : 2;
 }

@@ -10,7 +10,8 @@
  * Record (one text file per NFS file, appended in event order by a single thread):
  *   F <path> <seed>                       header: file path in the export, pattern seed
  *   U <n> <off> <len> <verf>              WRITE UNSTABLE answered OK (n = index of this ack)
- *   S <n> <off> <len> <verf> <committed>  WRITE asked DATA_SYNC/FILE_SYNC, answered so
+ *   S <n> <off> <len> <verf> <committed>  WRITE answered DATA_SYNC/FILE_SYNC (asked so, or
+ *                                          asked UNSTABLE and promoted by the server)
  *   E <off> <len> <status>                WRITE failed (status = nfsstat3 or -1 RPC error)
  *   C <off> <count> <status> <verf> <acks> COMMIT reply; acks = U/S lines acknowledged
  *                                          before the COMMIT was sent (those it covers)

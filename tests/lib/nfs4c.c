@@ -112,6 +112,24 @@ const char *nfs4c_st(int st)
 		return "NFS4ERR_DELAY";
 	case NFS4ERR_UNION_NOTSUPP:
 		return "NFS4ERR_UNION_NOTSUPP";
+	case NFS4ERR_GRACE:
+		return "NFS4ERR_GRACE";
+	case NFS4ERR_NO_GRACE:
+		return "NFS4ERR_NO_GRACE";
+	case NFS4ERR_RECLAIM_BAD:
+		return "NFS4ERR_RECLAIM_BAD";
+	case NFS4ERR_RECLAIM_CONFLICT:
+		return "NFS4ERR_RECLAIM_CONFLICT";
+	case NFS4ERR_BADSESSION:
+		return "NFS4ERR_BADSESSION";
+	case NFS4ERR_STALE_CLIENTID:
+		return "NFS4ERR_STALE_CLIENTID";
+	case NFS4ERR_EXPIRED:
+		return "NFS4ERR_EXPIRED";
+	case NFS4ERR_STALE:
+		return "NFS4ERR_STALE";
+	case NFS4ERR_BADHANDLE:
+		return "NFS4ERR_BADHANDLE";
 	default:
 		snprintf(b, sizeof(b), "status %d", st);
 		return b;
@@ -195,22 +213,25 @@ void nfs4c_component(component4 *cmp, const char *s)
 
 /* ---- session ---- */
 
-static int setup_session(struct nfs4c *c, const char *name)
+/* EXCHANGE_ID as client owner (verifier its first 8 bytes), CREATE_SESSION,
+ * and RECLAIM_COMPLETE if reclaim_complete. */
+static int setup_session_owner(struct nfs4c *c, const char *owner,
+			       bool reclaim_complete)
 {
 	struct nfs4c_cpd p;
-	char owner[64];
+	char verf[NFS4_VERIFIER_SIZE] = { 0 };
 	nfs_argop4 *o;
 
 	nfs4c_init(c, &p);
 	o = nfs4c_add(&p, NFS4_OP_EXCHANGE_ID);
-	snprintf(owner, sizeof(owner), "%s.%d.%ld", name, (int)getpid(),
-		 (long)time(NULL));
-	memcpy(o->nfs_argop4_u.opexchange_id.eia_clientowner.co_verifier, owner,
-	       8);
+	memcpy(verf, owner,
+	       strlen(owner) < sizeof(verf) ? strlen(owner) : sizeof(verf));
+	memcpy(o->nfs_argop4_u.opexchange_id.eia_clientowner.co_verifier, verf,
+	       sizeof(verf));
 	o->nfs_argop4_u.opexchange_id.eia_clientowner.co_ownerid
 		.co_ownerid_len = strlen(owner);
 	o->nfs_argop4_u.opexchange_id.eia_clientowner.co_ownerid
-		.co_ownerid_val = owner;
+		.co_ownerid_val = (char *)owner;
 	o->nfs_argop4_u.opexchange_id.eia_flags = EXCHGID4_FLAG_USE_NON_PNFS;
 	o->nfs_argop4_u.opexchange_id.eia_state_protect.spa_how = SP4_NONE;
 	if (nfs4c_run(c, &p) != NFS4_OK) {
@@ -255,13 +276,32 @@ static int setup_session(struct nfs4c *c, const char *name)
 	c->seq = 0;
 	nfs4c_done(&p);
 
+	if (reclaim_complete)
+		nfs4c_reclaim_complete(c);
+	return 0;
+}
+
+int nfs4c_reclaim_complete(struct nfs4c *c)
+{
+	struct nfs4c_cpd p;
+	int st;
+
 	nfs4c_init(c, &p);
 	nfs4c_add_sequence(c, &p);
 	nfs4c_add(&p, NFS4_OP_RECLAIM_COMPLETE)
 		->nfs_argop4_u.opreclaim_complete.rca_one_fs = FALSE;
-	nfs4c_run(c, &p);
+	st = nfs4c_run(c, &p);
 	nfs4c_done(&p);
-	return 0;
+	return st;
+}
+
+static int setup_session(struct nfs4c *c, const char *name)
+{
+	char owner[64];
+
+	snprintf(owner, sizeof(owner), "%s.%d.%ld", name, (int)getpid(),
+		 (long)time(NULL));
+	return setup_session_owner(c, owner, true);
 }
 
 int nfs4c_connect(struct nfs4c *c, const char *host, int port, uint32_t minor,
@@ -275,6 +315,57 @@ int nfs4c_connect(struct nfs4c *c, const char *host, int port, uint32_t minor,
 		return -1;
 	}
 	return setup_session(c, name);
+}
+
+int nfs4c_connect_owner(struct nfs4c *c, const char *host, int port,
+			uint32_t minor, const char *owner,
+			bool reclaim_complete)
+{
+	memset(c, 0, sizeof(*c));
+	c->minor = minor;
+	c->r.machine = owner;
+	if (rpcc_connect(&c->r, host, port, NFS_PROG, 4, NFS4C_BUFSZ) != 0) {
+		fprintf(stderr, "%s: %s\n", owner, c->r.err);
+		return -1;
+	}
+	return setup_session_owner(c, owner, reclaim_complete);
+}
+
+int nfs4c_open_reclaim(struct nfs4c *c, struct nfs4c_file *f, uint32_t access)
+{
+	struct nfs4c_cpd p;
+	char owner[32];
+	int st;
+	OPEN4args *oa = &nfs4c_fop(c, &p, f, NFS4_OP_OPEN)->nfs_argop4_u.opopen;
+
+	snprintf(owner, sizeof(owner), "owner-%u", c->r.uid);
+	oa->share_access = access;
+	oa->share_deny = OPEN4_SHARE_DENY_NONE;
+	oa->owner.clientid = c->clid;
+	oa->owner.owner.owner_len = strlen(owner);
+	oa->owner.owner.owner_val = owner;
+	oa->openhow.opentype = OPEN4_NOCREATE;
+	oa->claim.claim = CLAIM_PREVIOUS;
+	oa->claim.open_claim4_u.delegate_type = OPEN_DELEGATE_NONE;
+	st = nfs4c_run(c, &p);
+	if (st == NFS4_OK)
+		f->sid =
+			nfs4c_res(&p, 2)
+				->nfs_resop4_u.opopen.OPEN4res_u.resok4.stateid;
+	nfs4c_done(&p);
+	return st;
+}
+
+int nfs4c_renew(struct nfs4c *c)
+{
+	struct nfs4c_cpd p;
+	int st;
+
+	nfs4c_init(c, &p);
+	nfs4c_add_sequence(c, &p);
+	st = nfs4c_run(c, &p);
+	nfs4c_done(&p);
+	return st;
 }
 
 void nfs4c_close(struct nfs4c *c)

@@ -76,7 +76,18 @@ const char *nfs4c_st(int st);
  * reason on stderr. */
 int nfs4c_connect(struct nfs4c *c, const char *host, int port, uint32_t minor,
 		  const char *name);
+/* The same with a client owner of the caller's (its first 8 bytes are the
+ * verifier): connecting again with one owner is one client to the server,
+ * whose state it may reclaim after the server restarted. RECLAIM_COMPLETE is
+ * sent only if reclaim_complete (else the caller reclaims first). */
+int nfs4c_connect_owner(struct nfs4c *c, const char *host, int port,
+			uint32_t minor, const char *owner,
+			bool reclaim_complete);
 void nfs4c_close(struct nfs4c *c);
+/* RECLAIM_COMPLETE (rca_one_fs false). */
+int nfs4c_reclaim_complete(struct nfs4c *c);
+/* A lone SEQUENCE: renews the lease. */
+int nfs4c_renew(struct nfs4c *c);
 
 /* COMPOUND building (see the top of this file). */
 void nfs4c_init(struct nfs4c *c, struct nfs4c_cpd *p);
@@ -111,6 +122,9 @@ int nfs4c_open_deny(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 int nfs4c_open_attrs(struct nfs4c *c, struct nfs4c_file *dir, const char *name,
 		     const fattr4 *attrs, uint32_t access, uint32_t deny,
 		     struct nfs4c_file *f);
+/* OPEN CLAIM_PREVIOUS of the file f (its handle) after a server restart,
+ * share deny none, no delegation; f->sid gets the new open stateid. */
+int nfs4c_open_reclaim(struct nfs4c *c, struct nfs4c_file *f, uint32_t access);
 /* CLOSE of the open f->sid names (zeroed when it closed). */
 int nfs4c_close_file(struct nfs4c *c, struct nfs4c_file *f);
 /* WRITE len bytes at off, stable as asked; a reply counting fewer bytes is

@@ -5,9 +5,19 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dcio_testlib.h"
+#include "io/flusher.h"
+
+static uint64_t tl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct call {
@@ -16,9 +26,12 @@ static struct call {
 	unsigned flags;
 } calls[4096];
 static int ncalls, ndontneed;
+static atomic_int stall_wait_ms; /* WAIT_BEFORE takes this long (a slow disk) */
 
 static int fake_sfr(int fd, off_t off, off_t len, unsigned int flags)
 {
+	if (flags == SYNC_FILE_RANGE_WAIT_BEFORE && atomic_load(&stall_wait_ms))
+		usleep((useconds_t)atomic_load(&stall_wait_ms) * 1000);
 	pthread_mutex_lock(&mu);
 	if (ncalls < 4096)
 		calls[ncalls++] = (struct call){ fd, off, len, flags };
@@ -57,8 +70,9 @@ static bool wait_for(unsigned flags, int n)
 }
 
 /* no file: the cases open their own */
-static void setup(struct tl_ctx *c, uint64_t file_thr, uint64_t export_thr,
-		  uint32_t interval)
+static void setup_caller(struct tl_ctx *c, uint64_t file_thr,
+			 uint64_t export_thr, uint32_t interval,
+			 uint32_t caller_max)
 {
 	struct dcio_syscalls t = { .sync_file_range = fake_sfr,
 				   .posix_fadvise = fake_fadvise };
@@ -69,10 +83,107 @@ static void setup(struct tl_ctx *c, uint64_t file_thr, uint64_t export_thr,
 	p.flush_file_bytes = file_thr;
 	p.flush_export_bytes = export_thr;
 	p.flush_interval_ms = interval;
+	p.caller_write_max = caller_max;
 	ncalls = ndontneed = 0;
+	atomic_store(&stall_wait_ms, 0);
 	tl_ctx_open(
 		c, &(struct tl_setup){
 			   .sys = &t, .p = &p, .name = "fl", .no_file = true });
+}
+
+static void setup(struct tl_ctx *c, uint64_t file_thr, uint64_t export_thr,
+		  uint32_t interval)
+{
+	setup_caller(c, file_thr, export_thr, interval, 0);
+}
+
+/* Writes on the caller's thread wait for the flusher once the export holds
+ * more than DCIO_THROTTLE_FACTOR x flush_export_bytes not yet dropped,
+ * and only so long
+ * (DCIO_THROTTLE_MAX_MS) when the flusher is stuck: here its wait on the
+ * first writes' writeback takes 3 s. */
+static void t_throttle(void)
+{
+	static char buf[256 << 10];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct tl_ctx c;
+	struct dcio_file *f;
+	uint64_t t0, waited = 0;
+	char *s;
+
+	setup_caller(&c, 256 << 10, 128 << 10, 1000, 1 << 20);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c.x, tl_open(&c.fs, "thr", O_TRUNC), &f), 0);
+	atomic_store(&stall_wait_ms, 3000);
+	tl_fill(buf, sizeof(buf), 0, 6);
+	for (int i = 0; i < 4; i++) {
+		struct tl_wait w;
+
+		tl_wait_init(&w);
+		t0 = tl_now_ms();
+		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1,
+					   (uint64_t)i * sizeof(buf),
+					   DCIO_UNSTABLE, tl_done, &w),
+				0);
+		tl_wait_for(&w, 1);
+		CU_ASSERT_EQUAL(w.errs, 0);
+		waited = tl_now_ms() - t0;
+		/* give the flusher time to start its stalled wait */
+		if (i == 1)
+			usleep(200000);
+	}
+	/* the fourth found 768 KiB held (> DCIO_THROTTLE_FACTOR x 128 KiB):
+	 * it waited, and
+	 * stopped waiting after ~2 s although the flusher was still stuck */
+	CU_ASSERT(waited >= DCIO_THROTTLE_MAX_MS - 200);
+	CU_ASSERT(waited < DCIO_THROTTLE_MAX_MS + 900);
+	s = tl_stats(c.x);
+	CU_ASSERT(tl_json_num(s, "flusher.throttled") >= 1);
+	CU_ASSERT(tl_json_num(s, "flusher.throttle_ms") >=
+		  DCIO_THROTTLE_MAX_MS - 200);
+	free(s);
+	atomic_store(&stall_wait_ms, 0);
+	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
+/* Without a stall the same writers are paced, not stopped: 64 writes of
+ * 256 KiB through a 1 MiB budget all complete and read back. */
+static void t_throttle_paces(void)
+{
+	static char buf[256 << 10], back[256 << 10];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct tl_ctx c;
+	struct dcio_file *f;
+	size_t got;
+
+	setup_caller(&c, 256 << 10, 256 << 10, 1000, 1 << 20);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c.x, tl_open(&c.fs, "pace", O_TRUNC), &f), 0);
+	for (int i = 0; i < 64; i++) {
+		struct tl_wait w;
+
+		tl_fill(buf, sizeof(buf), (uint64_t)i * sizeof(buf), 7);
+		tl_wait_init(&w);
+		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1,
+					   (uint64_t)i * sizeof(buf),
+					   DCIO_UNSTABLE, tl_done, &w),
+				0);
+		tl_wait_for(&w, 1);
+		CU_ASSERT_EQUAL(w.errs, 0);
+	}
+	CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), 0);
+	for (int i = 0; i < 64; i += 21) {
+		got = 0;
+		CU_ASSERT_EQUAL(tl_read(f, back, sizeof(back),
+					(uint64_t)i * sizeof(back), &got),
+				0);
+		CU_ASSERT(got == sizeof(back) &&
+			  tl_check(back, sizeof(back),
+				   (uint64_t)i * sizeof(back), 7));
+	}
+	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
 /* 256 async 4 KiB writes, in shuffled order, to a file with a 1 MiB threshold */
@@ -188,6 +299,8 @@ static const struct tl_case cases[] = {
 	{ "256 writes coalesce into merged ranges", t_coalesce },
 	{ "interval flush, then wait and drop", t_interval_then_drop },
 	{ "export threshold flushes every file", t_export_threshold },
+	{ "caller writes wait for the flusher, bounded", t_throttle },
+	{ "caller writes are paced, all complete", t_throttle_paces },
 };
 
 int main(void)

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* Small writes are issued on the caller's thread (caller_write_max), larger ones go to engine threads; engine threads run at the configured nice value. */
+/* Writes up to caller_write_max are issued on the caller's thread (buffered, or dontcache when the kernel defers the writeback kick), larger ones go to engine threads; engine threads run at the configured nice value. */
 #include <CUnit/Basic.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "dcio_testlib.h"
@@ -29,12 +32,14 @@ static void seen_done(void *arg, int err, size_t bytes)
 	tl_done(&s->w, err, bytes);
 }
 
-static void setup(struct tl_ctx *t, uint32_t caller_max, int nice)
+static void setup_kick(struct tl_ctx *t, uint32_t caller_max, int nice,
+		       enum dcio_kick kick)
 {
 	struct dcio_engine_params ep = { .threads = 2,
 					 .ring_entries = 64,
 					 .use_uring = true,
-					 .nice = nice };
+					 .nice = nice,
+					 .kick = kick };
 	struct dcio_export_params p = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 
@@ -44,6 +49,11 @@ static void setup(struct tl_ctx *t, uint32_t caller_max, int nice)
 					   .p = &p,
 					   .name = "f",
 					   .flags = O_TRUNC });
+}
+
+static void setup(struct tl_ctx *t, uint32_t caller_max, int nice)
+{
+	setup_kick(t, caller_max, nice, DCIO_KICK_INLINE);
 }
 
 static void teardown(struct tl_ctx *t)
@@ -204,7 +214,118 @@ static void t_engine_nice(void)
 	teardown(&t);
 }
 
+/* A kernel that defers RWF_DONTCACHE's writeback kick to its flusher (7.2+):
+ * writes on the caller go dontcache, not buffered; the data is the same and
+ * the pages are dropped by the kernel (or by the flusher where the kernel's
+ * completion ran in IRQ context). */
+static void t_kick_deferred(void)
+{
+	static char buf[1 << 20], back[1 << 20];
+	struct tl_ctx t;
+	size_t got = 0;
+	double res = 1;
+	char *s;
+
+	setup_kick(&t, 1 << 20, 0, DCIO_KICK_DEFERRED);
+	CU_ASSERT(dcio_engine_kick_deferred(t.e));
+	tl_fill(buf, sizeof(buf), 0, 5);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT(write_here(&t, buf + i * 262144, 262144,
+				     (uint64_t)i * 262144, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
+	for (int i = 0;
+	     i < 100 && (res = tl_resident(tl_path(&fs, "f"))) > 0.05; i++)
+		usleep(50000);
+	CU_ASSERT(res <= 0.05);
+	CU_ASSERT_EQUAL(tl_read(t.f, back, sizeof(back), 0, &got), 0);
+	CU_ASSERT_EQUAL(got, sizeof(back));
+	CU_ASSERT(tl_check(back, sizeof(back), 0, 5));
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.ops"), 4);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dontcache.issued_bytes"),
+			1 << 20);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dropbehind.issued_bytes"), 0);
+	free(s);
+	teardown(&t);
+}
+
+/* AUTO follows the running kernel (6.18 here: inline); the version rule */
+static void t_kick_auto(void)
+{
+	struct tl_ctx t;
+	struct utsname u;
+
+	CU_ASSERT_EQUAL_FATAL(uname(&u), 0);
+	setup_kick(&t, 65536, 0, DCIO_KICK_AUTO);
+	CU_ASSERT_EQUAL(dcio_engine_kick_deferred(t.e),
+			dcio_kernel_defers_kick(u.release));
+	teardown(&t);
+	CU_ASSERT_FALSE(dcio_kernel_defers_kick("6.18.44-fc-v1045"));
+	CU_ASSERT_FALSE(dcio_kernel_defers_kick("7.1.9"));
+	CU_ASSERT_FALSE(dcio_kernel_defers_kick("6.99"));
+	CU_ASSERT(dcio_kernel_defers_kick("7.2.0-1-amd64"));
+	CU_ASSERT(dcio_kernel_defers_kick("7.10"));
+	CU_ASSERT(dcio_kernel_defers_kick("8.0.1"));
+	CU_ASSERT_FALSE(dcio_kernel_defers_kick("7"));
+	CU_ASSERT_FALSE(dcio_kernel_defers_kick("x7.2"));
+	CU_ASSERT_FALSE(dcio_kernel_defers_kick(""));
+	CU_ASSERT_FALSE(dcio_kernel_defers_kick(NULL));
+	CU_ASSERT_FALSE(dcio_kernel_defers_kick("99999999999999999999999.2"));
+}
+
+static _Atomic int seen_nice = -100;
+
+static ssize_t nice_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
+{
+	errno = 0;
+	int n = getpriority(PRIO_PROCESS, 0);
+
+	atomic_store(&seen_nice, errno ? -100 : n);
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+/* A large write on the caller copies at the engine's nice value (readers
+ * beside it go first under CPU contention), a small one at the caller's;
+ * the caller's thread gets its own back. */
+static void t_large_writes_niced(void)
+{
+	static char buf[1 << 20];
+	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
+	struct dcio_engine_params ep = {
+		.threads = 1, .ring_entries = 64, .use_uring = false, .nice = 7
+	};
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct tl_ctx t;
+	int before;
+
+	p.caller_write_max = 1 << 20;
+	tl_ctx_open(&t, &(struct tl_setup){ .fs = &fs,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .p = &p,
+					    .name = "n",
+					    .flags = O_TRUNC });
+	errno = 0;
+	before = getpriority(PRIO_PROCESS, 0);
+	CU_ASSERT_EQUAL_FATAL(errno, 0);
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	if (before < 7)
+		CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT(write_here(&t, buf, 4096, 1 << 20, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	teardown(&t);
+}
+
 static const struct tl_case cases[] = {
+	{ "large caller writes copy at the engine's nice",
+	  t_large_writes_niced },
+	{ "kernel deferring the kick: caller writes go dontcache",
+	  t_kick_deferred },
+	{ "kick AUTO follows the kernel version", t_kick_auto },
 	{ "small writes issued on the caller", t_small_on_caller },
 	{ "caller_write_max 0: every write to the engine", t_zero_means_none },
 	{ "small writes on the caller are dropped behind", t_small_dropped },

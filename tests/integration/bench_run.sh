@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# bench/run.sh's own options (issue 19), never a speed: one 1-second seq1 run of FSAL_VFS and of
+# a --variant (the default FSAL_DONTCACHE block plus "Worker_Write_Max = 0;") with --fs xfs.
+# Both runs are ok in runs.csv; config.txt names xfs and the variant; the variant's stats show
+# its parameter applied (no worker writes, every byte through the engine); the export
+# directories were on the xfs loop filesystem (its image and mount are gone afterwards). Bad
+# --variant and --fs values are refused.
+# run.sh timeout: 300
+. "$(dirname "$0")/../lib/harness.sh"
+it_is_dontcache || it_skip "the --variant half needs FSAL_DONTCACHE (run it with the module)"
+command -v mkfs.xfs >/dev/null || it_skip "mkfs.xfs missing (xfsprogs)"
+command -v jq >/dev/null || it_skip "jq is not installed"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+out=$IT_WORK/out dir=$IT_WORK/dir
+mkdir -p "$dir"
+bad() { # bad WHY ARGS...: run.sh must refuse
+  local why=$1; shift
+  if bash "$top/bench/run.sh" "$@" > "$IT_WORK/bad.out" 2>&1; then
+    it_fail "$why: run.sh accepted it"
+  else
+    it_pass "$why: refused ($(tail -1 "$IT_WORK/bad.out"))"
+  fi
+}
+bad "--fs btrfs" --fs btrfs --dir "$dir" --out "$IT_WORK/o1"
+bad "--variant without =" --variant nothing --dir "$dir" --out "$IT_WORK/o2"
+bad "--variant named like a mode" --variant 'inline=Worker_Write_Max = 0;' --dir "$dir" --out "$IT_WORK/o3"
+
+gv=4
+[ -n "${GSH_ROOT:-}" ] && { gv=6; export DC_DEBIAN13_ROOT=$GSH_ROOT; }
+it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv --quick --reps 1 --time 1 --mem-limit 512M --modes vfs \
+  --variant 'wzero=Worker_Write_Max = 0;' --scenarios seq1 --fs xfs --dir "$dir" --out "$out" \
+  --module "$IT_MODULE" > "$IT_WORK/run.out" 2>&1 ||
+  it_die "run.sh failed: $(tail -5 "$IT_WORK/run.out" | tr '\n' ' ')"
+rows=$(awk -F, 'NR > 1 && $4 == 1 {print $2}' "$out/runs.csv" | sort | tr '\n' ' ')
+[ "$rows" = "vfs wzero " ] && it_pass "runs.csv: both runs ok ($rows)" ||
+  it_fail "runs.csv ok rows '$rows', want 'vfs wzero '"
+grep -q 'filesystem xfs: --fs xfs on /dev/loop' "$out/config.txt" && it_pass "config.txt names the xfs loop filesystem" ||
+  it_fail "config.txt: $(grep 'export dirs' "$out/config.txt")"
+grep -q 'variants: wzero = \[Worker_Write_Max = 0;\]' "$out/config.txt" && it_pass "config.txt names the variant" ||
+  it_fail "config.txt: $(grep 'variants' "$out/config.txt")"
+st=$(ls "$out"/runs/seq1.wzero.*.dcstats.json 2>/dev/null | head -1)
+if [ -s "$st" ]; then
+  ww=$(jq -r '.engine.worker_writes.ops' "$st") wb=$(jq -r '.engine.writes.dontcache.bytes' "$st")
+  [ "$ww" = 0 ] && [ "${wb:-0}" -gt 0 ] && it_pass "variant applied: $wb bytes written, none on the worker" ||
+    it_fail "variant not applied: worker_writes.ops $ww, writes.dontcache.bytes $wb"
+else
+  it_fail "no stats file of the variant's run"
+fi
+left=$(find "$dir" -maxdepth 1 -name 'fs-*' | head -3)
+[ -z "$left" ] && ! losetup -a | grep -q "$dir/fs-" && it_pass "the xfs image, its mount and loop device are gone" ||
+  it_fail "left behind: $left $(losetup -a | grep "$dir/fs-")"

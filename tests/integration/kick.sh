@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# Dontcache_Kick (issue 19): what a WRITE issued on the worker thread becomes. For each value
+# (inline, deferred, auto) ganesha is started with the default Worker_Write_Max (every WRITE on
+# the worker), 8 MiB is written with nfs-cp and read back, and the stats file shows where the
+# bytes went: inline -> buffered (writes.dropbehind.issued_bytes, the flusher writes them back
+# and drops them), deferred -> RWF_DONTCACHE (writes.dontcache.issued_bytes), auto -> what this
+# kernel's version says (6.18: inline; 7.2+: deferred), all counted as worker writes; the
+# start line names the choice. A value that is none of them is a config error naming
+# Dontcache_Kick, and the export is not served.
+. "$(dirname "$0")/../lib/harness.sh"
+it_is_dontcache || it_skip "Dontcache_Kick is FSAL_DONTCACHE's"
+command -v jq >/dev/null || it_skip "jq is not installed"
+
+head -c $((8 * 1024 * 1024)) /dev/urandom > "$IT_WORK/src"
+rel=$(uname -r)
+maj=${rel%%.*} rest=${rel#*.} min=${rel#*.}
+min=${min%%[!0-9]*}
+if [ "$maj" -gt 7 ] || { [ "$maj" = 7 ] && [ "${min:-0}" -ge 2 ]; }; then auto=deferred; else auto=inline; fi
+[ "$rest" != "$rel" ] || it_die "cannot parse uname -r '$rel'"
+
+for k in inline deferred auto; do
+  want=$k
+  [ $k = auto ] && want=$auto
+  IT_CONF_EXTRA="DONTCACHE { Dontcache_Kick = $k; Stats_Interval_Ms = 200; }"
+  it_serve "$IT_EXP"
+  line=$(grep -m1 "engine started:.*Dontcache_Kick $k" "$IT_LOG")
+  case $want in
+    inline) what="buffered, written back and dropped by the flusher" ;;
+    deferred) what="RWF_DONTCACHE" ;;
+  esac
+  case $line in
+    *"worker-thread writes go $what"*) it_pass "$k: start line says worker-thread writes go $what" ;;
+    *) it_fail "$k: start line '${line##*: DONTCACHE}' does not say '$what'" ;;
+  esac
+  rm -f "$IT_WORK/back"
+  if nfs-cp "$IT_WORK/src" "$(it_url "$IT_EXP/f-$k")" > "$IT_WORK/cp.out" 2>&1 &&
+     nfs-cp "$(it_url "$IT_EXP/f-$k")" "$IT_WORK/back" >> "$IT_WORK/cp.out" 2>&1 &&
+     cmp -s "$IT_WORK/src" "$IT_WORK/back"; then
+    it_pass "$k: 8 MiB written and read back"
+  else
+    it_fail "$k: nfs-cp round trip failed: $(tr '\n' ' ' < "$IT_WORK/cp.out")"
+  fi
+  gsh_stop || it_fail "$k: ganesha exited non-zero on SIGTERM"
+  s=$IT_WORK/export-1.stats.json
+  j() { jq -r ".engine.$1 // 0" "$s" 2>/dev/null; }
+  ww=$(j worker_writes.bytes) dc=$(j writes.dontcache.issued_bytes) db=$(j writes.dropbehind.issued_bytes)
+  it_log "$k: worker_writes.bytes $ww, dontcache issued $dc, dropbehind issued $db"
+  [ "${ww:-0}" -ge $((8 * 1024 * 1024)) ] && it_pass "$k: every written byte issued on the worker ($ww)" ||
+    it_fail "$k: worker_writes.bytes $ww < 8 MiB (default Worker_Write_Max takes every WRITE)"
+  if [ $want = inline ]; then
+    [ "${db:-0}" -ge $((8 * 1024 * 1024)) ] && [ "${dc:-0}" = 0 ] &&
+      it_pass "$k: issued buffered for the flusher (dropbehind $db, dontcache $dc)" ||
+      it_fail "$k: want buffered issue: dropbehind $db, dontcache $dc"
+  else
+    [ "${dc:-0}" -ge $((8 * 1024 * 1024)) ] && [ "${db:-0}" = 0 ] &&
+      it_pass "$k: issued RWF_DONTCACHE (dontcache $dc, dropbehind $db)" ||
+      it_fail "$k: want RWF_DONTCACHE issue: dontcache $dc, dropbehind $db"
+  fi
+  rm -f "$s"
+done
+
+# a bad value: refused, named, not served
+conf=$IT_WORK/bad.conf log=$IT_WORK/bad.log
+echo "$IT_EXP|1|$(it_fsal_body_files 1)" | it_conf "$conf"
+echo "DONTCACHE { Dontcache_Kick = sometimes; }" >> "$conf"
+IT_LOG=$log
+if GSH_START_TRIES=100 gsh_start "$conf" "$log"; then
+  timeout -k 2 20 nfs-ls "$(it_url "$IT_EXP" 3)" >/dev/null 2>&1 &&
+    it_fail "Dontcache_Kick = sometimes: the export is served" ||
+    it_pass "Dontcache_Kick = sometimes: ganesha runs without the export"
+  gsh_stop
+else
+  it_pass "Dontcache_Kick = sometimes: ganesha refused to start"
+fi
+grep -q 'CRIT.*Dontcache_Kick = "sometimes" is not one of auto, inline, deferred' "$log" &&
+  it_pass "the log names Dontcache_Kick" || it_fail "no CRIT line names Dontcache_Kick = sometimes"
