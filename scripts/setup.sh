@@ -35,7 +35,7 @@ pkgs=(build-essential cmake pkg-config clang
       libdbus-1-dev dbus-daemon dbus-bin
       libclang-rt-14-dev valgrind strace curl prometheus-node-exporter file debootstrap
       clang-format xfsprogs
-      keepalived
+      keepalived qemu-system-x86
       ceph-mon ceph-mgr ceph-osd ceph-common nfs-ganesha-rados-grace nfs-ganesha-ceph)
 
 missing=()

@@ -13,11 +13,14 @@ set -e
 BUILD_DIR=$build bash "$top/scripts/build.sh"
 # The clean Debian 12 and 13 roots of the package scenario (tests/integration/package.sh),
 # debootstrapped once per machine, and the build roots of scripts/package.sh made from them
-# (the Build-Depends and lintian installed), while the builds below run. A build root that
-# cannot be made fails only the package scenarios (each tries again and says why).
+# (the Build-Depends and lintian installed), and the qemu guest image of the node-crash
+# scenarios (scripts/ha-guest-image.sh, from the bookworm root), while the builds below run.
+# A build root or image that cannot be made fails only the scenarios needing it (each tries
+# again and says why).
 t_clean0=$(date +%s)
 (bash "$top/scripts/clean-root.sh" bookworm && bash "$top/scripts/clean-root.sh" trixie &&
- { for r in 4.3 6.5; do
+ { bash "$top/scripts/ha-guest-image.sh" || echo "test.sh: the guest image failed (above)"
+   for r in 4.3 6.5; do
      bash "$top/scripts/package.sh" $r --root-only || echo "test.sh: the $r build root failed (above)"
    done; }) \
   > "$build/clean-roots.log" 2>&1 &

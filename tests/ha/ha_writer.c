@@ -33,10 +33,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -93,6 +96,26 @@ static void answered(struct writer *w)
 	w->last_ms = now;
 }
 
+/* A head whose node died leaves a half-open connection: when all that was
+ * sent had been acknowledged by its kernel, nothing is retransmitted and no
+ * answer ever comes. As the Linux NFS client does, probe the connection when
+ * it is idle (TCP keepalive after 2 s, then every second, 3 probes): the head
+ * that holds the address now answers RST and libnfs reconnects. Checked at
+ * every turn: a reconnect makes a new socket, maybe with the same number. */
+static void keepalive(int fd)
+{
+	int on = 1, idle = 2, intvl = 1, cnt = 3, v = 0;
+	socklen_t l = sizeof(v);
+
+	if (fd < 0 ||
+	    (getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, &l) == 0 && v != 0))
+		return;
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+}
+
 /* Drives the context (and its reconnects) until k is answered; -1 when the
  * grace time passed or libnfs failed for good. */
 static int wait_call(struct writer *w, struct nfsc_call *k)
@@ -110,6 +133,7 @@ static int wait_call(struct writer *w, struct nfsc_call *k)
 			return -1;
 		}
 		p.fd = nfs_get_fd(w->nfs);
+		keepalive(p.fd);
 		p.events = nfs_which_events(w->nfs);
 		p.revents = 0;
 		r = poll(&p, 1, 100);
