@@ -146,6 +146,9 @@ void dcio_export_stats_reset(struct dcio_export *x)
 		       "struct dcio_stats is not all uint64_t");
 	for (size_t i = 0; i < n; i++)
 		__atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
+	/* a hint (stable_reply_ms), shown as stable_reply.flush_avg_us:
+	 * learnt again from the next flushes */
+	atomic_store(&x->flush_ns_avg, 0);
 	pthread_mutex_lock(&x->mu);
 	x->peak = x->inflight;
 	pthread_mutex_unlock(&x->mu);
