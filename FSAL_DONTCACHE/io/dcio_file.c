@@ -3,6 +3,7 @@
  * choice, the O_DIRECT split and widening). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -401,14 +402,11 @@ int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 			flusher_throttle(x);
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);
-		if (len > DCIO_NICE_WRITE_MIN) {
-			int was = dcio_nice_begin(f->e);
+		int was = len > DCIO_NICE_WRITE_MIN ? dcio_nice_begin(f->e)
+						    : INT_MIN;
 
-			req_exec_sync(q);
-			dcio_nice_end(was);
-		} else {
-			req_exec_sync(q);
-		}
+		req_exec_sync(q);
+		dcio_nice_end(was);
 		break;
 	case PATH_ENGINE:
 		engine_submit(f->e, q);
