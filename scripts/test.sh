@@ -14,15 +14,15 @@ BUILD_DIR=$build bash "$top/scripts/build.sh"
 # The clean Debian 12 and 13 roots of the package scenario (tests/integration/package.sh),
 # debootstrapped once per machine, and the build roots of scripts/package.sh made from them
 # (the Build-Depends and lintian installed), and the qemu guest image of the node-crash
-# scenarios (scripts/ha-guest-image.sh, from the bookworm root), while the builds below run.
+# scenarios (scripts/ha-guest-image.sh, from the bookworm root), while the builds below and the first tests run.
 # A build root or image that cannot be made fails only the scenarios needing it (each tries
 # again and says why).
 t_clean0=$(date +%s)
+# In the order the tests need them: the 4.3 package, the node-crash guests, the 6.5 package.
 (bash "$top/scripts/clean-root.sh" bookworm && bash "$top/scripts/clean-root.sh" trixie &&
- { bash "$top/scripts/ha-guest-image.sh" || echo "test.sh: the guest image failed (above)"
-   for r in 4.3 6.5; do
-     bash "$top/scripts/package.sh" $r --root-only || echo "test.sh: the $r build root failed (above)"
-   done; }) \
+ { bash "$top/scripts/package.sh" 4.3 --root-only || echo "test.sh: the 4.3 build root failed (above)"
+   bash "$top/scripts/ha-guest-image.sh" || echo "test.sh: the guest image failed (above)"
+   bash "$top/scripts/package.sh" 6.5 --root-only || echo "test.sh: the 6.5 build root failed (above)"; }) \
   > "$build/clean-roots.log" 2>&1 &
 clean_pid=$!
 cmake -S "$top" -B "$build-san" -DCMAKE_BUILD_TYPE=Debug -DDC_SANITIZE=ON >/dev/null
@@ -35,12 +35,15 @@ bash "$top/scripts/debian13.sh" --build "$build-g6" sh -c \
   "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
    cmake --build /build -j$(nproc) --target fsaldontcache"
 t_setup6=$(($(date +%s) - t0))
-wait $clean_pid || { cat "$build/clean-roots.log"; exit 1; }
-t_clean=$(($(date +%s -r "$build/clean-roots.log") - t_clean0))  # when it last wrote
 set +e
 
+# The tests start while the roots and the image may still be in the making: the scenarios
+# needing one (package, node_crash, reclaim_v41) call the same scripts, which wait on the
+# maker's lock and then find the cached result (or make it themselves and say why).
 out4=$build/test-4.3.out out6=$build/test-6.5.out
 bash "$top/tests/run.sh" "$build" --san "$build-san" --install | tee "$out4"
+wait $clean_pid || { echo "test.sh: making the clean and build roots failed:"; cat "$build/clean-roots.log"; }
+t_clean=$(($(date +%s -r "$build/clean-roots.log") - t_clean0))  # when it last wrote
 t0=$(date +%s)
 # The second release runs the failover scenario's process-crash variants that differ by
 # ganesha ("shared", "health"; the key and verifier variants are the module's, run on 4.3
