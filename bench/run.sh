@@ -59,6 +59,8 @@ usage: bench/run.sh [--quick] [options]
                        FSALs with the same malloc; --engine "Malloc_Tuning = true;" tunes only
                        the FSAL_DONTCACHE servers)
 environment: DCBENCH=PATH  use that dcbench binary instead of building build-bench/
+             DCB_PERF=DIR  perf record -g each run's ganesha into DIR/TAG.perf.data
+                           (profiling costs CPU: compare such runs only with each other)
 EOF
 }
 
@@ -403,12 +405,20 @@ run_one() {  # scenario mode rep
   fi
   local urls=() e2
   for e2 in $exps; do urls+=(--url "$(url_for "$e2")" --server-path "$work/exp/$e2"); done
-  local j=$OUT/runs/$tag.json
+  local j=$OUT/runs/$tag.json perf_pid=
+  # DCB_PERF=DIR: a call-graph profile of ganesha for each run (DIR/TAG.perf.data; it costs
+  # CPU, so figures of such a run are not comparable with a plain one)
+  if [ -n "${DCB_PERF:-}" ]; then
+    mkdir -p "$DCB_PERF"
+    perf record -q -g -o "$DCB_PERF/$tag.perf.data" -p "$GSH_PID" > /dev/null 2>&1 &
+    perf_pid=$!
+  fi
   # shellcheck disable=SC2046
   timeout -k 5 $((T * 2 + 150)) "$dcbench" "${urls[@]}" $(dcb_args "$scen") --server-pid "$GSH_PID" \
     ${CG:+--cgroup "$CG"} --label "$tag" --quiet --json "$j" --timeline-csv "$OUT/runs/$tag.timeline.csv" \
     --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout 20 > "$OUT/runs/$tag.out" 2>&1
   local rc=$?
+  if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid"; fi
   gsh_stop   # the module writes its Stats_File a last time when the export is released
   for e in $exps; do rm -f "$work/exp/$e"/dcb.*; done   # disk space: one run's files at a time
   if [ -s "$j" ] && ! jq -e '.finished' "$j" >/dev/null; then
