@@ -221,6 +221,9 @@ static const struct dc_param_range export_ranges[] = {
 	  offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
 	{ "Stable_Reply_Ms", offsetof(struct dc_export_cfg, stable_reply_ms), 4,
 	  0, 10000 },
+	{ "Cache_Budget_Bytes",
+	  offsetof(struct dc_export_cfg, cache_budget_bytes), 8, 0,
+	  1024ULL * 1024 * MiB },
 	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max),
 	  4, 0, 64 * MiB },
 	{ NULL, 0, 0, 0, 0 }
@@ -248,6 +251,8 @@ static struct config_item dc_export_items[] = {
 		       dc_export_cfg, worker_write_max),
 	CONF_ITEM_UI32("Stable_Reply_Ms", 0, UINT32_MAX, 0, dc_export_cfg,
 		       stable_reply_ms),
+	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX, 0, dc_export_cfg,
+		       cache_budget_bytes),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
 		       key_file),
 	CONF_ITEM_BOOL("Handle_Key_Create", true, dc_export_cfg, key_create),

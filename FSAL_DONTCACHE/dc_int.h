@@ -72,6 +72,7 @@ struct dc_export_cfg {
 	uint32_t flush_interval_ms;
 	uint32_t worker_write_max;
 	uint32_t stable_reply_ms;
+	uint64_t cache_budget_bytes;
 	char *key_file;
 	char *stats_file; /* NULL: no JSON file */
 	char *prom_file; /* NULL: no Prometheus file */

@@ -107,6 +107,11 @@ struct dcio_export_params {
 				   * (fsync) when the export's recent flushes
 				   * took at most this long, and is answered
 				   * durable if it succeeds; 0 = never */
+	uint64_t cache_budget_bytes; /* writes issued on the caller's thread
+				      * wait (flusher_throttle) while the
+				      * export holds more than this written
+				      * and not yet dropped; 0 = 16 x
+				      * flush_export_bytes */
 };
 /* Zero means the engine default for max_inflight_bytes (256 MiB),
  * flush_file_bytes (8 MiB), flush_export_bytes (64 MiB) and flush_interval_ms

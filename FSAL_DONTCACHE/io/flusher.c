@@ -2,19 +2,24 @@
 /* Coalesced background writeback and drop-behind for buffered (dropbehind
  * and fallback) writes. Completions only add ranges and count bytes; the
  * first one crossing a threshold sets `kicked` and signals once, so one
- * wakeup serves any number of writes. A pass takes every due file at once,
- * then, with the lock dropped:
+ * wakeup serves any number of writes. A pass takes its share of the due
+ * files (the due ones split over the idle flusher threads), then, with the
+ * lock dropped:
  *   1. for every file, the ranges dirtied since its last pass: merged,
  *      sorted, sync_file_range(WRITE) (writeback of all of them is queued
- *      before the flusher waits for anything);
- *   2. for every file, the ranges started by an earlier pass:
- *      sync_file_range(WAIT_BEFORE) waits for their writeback (usually done
- *      by now), then POSIX_FADV_DONTNEED drops the now-clean pages.
+ *      before the thread waits for anything);
+ *   2. for every file, those ranges and any started before (by an inline
+ *      kick or RWF_DONTCACHE): sync_file_range(WAIT_BEFORE) waits for their
+ *      writeback, then POSIX_FADV_DONTNEED drops the now-clean pages.
  * Waiting on one file while another's dirty pages pile up is what a
- * file-at-a-time pass did: at 16 writers the page cache then held 5-10x
- * the thresholds. */
+ * file-at-a-time pass did (16 writers: 5-10x the thresholds in the page
+ * cache); dropping a pass's ranges only at the file's next pass kept two
+ * thresholds per file cached, and one thread blocked in submission stalled
+ * every file (issue 19): hence several threads and the drop in the pass. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "engine.h"
 
@@ -35,6 +40,14 @@ static uint64_t interval_ns(const struct dcio_export *x)
 	uint32_t ms = XP(x, flush_interval_ms) ? XP(x, flush_interval_ms)
 					       : DCIO_DEF_FLUSH_MS;
 	return (uint64_t)ms * 1000000ull;
+}
+
+/* The export's budget of written, not yet dropped bytes (flusher_throttle) */
+uint64_t flusher_budget(const struct dcio_export *x)
+{
+	uint64_t b = XP(x, cache_budget_bytes);
+
+	return b ? b : DCIO_THROTTLE_FACTOR * export_thr(x);
 }
 
 static void list_add(struct dcio_flusher *fl, struct dcio_file *f)
@@ -81,7 +94,7 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 	if (rs->n > DCIO_PENDING_CAP)
 		rs_collapse(rs);
 	f->fl.dirty_bytes += len;
-	x->fl.held += len;
+	__atomic_add_fetch(&x->fl.held, len, __ATOMIC_RELAXED);
 	f->fl.nwrites++;
 	x->fl.dirty += len;
 	if (f->fl.dirty_bytes >= file_thr(x))
@@ -90,7 +103,7 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 		x->fl.urgent = true;
 	if ((f->fl.urgent || x->fl.urgent) && !fl->kicked) {
 		fl->kicked = true;
-		pthread_cond_broadcast(&fl->cv);
+		pthread_cond_signal(&fl->cv);
 	}
 	pthread_mutex_unlock(&fl->mu);
 }
@@ -144,47 +157,61 @@ static void take(struct dcio_flusher *fl, struct dcio_file *f)
 	f->fl.nwrites = 0;
 	f->fl.urgent = false;
 	f->fl.busy = true;
+	f->fl.taken_gen = fl->gen;
 	f->fl.last = now_ns();
 }
 
-/* Under fl->mu: what the pass started is now waited and dropped next time. */
+/* Under fl->mu: the pass waited for and dropped everything it took. Wakes
+ * flusher_forget waiting for the file, and throttled writers once their
+ * export is back within its budget (not at every file: 64 writers woken
+ * to sleep again cost more CPU than the copies). */
 static void give_back(struct dcio_flusher *fl, struct dcio_file *f)
 {
+	struct dcio_export *x = f->x;
+	uint64_t held = __atomic_sub_fetch(
+		&x->fl.held, f->fl.old_bytes + f->fl.fresh_bytes,
+		__ATOMIC_RELAXED);
+
 	f->fl.busy = false;
 	rs_free(&f->fl.old);
-	f->x->fl.held -= f->fl.old_bytes;
-	f->fl.old_bytes = 0;
-	rs_merge_into(&f->fl.wb, &f->fl.fresh, 0);
 	rs_free(&f->fl.fresh);
-	f->fl.wb_bytes += f->fl.fresh_bytes;
-	f->fl.fresh_bytes = 0;
+	f->fl.old_bytes = f->fl.fresh_bytes = 0;
+	if (f->fl.closing || (x->fl.waiters && held <= flusher_budget(x)))
+		pthread_cond_broadcast(&fl->wcv);
 	if (!f->fl.wb.n && !f->fl.dirty.n)
 		list_del(fl, f);
+	else if (f->fl.urgent || f->fl.taken_gen < f->x->fl.urgent_gen)
+		fl->kicked = true; /* went urgent while busy: due now */
 }
 
 /* Called and returns with fl->mu held; drops it around the syscalls. A
  * busy file stays allocated: flusher_forget waits until it is given back. */
 static void run_pass(struct dcio_flusher *fl, struct dcio_file *batch)
 {
+	fl->idle--;
 	pthread_mutex_unlock(&fl->mu);
 	for (struct dcio_file *f = batch; f; f = f->fl.batch)
 		sfr_ranges(f, &f->fl.fresh, SYNC_FILE_RANGE_WRITE);
-	for (struct dcio_file *f = batch; f; f = f->fl.batch)
-		sfr_ranges(f, &f->fl.old, SYNC_FILE_RANGE_WAIT_BEFORE);
-	pthread_mutex_lock(&fl->mu);
+	/* each file given back once dropped: throttled writers go on as
+	 * soon as there is room, not after the slowest file of the pass */
 	for (struct dcio_file *f = batch, *n; f; f = n) {
-		n = f->fl.batch;
+		sfr_ranges(f, &f->fl.old, SYNC_FILE_RANGE_WAIT_BEFORE);
+		sfr_ranges(f, &f->fl.fresh, SYNC_FILE_RANGE_WAIT_BEFORE);
+		pthread_mutex_lock(&fl->mu);
+		n = f->fl.batch; /* f may be freed once given back */
 		f->fl.batch = NULL;
 		give_back(fl, f);
+		if (n)
+			pthread_mutex_unlock(&fl->mu);
 	}
-	pthread_cond_broadcast(&fl->cv);
+	fl->idle++;
 }
 
 static bool due(struct dcio_file *f, uint64_t now, uint64_t *next)
 {
 	if (f->fl.busy)
 		return false;
-	if (f->fl.urgent || (f->x->fl.urgent_gen == f->e->fl.gen &&
+	if (f->fl.urgent || (f->fl.taken_gen < f->x->fl.urgent_gen &&
 			     (f->fl.dirty.n || f->fl.wb.n)))
 		return true;
 	uint64_t at = f->fl.last + interval_ns(f->x);
@@ -195,8 +222,8 @@ static bool due(struct dcio_file *f, uint64_t now, uint64_t *next)
 	return false;
 }
 
-/* Exports over their threshold now have all their dirty files flushed in
- * this pass. */
+/* Exports over their threshold now have all their dirty files due (each
+ * file taken before this pass). */
 static void begin_pass(struct dcio_flusher *fl)
 {
 	fl->kicked = false;
@@ -210,6 +237,33 @@ static void begin_pass(struct dcio_flusher *fl)
 	}
 }
 
+/* Under fl->mu: this thread's share of the due files, ceil(due / idle
+ * threads), linked through fl.batch; another thread is woken for the rest. */
+static struct dcio_file *take_share(struct dcio_flusher *fl, uint64_t *next)
+{
+	uint64_t now = now_ns();
+	unsigned ndue = 0, share, taken = 0;
+	struct dcio_file *batch = NULL, **tail = &batch;
+
+	for (struct dcio_file *f = fl->head; f; f = f->fl.next)
+		ndue += due(f, now, next);
+	share = (ndue + fl->idle - 1) / (fl->idle ? fl->idle : 1);
+	for (struct dcio_file *f = fl->head; f && taken < share;
+	     f = f->fl.next) {
+		if (!due(f, now, next))
+			continue;
+		take(fl, f);
+		*tail = f;
+		tail = &f->fl.batch;
+		taken++;
+	}
+	if (taken < ndue) {
+		fl->kicked = true;
+		pthread_cond_signal(&fl->cv);
+	}
+	return batch;
+}
+
 static void *flusher_main(void *arg)
 {
 	struct dcio_engine *e = arg;
@@ -219,16 +273,9 @@ static void *flusher_main(void *arg)
 	pthread_mutex_lock(&fl->mu);
 	while (!fl->stop) {
 		begin_pass(fl);
-		uint64_t now = now_ns(), next = now + 1000000000ull;
-		struct dcio_file *batch = NULL, **tail = &batch;
+		uint64_t next = now_ns() + 1000000000ull;
+		struct dcio_file *batch = take_share(fl, &next);
 
-		for (struct dcio_file *f = fl->head; f; f = f->fl.next) {
-			if (!due(f, now, &next))
-				continue;
-			take(fl, f);
-			*tail = f;
-			tail = &f->fl.batch;
-		}
 		if (batch)
 			run_pass(fl, batch);
 		if (fl->kicked || fl->stop)
@@ -244,14 +291,29 @@ static void *flusher_main(void *arg)
 int flusher_start(struct dcio_engine *e)
 {
 	struct dcio_flusher *fl = &e->fl;
+	unsigned n = e->nrings ? e->nrings : 1;
 
+	fl->tids = calloc(n, sizeof(*fl->tids));
+	if (!fl->tids)
+		return ENOMEM;
 	pthread_mutex_init(&fl->mu, NULL);
 	cond_init_mono(&fl->cv);
-	int rc = pthread_create(&fl->tid, NULL, flusher_main, e);
-	if (rc)
-		return rc;
-	pthread_setname_np(fl->tid, "dcio-flusher");
+	cond_init_mono(&fl->wcv);
 	fl->started = true;
+	for (unsigned i = 0; i < n; i++) {
+		int rc = pthread_create(&fl->tids[i], NULL, flusher_main, e);
+		if (rc) {
+			flusher_stop(e);
+			return rc;
+		}
+		char tn[16];
+		snprintf(tn, sizeof(tn), "dcio-flush%u", i % 100u);
+		pthread_setname_np(fl->tids[i], tn);
+		pthread_mutex_lock(&fl->mu);
+		fl->n++;
+		fl->idle++;
+		pthread_mutex_unlock(&fl->mu);
+	}
 	return 0;
 }
 
@@ -264,9 +326,16 @@ void flusher_stop(struct dcio_engine *e)
 	pthread_mutex_lock(&fl->mu);
 	fl->stop = true;
 	pthread_cond_broadcast(&fl->cv);
+	pthread_cond_broadcast(&fl->wcv);
 	pthread_mutex_unlock(&fl->mu);
-	pthread_join(fl->tid, NULL);
+	for (unsigned i = 0; i < fl->n; i++)
+		pthread_join(fl->tids[i], NULL);
+	free(fl->tids);
+	fl->tids = NULL;
+	fl->n = fl->idle = 0;
+	fl->started = false;
 	pthread_cond_destroy(&fl->cv);
+	pthread_cond_destroy(&fl->wcv);
 	pthread_mutex_destroy(&fl->mu);
 }
 
@@ -276,41 +345,52 @@ void flusher_forget(struct dcio_file *f)
 	struct dcio_flusher *fl = &f->e->fl;
 
 	pthread_mutex_lock(&fl->mu);
+	f->fl.closing = true;
 	while (f->fl.busy)
-		pthread_cond_wait(&fl->cv, &fl->mu);
+		pthread_cond_wait(&fl->wcv, &fl->mu);
 	if (f->fl.listed)
 		list_del(fl, f);
 	f->x->fl.dirty -= f->fl.dirty_bytes;
-	f->x->fl.held -= f->fl.dirty_bytes + f->fl.wb_bytes;
+	uint64_t held = __atomic_sub_fetch(&f->x->fl.held,
+					   f->fl.dirty_bytes + f->fl.wb_bytes,
+					   __ATOMIC_RELAXED);
 	f->fl.dirty_bytes = 0;
 	f->fl.wb_bytes = 0;
 	rs_free(&f->fl.dirty);
 	rs_free(&f->fl.wb);
 	/* writers throttled on this file's bytes may go on */
-	pthread_cond_broadcast(&fl->cv);
+	if (f->x->fl.waiters && held <= flusher_budget(f->x))
+		pthread_cond_broadcast(&fl->wcv);
 	pthread_mutex_unlock(&fl->mu);
 }
 
 void flusher_throttle(struct dcio_export *x)
 {
 	struct dcio_flusher *fl = &x->e->fl;
-	uint64_t t0 = 0, limit = DCIO_THROTTLE_FACTOR * export_thr(x);
+	uint64_t t0 = 0, limit = flusher_budget(x);
 	struct timespec ts;
 
+	if (__atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) <= limit)
+		return; /* the common case: no engine-wide lock per write */
 	pthread_mutex_lock(&fl->mu);
 	while (x->fl.held > limit && !fl->stop) {
 		if (!t0) {
 			t0 = now_ns();
 			ST_ADD(x->st.fl_throttled, 1);
 			deadline_after(&ts, DCIO_THROTTLE_MAX_MS);
+			/* every file of the export is due now (once per
+			 * writer: again at each wakeup, the flushers took
+			 * files with a few KiB dirty over and over) */
+			x->fl.urgent = true;
+			if (!fl->kicked) {
+				fl->kicked = true;
+				pthread_cond_signal(&fl->cv);
+			}
 		}
-		/* every file of the export is due now */
-		x->fl.urgent = true;
-		if (!fl->kicked) {
-			fl->kicked = true;
-			pthread_cond_broadcast(&fl->cv);
-		}
-		if (pthread_cond_timedwait(&fl->cv, &fl->mu, &ts) == ETIMEDOUT)
+		x->fl.waiters++;
+		int rc = pthread_cond_timedwait(&fl->wcv, &fl->mu, &ts);
+		x->fl.waiters--;
+		if (rc == ETIMEDOUT)
 			break;
 	}
 	pthread_mutex_unlock(&fl->mu);

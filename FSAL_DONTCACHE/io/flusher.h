@@ -12,22 +12,29 @@
 struct dcio_engine;
 struct dcio_file;
 
-/* The engine's flusher; mu also guards every export's and file's `fl`. */
+/* The engine's flushers: one thread per engine thread (Engine_Threads), so
+ * one blocked in writeback submission or a wait does not stall the others'
+ * files. mu also guards every export's and file's `fl`. */
 struct dcio_flusher {
-	pthread_t tid;
+	pthread_t *tids;
+	unsigned n, idle; /* threads; threads not in a pass */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv; /* flusher threads wait here */
+	pthread_cond_t wcv; /* writers (throttle) and closers (forget) */
 	bool stop, kicked, started;
-	uint64_t gen; /* pass number */
+	uint64_t gen; /* pass number, over all threads */
 	struct dcio_file *head; /* files with ranges to flush or drop */
 };
 
 /* An export's flusher state (dcio_export.fl), under the engine's fl.mu. */
 struct fl_export {
 	uint64_t dirty; /* bytes noted, not yet taken by a pass */
-	uint64_t held; /* bytes noted, not yet dropped (flusher_throttle) */
+	uint64_t held; /* bytes noted, not yet dropped (flusher_throttle;
+			* changed under the lock, read without it there) */
+	unsigned waiters; /* writers in flusher_throttle */
 	bool urgent; /* over flush_export_bytes */
-	uint64_t gen, urgent_gen; /* pass last counted / flushing all */
+	/* urgent_gen: files taken by a pass before it are due at once */
+	uint64_t gen, urgent_gen; /* pass last counted / went urgent */
 	uint64_t pass_writes;
 };
 
@@ -35,13 +42,16 @@ struct fl_export {
 struct fl_file {
 	struct dcio_file *next, *prev;
 	bool listed, busy, urgent;
+	bool closing; /* flusher_forget waits for the pass to give it back */
 	struct dcio_rangeset dirty; /* to start: sync_file_range(WRITE) */
 	struct dcio_rangeset wb; /* started: wait, then drop */
 	uint64_t dirty_bytes, nwrites, last;
 	uint64_t wb_bytes; /* noted bytes whose ranges are in wb */
-	/* while busy (taken by a pass, only the flusher touches these) */
+	uint64_t taken_gen; /* the pass that last took the file */
+	/* while busy (taken by a pass, only its thread touches these) */
 	struct dcio_file *batch; /* next file of the pass */
-	struct dcio_rangeset old, fresh; /* to wait and drop / to start */
+	/* old: started before (wait, drop); fresh: start, wait, drop */
+	struct dcio_rangeset old, fresh;
 	uint64_t old_bytes, fresh_bytes;
 };
 
@@ -59,6 +69,8 @@ void flusher_forget(struct dcio_file *f);
  * their own writeback, and at 2-4x (128-256 MiB) writers waited at nearly
  * every pass (64 writers: 0.39x the MB/s, p99.9 1.3 s; issue 19). */
 void flusher_throttle(struct dcio_export *x);
+/* cache_budget_bytes, or DCIO_THROTTLE_FACTOR x flush_export_bytes */
+uint64_t flusher_budget(const struct dcio_export *x);
 #define DCIO_THROTTLE_MAX_MS 2000
 #define DCIO_THROTTLE_FACTOR 16
 

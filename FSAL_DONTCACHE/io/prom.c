@@ -236,6 +236,25 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	counter(&w, "flusher_inline_kicks_total",
 		"Flush_Mode=inline: writeback kicked by the writer.",
 		LD(s->fl_inline_kicks));
+	counter(&w, "flusher_throttled_total",
+		"WRITEs that waited for the flusher (over Cache_Budget_Bytes).",
+		LD(s->fl_throttled));
+	counter(&w, "flusher_throttle_milliseconds_total",
+		"Time WRITEs waited for the flusher.",
+		LD(s->fl_throttle_us) / 1000);
+	gauge(&w, "flusher_budget_bytes",
+	      "Cache_Budget_Bytes in effect (written, not yet dropped).",
+	      (unsigned long long)flusher_budget(x));
+	gauge(&w, "flusher_held_bytes",
+	      "Bytes written and not yet dropped by the flusher.",
+	      (unsigned long long)__atomic_load_n(&x->fl.held,
+						  __ATOMIC_RELAXED));
+	counter(&w, "stable_reply_joined_total",
+		"UNSTABLE WRITEs that joined a group flush (Stable_Reply_Ms).",
+		LD(s->sr_joined));
+	counter(&w, "stable_reply_durable_total",
+		"UNSTABLE WRITEs answered FILE_SYNC (Stable_Reply_Ms).",
+		LD(s->sr_durable));
 
 	counter(&w, "group_commit_batches_total",
 		"Group-commit flushes (batches).", LD(s->gc_batches));

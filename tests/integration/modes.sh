@@ -29,7 +29,7 @@ for wm in dontcache buffered direct dropbehind; do
     body+=" Flush_File_Bytes = 1048576; Flush_Export_Bytes = 4194304; Flush_Interval_Ms = 200;"
     body+=" Handle_Key_File = $IT_WORK/key-$tag; Stats_File = $IT_WORK/stats-$tag.json;"
     wwm=$(( n % 2 ? 1048576 : 0 ))   # every write on the worker thread, or none
-    body+=" Worker_Write_Max = $wwm;"
+    body+=" Worker_Write_Max = $wwm; Cache_Budget_Bytes = 8388608;"
     echo "$dir|1|$body" | it_conf "$IT_WORK/$tag.conf"
     cat >> "$IT_WORK/$tag.conf" <<CONF
 DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; Malloc_Tuning = $([ $fm = inline ] && echo false || echo true); Engine_Nice = 7; }
@@ -60,6 +60,8 @@ CONF
       [ "$ww" = 0 ] || it_fail "$tag: $ww writes on the worker with Worker_Write_Max = $wwm, $fm, $wm"
     fi
     [ "$(jget "$s" '.reads.ops')" -gt 0 ] || it_fail "$tag: no reads counted"
+    [ "$(jget "$s" '.flusher.budget_bytes')" = 8388608 ] ||
+      it_fail "$tag: flusher.budget_bytes $(jget "$s" '.flusher.budget_bytes'), want Cache_Budget_Bytes 8388608"
     [ "$(jget "$s" '.inflight.peak <= .inflight.limit')" = true ] ||
       it_fail "$tag: in-flight peak above Max_Inflight_Bytes"
     if [ $wm = dropbehind ] && [ $fm = coalesced ]; then

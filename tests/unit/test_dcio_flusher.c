@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* Dropbehind flusher: many writes share one pass, ranges are merged and sorted before sync_file_range(WRITE), written ranges are waited on and dropped (DONTNEED) in a later pass, and the file, export and interval triggers each start a flush. */
+/* Dropbehind flusher: many writes share one pass, ranges are merged and sorted before sync_file_range(WRITE), a pass waits on what it started and drops it (DONTNEED), a file stuck in writeback does not hold up another file (several flusher threads), and the file, export and interval triggers each start a flush. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -27,11 +27,19 @@ static struct call {
 } calls[4096];
 static int ncalls, ndontneed;
 static atomic_int stall_wait_ms; /* WAIT_BEFORE takes this long (a slow disk) */
+/* WAIT_BEFORE on this fd blocks until stall_release (at most 10 s) */
+static atomic_int stall_fd = -1, stall_in;
+static atomic_bool stall_release;
 
 static int fake_sfr(int fd, off_t off, off_t len, unsigned int flags)
 {
 	if (flags == SYNC_FILE_RANGE_WAIT_BEFORE && atomic_load(&stall_wait_ms))
 		usleep((useconds_t)atomic_load(&stall_wait_ms) * 1000);
+	if (flags == SYNC_FILE_RANGE_WAIT_BEFORE && fd == atomic_load(&stall_fd)) {
+		atomic_fetch_add(&stall_in, 1);
+		for (int i = 0; i < 10000 && !atomic_load(&stall_release); i++)
+			usleep(1000);
+	}
 	pthread_mutex_lock(&mu);
 	if (ncalls < 4096)
 		calls[ncalls++] = (struct call){ fd, off, len, flags };
@@ -70,6 +78,8 @@ static bool wait_for(unsigned flags, int n)
 }
 
 /* no file: the cases open their own */
+static uint64_t next_budget; /* cache_budget_bytes of the next setup */
+
 static void setup_caller(struct tl_ctx *c, uint64_t file_thr,
 			 uint64_t export_thr, uint32_t interval,
 			 uint32_t caller_max)
@@ -84,8 +94,13 @@ static void setup_caller(struct tl_ctx *c, uint64_t file_thr,
 	p.flush_export_bytes = export_thr;
 	p.flush_interval_ms = interval;
 	p.caller_write_max = caller_max;
+	p.cache_budget_bytes = next_budget;
+	next_budget = 0;
 	ncalls = ndontneed = 0;
 	atomic_store(&stall_wait_ms, 0);
+	atomic_store(&stall_fd, -1);
+	atomic_store(&stall_in, 0);
+	atomic_store(&stall_release, false);
 	tl_ctx_open(
 		c, &(struct tl_setup){
 			   .sys = &t, .p = &p, .name = "fl", .no_file = true });
@@ -146,6 +161,57 @@ static void t_throttle(void)
 	atomic_store(&stall_wait_ms, 0);
 	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
 	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
+/* The index of the first of 8 writes of 256 KiB that waited (-1: none),
+ * the flusher's wait on the first one stuck for 2.5 s: the file stays busy
+ * and nothing is dropped, so write k finds k x 256 KiB held. */
+static int first_throttled(uint64_t budget)
+{
+	static char buf[256 << 10];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct tl_ctx c;
+	struct dcio_file *f;
+	int first = -1;
+
+	next_budget = budget;
+	setup_caller(&c, 256 << 10, 64 << 10, 1000, 1 << 20);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c.x, tl_open(&c.fs, "bud", O_TRUNC), &f), 0);
+	atomic_store(&stall_wait_ms, 2500);
+	for (int i = 0; i < 8 && first < 0; i++) {
+		struct tl_wait w;
+		uint64_t t0 = tl_now_ms();
+
+		tl_wait_init(&w);
+		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1,
+					   (uint64_t)i * sizeof(buf),
+					   DCIO_UNSTABLE, tl_done, &w),
+				0);
+		tl_wait_for(&w, 1);
+		CU_ASSERT_EQUAL(w.errs, 0);
+		if (tl_now_ms() - t0 >= 1000)
+			first = i;
+		if (i == 0) /* the flusher into its stalled wait */
+			usleep(200000);
+	}
+	atomic_store(&stall_wait_ms, 0);
+	char *s = tl_stats(c.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "flusher.budget_bytes"),
+			budget ? budget : DCIO_THROTTLE_FACTOR * (64 << 10));
+	CU_ASSERT(tl_json_num(s, "flusher.held_bytes") >= 3 * (256 << 10));
+	free(s);
+	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+	return first;
+}
+
+/* cache_budget_bytes sets the bound: 512 KiB held lets the fourth write
+ * wait; left 0 the bound is 16 x flush_export_bytes (1 MiB): the sixth. */
+static void t_budget(void)
+{
+	CU_ASSERT_EQUAL(first_throttled(512 << 10), 3);
+	CU_ASSERT_EQUAL(first_throttled(0), 5);
 }
 
 /* Without a stall the same writers are paced, not stopped: 64 writes of
@@ -296,12 +362,62 @@ static void t_export_threshold(void)
 	tl_ctx_close(&c);
 }
 
+static int sfr_calls_on(int fd, unsigned flags)
+{
+	int n = 0;
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < ncalls; i++)
+		n += calls[i].fd == fd && calls[i].flags == flags;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+/* File a's writeback wait hangs (a stuck device, a slow file): file b,
+ * written after, is still started, waited on and dropped by another flusher
+ * thread meanwhile, and a's pass finishes once its wait returns. */
+static void t_parallel(void)
+{
+	static char buf[1 << 20];
+	struct tl_ctx c;
+	struct dcio_file *a, *b;
+
+	setup(&c, 1 << 20, 256 << 20, 60000);
+	int fa = tl_open(&c.fs, "a", O_TRUNC), fb = tl_open(&c.fs, "b", O_TRUNC);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, fa, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, fb, &b), 0);
+	atomic_store(&stall_fd, fa);
+	CU_ASSERT_EQUAL(tl_write(a, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	for (int i = 0; i < 5000 && !atomic_load(&stall_in); i++)
+		usleep(1000);
+	CU_ASSERT_TRUE_FATAL(atomic_load(&stall_in) == 1);
+	CU_ASSERT_EQUAL(tl_write(b, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	bool b_done = false;
+	for (int i = 0; i < 3000 && !b_done; i++) {
+		b_done = sfr_calls_on(fb, SYNC_FILE_RANGE_WAIT_BEFORE) >= 1 &&
+			 ndontneed >= 1;
+		if (!b_done)
+			usleep(1000);
+	}
+	CU_ASSERT_TRUE(b_done);
+	CU_ASSERT_EQUAL(sfr_calls_on(fb, SYNC_FILE_RANGE_WRITE), 1);
+	CU_ASSERT_TRUE(tl_resident(tl_path(&c.fs, "b")) < 0.5);
+	/* a is still in its wait, its pages not dropped */
+	CU_ASSERT_EQUAL(atomic_load(&stall_in), 1);
+	atomic_store(&stall_release, true);
+	CU_ASSERT_EQUAL(dcio_file_close(a), 0);
+	CU_ASSERT_EQUAL(dcio_file_close(b), 0);
+	CU_ASSERT_TRUE(tl_resident(tl_path(&c.fs, "a")) < 0.5);
+	tl_ctx_close(&c);
+}
+
 static const struct tl_case cases[] = {
+	{ "a file stuck in writeback holds up no other", t_parallel },
 	{ "256 writes coalesce into merged ranges", t_coalesce },
 	{ "interval flush, then wait and drop", t_interval_then_drop },
 	{ "export threshold flushes every file", t_export_threshold },
 	{ "caller writes wait for the flusher, bounded", t_throttle },
 	{ "caller writes are paced, all complete", t_throttle_paces },
+	{ "cache_budget_bytes bounds what writers may leave", t_budget },
 };
 
 int main(void)

@@ -210,7 +210,7 @@ static void t_engine_nice(void)
 	CU_ASSERT_FALSE(write_here(&t, buf, sizeof(buf), 0, DCIO_DATA_SYNC));
 	CU_ASSERT_EQUAL(threads_nice("dcio-ring"), 7);
 	CU_ASSERT_EQUAL(threads_nice("dcio-pool"), 7);
-	CU_ASSERT_EQUAL(threads_nice("dcio-flusher"), 7);
+	CU_ASSERT_EQUAL(threads_nice("dcio-flush"), 7);
 	teardown(&t);
 }
 
