@@ -27,6 +27,9 @@ usage: bench/run.sh [--quick] [options]
   --reps N             repetitions per scenario and mode (default 3); a full run
                        (13 scenarios x 6 modes x 3 reps x 20 s) takes about 90 minutes
   --time S             seconds per run (quick 3, full 20 x scale)
+  --warmup S           run S seconds longer and leave those first seconds out of every rate and
+                       latency (default 0: a run's start, its files' first allocation and
+                       ganesha's buffers growing, counts; with 4 s runs it sets p99.9)
   --scale F            multiply full-run durations and sizes (default 1)
   --modes LIST         comma list among vfs,dontcache,buffered,direct,dropbehind,inline
                        (default: vfs plus every FSAL_DONTCACHE mode when the module exists;
@@ -69,13 +72,14 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 # ---------------------------------------------------------------- options
 declare -A VARIANT=()
 VARIANTS=()
-QUICK=0 REPS=3 TIME= SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4 FS=
+QUICK=0 REPS=3 TIME= WARMUP=0 SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4 FS=
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) QUICK=1 ;;
     --reps) REPS=${2:-}; shift ;;
     --time) TIME=${2:-}; shift ;;
+    --warmup) WARMUP=${2:-}; shift ;;
     --scale) SCALE=${2:-}; shift ;;
     --modes) MODES=${2:-}; shift ;;
     --scenarios) SCENARIOS=${2:-}; shift ;;
@@ -107,6 +111,7 @@ done
 [[ $REPS =~ ^[1-9][0-9]?$ ]] || die "--reps must be 1..99"
 [[ $SCALE =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk "BEGIN{exit !($SCALE > 0)}" || die "--scale must be a positive number"
 [ -z "$TIME" ] || [[ $TIME =~ ^[1-9][0-9]*$ ]] || die "--time must be whole seconds >= 1"
+[[ $WARMUP =~ ^[0-9]+$ ]] && [ "$WARMUP" -le 600 ] || die "--warmup must be whole seconds 0..600"
 [ $QUICK = 1 ] && : "${MEMLIM:=1G}"
 : "${MEMLIM:=2G}"
 [[ $MEMLIM =~ ^[0-9]+[KMG]?$ ]] || die "--mem-limit like 2G or 512M"
@@ -167,6 +172,7 @@ if [ $INNER = 0 ]; then
   args=(--reps "$REPS" --scale "$SCALE" --mem-limit "$MEMLIM" --dir "$DIR" --out "$OUT" --inner)
   [ $QUICK = 1 ] && args+=(--quick)
   [ -n "$TIME" ] && args+=(--time "$TIME")
+  [ "$WARMUP" != 0 ] && args+=(--warmup "$WARMUP")
   [ -n "$MODES" ] && args+=(--modes "$MODES")
   [ -n "$SCENARIOS" ] && args+=(--scenarios "$SCENARIOS")
   [ -n "$MODULE" ] && args+=(--module "$MODULE")
@@ -241,6 +247,9 @@ if [ $QUICK = 1 ]; then
 else
   IV=1; T=${TIME:-$(awk "BEGIN{printf \"%d\", 20 * $SCALE}")}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$(awk "BEGIN{printf \"%.0f\", 4 * 2^30 * $SCALE}")
 fi
+# --warmup: each run lasts T + WARMUP seconds, dcbench leaves the first WARMUP out
+TW=$((T + WARMUP)) WU=
+[ "$WARMUP" != 0 ] && WU=" --warmup $WARMUP"
 HOT=$(( (HOT >> 20) << 20 )); [ $HOT -lt $((16 << 20)) ] && HOT=$((16 << 20))
 RANDSIZE=$(( (RANDSIZE >> 16) << 16 ))
 # Sequential writers wrap at a per-file size chosen so that one run's files total 4x the
@@ -323,20 +332,20 @@ fail_row() { echo "$1,$2,$3,0$(printf ',%.0s' $(seq $(( $(awk -F, '{print NF}' <
 
 dcb_args() {  # scenario -> dcbench options (without URLs)
   case $1 in
-    seq1)    echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T" ;;
-    multi4)  echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $T" ;;
-    multi16) echo "--conns 16 --qd 4 --bs 1M --size $(wrap 16) --time $T" ;;
-    multi64) echo "--conns 64 --qd 2 --bs 1M --size $(wrap 64) --time $T" ;;
-    rand64k) echo "--conns 4 --qd 16 --bs 64k --pattern rand --size $RANDSIZE --time $T" ;;
-    noisy)   echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT --read-iops 500" ;;
-    compete) echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $T" ;;
-    commit)  echo "--conns 16 --qd 2 --bs 64k --size $(wrap 16) --time $T --commit-every 512k" ;;
-    small64k) echo "--conns 1 --qd 1 --bs 64k --size $(wrap 1) --time $T" ;;
-    cqd1|cqd8|cqd32) echo "--conns 1 --qd ${1#cqd} --bs 1M --size $(wrap 1) --time $T --commit-every 16M" ;;
-    read64k)   echo "--conns 0 --time $T --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
-    read64k_w) echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
-    read4k)    echo "--conns 0 --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
-    read4k_w)  echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $T --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
+    seq1)    echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $TW$WU" ;;
+    multi4)  echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $TW$WU" ;;
+    multi16) echo "--conns 16 --qd 4 --bs 1M --size $(wrap 16) --time $TW$WU" ;;
+    multi64) echo "--conns 64 --qd 2 --bs 1M --size $(wrap 64) --time $TW$WU" ;;
+    rand64k) echo "--conns 4 --qd 16 --bs 64k --pattern rand --size $RANDSIZE --time $TW$WU" ;;
+    noisy)   echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $TW$WU --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT --read-iops 500" ;;
+    compete) echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $TW$WU" ;;
+    commit)  echo "--conns 16 --qd 2 --bs 64k --size $(wrap 16) --time $TW$WU --commit-every 512k" ;;
+    small64k) echo "--conns 1 --qd 1 --bs 64k --size $(wrap 1) --time $TW$WU" ;;
+    cqd1|cqd8|cqd32) echo "--conns 1 --qd ${1#cqd} --bs 1M --size $(wrap 1) --time $TW$WU --commit-every 16M" ;;
+    read64k)   echo "--conns 0 --time $TW$WU --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
+    read64k_w) echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $TW$WU --readers 4 --read-bs 64k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
+    read4k)    echo "--conns 0 --time $TW$WU --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
+    read4k_w)  echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $TW$WU --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT" ;;
   esac
 }
 
@@ -414,7 +423,7 @@ run_one() {  # scenario mode rep
     perf_pid=$!
   fi
   # shellcheck disable=SC2046
-  timeout -k 5 $((T * 2 + 150)) "$dcbench" "${urls[@]}" $(dcb_args "$scen") --server-pid "$GSH_PID" \
+  timeout -k 5 $((TW * 2 + 150)) "$dcbench" "${urls[@]}" $(dcb_args "$scen") --server-pid "$GSH_PID" \
     ${CG:+--cgroup "$CG"} --label "$tag" --quiet --json "$j" --timeline-csv "$OUT/runs/$tag.timeline.csv" \
     --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout 20 > "$OUT/runs/$tag.out" 2>&1
   local rc=$?
@@ -473,7 +482,7 @@ modes=("${kept[@]}")
 cat > "$OUT/config.txt" <<EOF
 date: $(date -Is)
 host: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)
-quick: $QUICK  reps: $REPS  seconds per run: $T  scale: $SCALE
+quick: $QUICK  reps: $REPS  seconds per run: $T (+ $WARMUP s warm-up left out)  scale: $SCALE
 memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" || echo none)
 modes: ${modes[*]}   scenarios: ${scenarios[*]}
 ganesha: $([ -n "${GSH_ROOT:-}" ] && echo "6.5 (Debian 13 root $GSH_ROOT)" || echo "4.3 (host)")

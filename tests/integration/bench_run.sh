@@ -5,7 +5,7 @@
 # Both runs are ok in runs.csv; config.txt names xfs and the variant; the variant's stats show
 # its parameter applied (no worker writes, every byte through the engine); the export
 # directories were on the xfs loop filesystem (its image and mount are gone afterwards). Bad
-# --variant and --fs values are refused.
+# --variant, --fs and --warmup values are refused; --warmup 1 reaches dcbench and config.txt.
 # run.sh timeout: 300
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "the --variant half needs FSAL_DONTCACHE (run it with the module)"
@@ -25,11 +25,12 @@ bad() { # bad WHY ARGS...: run.sh must refuse
 }
 bad "--fs btrfs" --fs btrfs --dir "$dir" --out "$IT_WORK/o1"
 bad "--variant without =" --variant nothing --dir "$dir" --out "$IT_WORK/o2"
+bad "--warmup not a number" --warmup soon --dir "$dir" --out "$IT_WORK/o4"
 bad "--variant named like a mode" --variant 'inline=Worker_Write_Max = 0;' --dir "$dir" --out "$IT_WORK/o3"
 
 gv=4
 [ -n "${GSH_ROOT:-}" ] && { gv=6; export DC_DEBIAN13_ROOT=$GSH_ROOT; }
-it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv --quick --reps 1 --time 1 --mem-limit 512M --modes vfs \
+it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv --quick --reps 1 --time 1 --warmup 1 --mem-limit 512M --modes vfs \
   --variant 'wzero=Worker_Write_Max = 0;' --scenarios seq1,cqd1 --fs xfs --dir "$dir" --out "$out" \
   --module "$IT_MODULE" > "$IT_WORK/run.out" 2>&1 ||
   it_die "run.sh failed: $(tail -5 "$IT_WORK/run.out" | tr '\n' ' ')"
@@ -40,6 +41,10 @@ want="cqd1:vfs cqd1:wzero seq1:vfs seq1:wzero "
 # cqd1 COMMITs as a flushing client does: once 16 MiB of UNSTABLE answers piled up
 c=$(awk -F, 'NR > 1 && $1 == "cqd1" && $2 == "vfs" {print $13}' "$out/runs.csv")
 [ "${c:-0}" -ge 1 ] && it_pass "cqd1 sent $c COMMITs" || it_fail "cqd1 sent no COMMIT ($c)"
+w=$(jq -r '.config.warmup_s' "$out/runs/seq1.vfs.1.json" 2>/dev/null)
+[ "$w" = 1 ] && grep -q 'seconds per run: 1 (+ 1 s warm-up left out)' "$out/config.txt" &&
+  it_pass "--warmup 1: dcbench left the first second out (warmup_s $w), config.txt says so" ||
+  it_fail "--warmup 1: warmup_s '$w', config: $(grep 'seconds per run' "$out/config.txt")"
 grep -q 'filesystem xfs: --fs xfs on /dev/loop' "$out/config.txt" && it_pass "config.txt names the xfs loop filesystem" ||
   it_fail "config.txt: $(grep 'export dirs' "$out/config.txt")"
 grep -q 'variants: wzero = \[Worker_Write_Max = 0;\]' "$out/config.txt" && it_pass "config.txt names the variant" ||
