@@ -112,6 +112,18 @@ static void setup(struct tl_ctx *c, uint64_t file_thr, uint64_t export_thr,
 	setup_caller(c, file_thr, export_thr, interval, 0);
 }
 
+/* One asynchronous write of iov at off, waited for: it must succeed. */
+static void write_one(struct dcio_file *f, struct iovec *iov, uint64_t off)
+{
+	struct tl_wait w;
+
+	tl_wait_init(&w);
+	CU_ASSERT_EQUAL(dcio_write(f, iov, 1, off, DCIO_UNSTABLE, tl_done, &w),
+			0);
+	tl_wait_for(&w, 1);
+	CU_ASSERT_EQUAL(w.errs, 0);
+}
+
 /* Writes on the caller's thread wait for the flusher once the export holds
  * more than DCIO_THROTTLE_FACTOR x flush_export_bytes not yet dropped,
  * and only so long
@@ -133,16 +145,8 @@ static void t_throttle(void)
 	tl_fill(buf, sizeof(buf), 0, 6);
 	/* 16 x 64 KiB = 1 MiB may be held: the sixth write finds 1.25 MiB */
 	for (int i = 0; i < 12 && waited < 1000; i++) {
-		struct tl_wait w;
-
-		tl_wait_init(&w);
 		t0 = tl_now_ms();
-		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1,
-					   (uint64_t)i * sizeof(buf),
-					   DCIO_UNSTABLE, tl_done, &w),
-				0);
-		tl_wait_for(&w, 1);
-		CU_ASSERT_EQUAL(w.errs, 0);
+		write_one(f, &iov, (uint64_t)i * sizeof(buf));
 		waited = tl_now_ms() - t0;
 		/* give the flusher time to start its stalled wait */
 		if (i == 1)
@@ -180,16 +184,9 @@ static int first_throttled(uint64_t budget)
 		dcio_file_open(c.x, tl_open(&c.fs, "bud", O_TRUNC), &f), 0);
 	atomic_store(&stall_wait_ms, 2500);
 	for (int i = 0; i < 8 && first < 0; i++) {
-		struct tl_wait w;
 		uint64_t t0 = tl_now_ms();
 
-		tl_wait_init(&w);
-		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1,
-					   (uint64_t)i * sizeof(buf),
-					   DCIO_UNSTABLE, tl_done, &w),
-				0);
-		tl_wait_for(&w, 1);
-		CU_ASSERT_EQUAL(w.errs, 0);
+		write_one(f, &iov, (uint64_t)i * sizeof(buf));
 		if (tl_now_ms() - t0 >= 1000)
 			first = i;
 		if (i == 0) /* the flusher into its stalled wait */
@@ -228,16 +225,8 @@ static void t_throttle_paces(void)
 	CU_ASSERT_EQUAL_FATAL(
 		dcio_file_open(c.x, tl_open(&c.fs, "pace", O_TRUNC), &f), 0);
 	for (int i = 0; i < 64; i++) {
-		struct tl_wait w;
-
 		tl_fill(buf, sizeof(buf), (uint64_t)i * sizeof(buf), 7);
-		tl_wait_init(&w);
-		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1,
-					   (uint64_t)i * sizeof(buf),
-					   DCIO_UNSTABLE, tl_done, &w),
-				0);
-		tl_wait_for(&w, 1);
-		CU_ASSERT_EQUAL(w.errs, 0);
+		write_one(f, &iov, (uint64_t)i * sizeof(buf));
 	}
 	CU_ASSERT_EQUAL(dcio_commit(f, 0, 0), 0);
 	for (int i = 0; i < 64; i += 21) {
