@@ -433,15 +433,15 @@ void dc_log_export_start(struct dc_export *x)
 		"Write_Mode=%s Read_Mode=%s Flush_Mode=%s Max_Inflight_Bytes=%" PRIu64
 		" Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64
 		" Flush_Export_Bytes=%" PRIu64
-		" Flush_Interval_Ms=%u Worker_Write_Max=%u Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64 " Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
+		" Flush_Interval_Ms=%u Worker_Write_Max=%u Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
+		" Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
 		" (engine: %s, Stats_Interval_Ms=%u)",
 		dcio_write_mode_name(c->write_mode),
 		dcio_read_mode_name(c->read_mode),
 		dcio_flush_mode_name(c->flush_mode), c->max_inflight_bytes,
 		c->inflight_wait_ms, c->flush_file_bytes, c->flush_export_bytes,
 		c->flush_interval_ms, c->worker_write_max, c->stable_reply_ms,
-		c->cache_budget_bytes,
-		c->key_file ? c->key_file : "(none)",
+		c->cache_budget_bytes, c->key_file ? c->key_file : "(none)",
 		c->stats_file ? c->stats_file : "(none)",
 		c->prom_file ? c->prom_file : "(none)",
 		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",

@@ -168,9 +168,9 @@ static void take(struct dcio_flusher *fl, struct dcio_file *f)
 static void give_back(struct dcio_flusher *fl, struct dcio_file *f)
 {
 	struct dcio_export *x = f->x;
-	uint64_t held = __atomic_sub_fetch(
-		&x->fl.held, f->fl.old_bytes + f->fl.fresh_bytes,
-		__ATOMIC_RELAXED);
+	uint64_t held = __atomic_sub_fetch(&x->fl.held,
+					   f->fl.old_bytes + f->fl.fresh_bytes,
+					   __ATOMIC_RELAXED);
 
 	f->fl.busy = false;
 	rs_free(&f->fl.old);

@@ -35,7 +35,8 @@ static int fake_sfr(int fd, off_t off, off_t len, unsigned int flags)
 {
 	if (flags == SYNC_FILE_RANGE_WAIT_BEFORE && atomic_load(&stall_wait_ms))
 		usleep((useconds_t)atomic_load(&stall_wait_ms) * 1000);
-	if (flags == SYNC_FILE_RANGE_WAIT_BEFORE && fd == atomic_load(&stall_fd)) {
+	if (flags == SYNC_FILE_RANGE_WAIT_BEFORE &&
+	    fd == atomic_load(&stall_fd)) {
 		atomic_fetch_add(&stall_in, 1);
 		for (int i = 0; i < 10000 && !atomic_load(&stall_release); i++)
 			usleep(1000);
@@ -371,7 +372,8 @@ static void t_parallel(void)
 	struct dcio_file *a, *b;
 
 	setup(&c, 1 << 20, 256 << 20, 60000);
-	int fa = tl_open(&c.fs, "a", O_TRUNC), fb = tl_open(&c.fs, "b", O_TRUNC);
+	int fa = tl_open(&c.fs, "a", O_TRUNC),
+	    fb = tl_open(&c.fs, "b", O_TRUNC);
 	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, fa, &a), 0);
 	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, fb, &b), 0);
 	atomic_store(&stall_fd, fa);
