@@ -3,11 +3,11 @@
 # libFuzzer (issue 5 item 4): tests/fuzz/fuzz_handle.c (handle_codec.c: dc_fh_verify_wire,
 # dc_fh_parse_host, MAC round trip / tamper) and tests/fuzz/fuzz_config.c (io/modes.c:
 # dcio_parse_*_mode), built with clang -fsanitize=fuzzer,address,undefined, each run for
-# FUZZ_SECONDS (30; longer by hand: FUZZ_SECONDS=3600). Any crash, leak, sanitizer report or
+# FUZZ_SECONDS (15; longer by hand: FUZZ_SECONDS=3600). Any crash, leak, sanitizer report or
 # broken property fails the test; prints the executions of each target.
 # Usage: fault_fuzz.sh [BUILD_DIR]   env: FUZZ_SECONDS, FUZZ_JOBS
 . "$(dirname "$0")/../lib/harness.sh"
-secs=${FUZZ_SECONDS:-30}
+secs=${FUZZ_SECONDS:-15}
 src=$IT_TOP/FSAL_DONTCACHE
 cc=$(command -v clang || command -v clang-14) ||
   it_skip "clang not installed (scripts/setup.sh installs it)"
