@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -75,6 +76,27 @@ void cond_init_mono(pthread_cond_t *cv)
 }
 
 /* For waits on a condition variable made by cond_init_mono. */
+struct timespec ts_at_ns(uint64_t ns)
+{
+	return (struct timespec){ (time_t)(ns / 1000000000ull),
+				  (long)(ns % 1000000000ull) };
+}
+
+int threads_start(pthread_t *tids, unsigned n, void *(*fn)(void *), void *arg,
+		  const char *prefix, unsigned *started)
+{
+	for (unsigned i = 0; i < n; i++) {
+		int rc = pthread_create(&tids[i], NULL, fn, arg);
+		if (rc)
+			return rc;
+		char tn[16];
+		snprintf(tn, sizeof(tn), "%s%u", prefix, i);
+		pthread_setname_np(tids[i], tn);
+		(*started)++;
+	}
+	return 0;
+}
+
 void deadline_after(struct timespec *ts, uint32_t ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);

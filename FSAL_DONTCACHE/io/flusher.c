@@ -18,7 +18,6 @@
  * every file (issue 19): hence several threads and the drop in the pass. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "engine.h"
@@ -180,7 +179,7 @@ static void give_back(struct dcio_flusher *fl, struct dcio_file *f)
 		pthread_cond_broadcast(&fl->wcv);
 	if (!f->fl.wb.n && !f->fl.dirty.n)
 		list_del(fl, f);
-	else if (f->fl.urgent || f->fl.taken_gen < f->x->fl.urgent_gen)
+	else if (f->fl.urgent || f->fl.taken_gen < x->fl.urgent_gen)
 		fl->kicked = true; /* went urgent while busy: due now */
 }
 
@@ -247,7 +246,7 @@ static struct dcio_file *take_share(struct dcio_flusher *fl, uint64_t *next)
 
 	for (struct dcio_file *f = fl->head; f; f = f->fl.next)
 		ndue += due(f, now, next);
-	share = (ndue + fl->idle - 1) / (fl->idle ? fl->idle : 1);
+	share = (ndue + fl->idle - 1) / fl->idle; /* this thread is idle */
 	for (struct dcio_file *f = fl->head; f && taken < share;
 	     f = f->fl.next) {
 		if (!due(f, now, next))
@@ -280,8 +279,7 @@ static void *flusher_main(void *arg)
 			run_pass(fl, batch);
 		if (fl->kicked || fl->stop)
 			continue;
-		struct timespec ts = { (time_t)(next / 1000000000ull),
-				       (long)(next % 1000000000ull) };
+		struct timespec ts = ts_at_ns(next);
 		pthread_cond_timedwait(&fl->cv, &fl->mu, &ts);
 	}
 	pthread_mutex_unlock(&fl->mu);
@@ -300,21 +298,17 @@ int flusher_start(struct dcio_engine *e)
 	cond_init_mono(&fl->cv);
 	cond_init_mono(&fl->wcv);
 	fl->started = true;
-	for (unsigned i = 0; i < n; i++) {
-		int rc = pthread_create(&fl->tids[i], NULL, flusher_main, e);
-		if (rc) {
-			flusher_stop(e);
-			return rc;
-		}
-		char tn[16];
-		snprintf(tn, sizeof(tn), "dcio-flush%u", i % 100u);
-		pthread_setname_np(fl->tids[i], tn);
+	fl->n = fl->idle = n; /* each thread idle from its start */
+	unsigned started = 0;
+	int rc = threads_start(fl->tids, n, flusher_main, e, "dcio-flush",
+			       &started);
+	if (rc) {
 		pthread_mutex_lock(&fl->mu);
-		fl->n++;
-		fl->idle++;
+		fl->n = started; /* flusher_stop joins those */
 		pthread_mutex_unlock(&fl->mu);
+		flusher_stop(e);
 	}
-	return 0;
+	return rc;
 }
 
 void flusher_stop(struct dcio_engine *e)
@@ -393,9 +387,8 @@ void flusher_throttle(struct dcio_export *x)
 				pthread_cond_signal(&fl->cv);
 			}
 		}
-		uint64_t at = now + 50000000ull < end ? now + 50000000ull : end;
-		struct timespec ts = { (time_t)(at / 1000000000ull),
-				       (long)(at % 1000000000ull) };
+		struct timespec ts = ts_at_ns(
+			now + 50000000ull < end ? now + 50000000ull : end);
 
 		x->fl.waiters++;
 		pthread_cond_timedwait(&fl->wcv, &fl->mu, &ts);

@@ -2,7 +2,6 @@
 /* A job queue served by a few threads: blocking work (group-commit flushes)
  * and, where io_uring is unavailable, the pwritev2/preadv2 I/O itself. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "engine.h"
@@ -42,18 +41,10 @@ int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice)
 	p->tids = calloc(n, sizeof(*p->tids));
 	if (!p->tids)
 		return ENOMEM;
-	for (unsigned i = 0; i < n; i++) {
-		int rc = pthread_create(&p->tids[i], NULL, pool_main, p);
-		if (rc) {
-			pool_stop(p);
-			return rc;
-		}
-		char tn[16];
-		snprintf(tn, sizeof(tn), "%s%u", name, i);
-		pthread_setname_np(p->tids[i], tn);
-		p->n++;
-	}
-	return 0;
+	int rc = threads_start(p->tids, n, pool_main, p, name, &p->n);
+	if (rc)
+		pool_stop(p);
+	return rc;
 }
 
 void pool_post(struct dcio_pool *p, struct dcio_job *j)
