@@ -9,8 +9,9 @@
  *      sorted, sync_file_range(WRITE) (writeback of all of them is queued
  *      before the thread waits for anything);
  *   2. for every file, those ranges and any started before (by an inline
- *      kick or RWF_DONTCACHE): sync_file_range(WAIT_BEFORE) waits for their
- *      writeback, then POSIX_FADV_DONTNEED drops the now-clean pages.
+ *      kick or RWF_DONTCACHE): sync_file_range(DCIO_SFR_DRAIN) writes what
+ *      is dirty again and waits for all of it, then POSIX_FADV_DONTNEED
+ *      drops the now-clean pages.
  * Waiting on one file while another's dirty pages pile up is what a
  * file-at-a-time pass did (16 writers: 5-10x the thresholds in the page
  * cache); dropping a pass's ranges only at the file's next pass kept two
@@ -109,8 +110,8 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 
 /* One sync_file_range per range of rs, inside the error-memory bracket:
  * SYNC_FILE_RANGE_WRITE starts the write-back of fresh ranges (counted as
- * flushed); SYNC_FILE_RANGE_WAIT_BEFORE waits for ranges already started,
- * whose clean pages are then dropped. */
+ * flushed); DCIO_SFR_DRAIN makes ranges already started clean, whose pages
+ * are then dropped. */
 static void sfr_ranges(struct dcio_file *f, const struct dcio_rangeset *rs,
 		       unsigned int how)
 {
@@ -194,8 +195,8 @@ static void run_pass(struct dcio_flusher *fl, struct dcio_file *batch)
 	/* each file given back once dropped: throttled writers go on as
 	 * soon as there is room, not after the slowest file of the pass */
 	for (struct dcio_file *f = batch, *n; f; f = n) {
-		sfr_ranges(f, &f->fl.old, SYNC_FILE_RANGE_WAIT_BEFORE);
-		sfr_ranges(f, &f->fl.fresh, SYNC_FILE_RANGE_WAIT_BEFORE);
+		sfr_ranges(f, &f->fl.old, DCIO_SFR_DRAIN);
+		sfr_ranges(f, &f->fl.fresh, DCIO_SFR_DRAIN);
 		pthread_mutex_lock(&fl->mu);
 		n = f->fl.batch; /* f may be freed once given back */
 		f->fl.batch = NULL;

@@ -3,6 +3,7 @@
 #ifndef DCIO_FLUSHER_H
 #define DCIO_FLUSHER_H
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +12,15 @@
 
 struct dcio_engine;
 struct dcio_file;
+
+/* How a pass waits before its drop: writes what is dirty again and waits
+ * on it all (WB_SYNC_ALL over the range). WAIT_BEFORE alone waits only on
+ * writeback already under way: pages a concurrent fsync holds locked and
+ * dirty (ext4 allocating their blocks) or re-dirtied behind the pass were
+ * skipped by DONTNEED and stayed cached. */
+#define DCIO_SFR_DRAIN                                         \
+	(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | \
+	 SYNC_FILE_RANGE_WAIT_AFTER)
 
 /* The engine's flushers: one thread per engine thread (Engine_Threads), so
  * one blocked in writeback submission or a wait does not stall the others'

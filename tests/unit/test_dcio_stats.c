@@ -423,7 +423,7 @@ static void t_counters(void)
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.max_writes_per_pass") <= fw);
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.ranges") > 0);
 	CU_ASSERT_EQUAL(tl_json_num(js, "flusher.bytes"), wbytes);
-	/* one WRITE-start per range, one WAIT_BEFORE per dropped range */
+	/* one WRITE-start per range, one drain per dropped range */
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.sync_file_range_calls") >
 		       tl_json_num(js, "flusher.ranges"));
 	CU_ASSERT_TRUE(tl_json_num(js, "flusher.dontneed_calls") > 0);
