@@ -78,6 +78,7 @@ static void run_batch(struct dcio_file *f)
 		ST_ADD(x->st.gc_settles, 1);
 	f->gc.settle = false;
 	f->gc.flushing = true;
+	__atomic_add_fetch(&f->gc.flush_seq, 1, __ATOMIC_SEQ_CST);
 	f->gc.flush_fsync = fsync;
 	f->gc.flush_covered = covered;
 	f->em.flush_taint = 0;
@@ -92,6 +93,7 @@ static void run_batch(struct dcio_file *f)
 	atomic_store(&x->flush_ns_avg, avg ? avg - avg / 8 + d / 8 : d);
 
 	pthread_mutex_lock(&f->gc.mu);
+	__atomic_add_fetch(&f->gc.flush_seq, 1, __ATOMIC_SEQ_CST);
 	/* A flusher sync_file_range on the same fd may have taken the kernel's
 	 * report of an error in this flush's pages: wait for its result, and
 	 * fail the batch with it. */
@@ -284,4 +286,9 @@ int dcio_commit(struct dcio_file *f, uint64_t offset, uint64_t len)
 	if (!f)
 		return EINVAL;
 	return gc_commit(f, offset, len, GC_CHECK_LOST);
+}
+
+uint64_t gc_flush_seq(struct dcio_file *f)
+{
+	return __atomic_load_n(&f->gc.flush_seq, __ATOMIC_SEQ_CST);
 }

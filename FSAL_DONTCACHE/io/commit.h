@@ -30,6 +30,9 @@ struct gc_file {
 	uint64_t flush_covered; /* write_seq the running flush covers */
 	bool flushing, flush_fsync, job_posted;
 	bool settle; /* a flush is due after a failed or lost write */
+	/* +1 as a flush starts and as it ends (odd while one runs): read
+	 * without mu by the flusher (gc_flush_seq) */
+	uint64_t flush_seq;
 	struct dcio_job job;
 };
 
@@ -45,5 +48,7 @@ void gc_want_settle(struct dcio_file *f);
 void gc_join_async(struct dcio_file *f, struct dcio_req *q);
 int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, unsigned flags);
 bool gc_dirty(struct dcio_file *f);
+/* flush_seq now: odd while a flush of the file runs */
+uint64_t gc_flush_seq(struct dcio_file *f);
 
 #endif

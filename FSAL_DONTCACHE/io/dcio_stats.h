@@ -39,6 +39,7 @@ struct dcio_stats {
 	uint64_t fl_passes, fl_files, fl_writes, fl_max_writes, fl_ranges,
 		fl_bytes;
 	uint64_t fl_sfr_calls, fl_dontneed;
+	uint64_t fl_retried; /* drops a flush overlapped: done again later */
 	uint64_t fl_throttled, fl_throttle_us; /* flusher_throttle waits */
 	uint64_t
 		fl_inline_kicks; /* Flush_Mode=inline: writeback kicked by the writer */

@@ -164,14 +164,25 @@ static void take(struct dcio_flusher *fl, struct dcio_file *f)
 /* Under fl->mu: the pass waited for and dropped everything it took. Wakes
  * flusher_forget waiting for the file, and throttled writers once their
  * export is back within its budget (not at every file: 64 writers woken
- * to sleep again cost more CPU than the copies). */
-static void give_back(struct dcio_flusher *fl, struct dcio_file *f)
+ * to sleep again cost more CPU than the copies). retry: a flush of the
+ * file overlapped the drop, whose fsync holds references to the pages it
+ * writes and waits on, so DONTNEED could not drop them (clean, and cached
+ * for good): the ranges stay the file's, dropped again at its next pass. */
+static void give_back(struct dcio_flusher *fl, struct dcio_file *f, bool retry)
 {
 	struct dcio_export *x = f->x;
-	uint64_t held = __atomic_sub_fetch(&x->fl.held,
-					   f->fl.old_bytes + f->fl.fresh_bytes,
-					   __ATOMIC_RELAXED);
+	uint64_t bytes = f->fl.old_bytes + f->fl.fresh_bytes, held;
 
+	if (retry && !f->fl.closing) {
+		rs_add_set(&f->fl.wb, &f->fl.old);
+		rs_add_set(&f->fl.wb, &f->fl.fresh);
+		if (f->fl.wb.n > DCIO_PENDING_CAP)
+			rs_collapse(&f->fl.wb);
+		f->fl.wb_bytes += bytes;
+		bytes = 0;
+		ST_ADD(x->st.fl_retried, 1);
+	}
+	held = __atomic_sub_fetch(&x->fl.held, bytes, __ATOMIC_RELAXED);
 	f->fl.busy = false;
 	rs_free(&f->fl.old);
 	rs_free(&f->fl.fresh);
@@ -195,12 +206,15 @@ static void run_pass(struct dcio_flusher *fl, struct dcio_file *batch)
 	/* each file given back once dropped: throttled writers go on as
 	 * soon as there is room, not after the slowest file of the pass */
 	for (struct dcio_file *f = batch, *n; f; f = n) {
+		uint64_t seq = gc_flush_seq(f);
+
 		sfr_ranges(f, &f->fl.old, DCIO_SFR_DRAIN);
 		sfr_ranges(f, &f->fl.fresh, DCIO_SFR_DRAIN);
+		bool overlap = (seq & 1) || gc_flush_seq(f) != seq;
 		pthread_mutex_lock(&fl->mu);
 		n = f->fl.batch; /* f may be freed once given back */
 		f->fl.batch = NULL;
-		give_back(fl, f);
+		give_back(fl, f, overlap);
 		if (n)
 			pthread_mutex_unlock(&fl->mu);
 	}

@@ -2,6 +2,8 @@
 /* Dropbehind flusher: many writes share one pass, ranges are merged and sorted before sync_file_range(WRITE), a pass waits on what it started and drops it (DONTNEED), a file stuck in writeback does not hold up another file (several flusher threads), and the file, export and interval triggers each start a flush. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,19 @@ static atomic_int stall_wait_ms; /* the drain takes this long (a slow disk) */
 /* the drain on this fd blocks until stall_release (at most 10 s) */
 static atomic_int stall_fd = -1, stall_in;
 static atomic_bool stall_release;
+/* fdatasync blocks while flush_hold (at most 10 s): a COMMIT's flush
+ * running as the pass drops */
+static atomic_bool flush_hold;
+static atomic_int flush_in;
+
+static int fake_fdatasync(int fd)
+{
+	atomic_fetch_add(&flush_in, 1);
+	for (int i = 0; i < 10000 && atomic_load(&flush_hold); i++)
+		usleep(1000);
+	return fdatasync(fd);
+}
+
 /* the first wait on this fd finds its range dirty again */
 static atomic_int redirty_fd = -1;
 
@@ -100,7 +115,8 @@ static void setup_caller(struct tl_ctx *c, uint64_t file_thr,
 			 uint32_t caller_max)
 {
 	struct dcio_syscalls t = { .sync_file_range = fake_sfr,
-				   .posix_fadvise = fake_fadvise };
+				   .posix_fadvise = fake_fadvise,
+				   .fdatasync = fake_fdatasync };
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
 			  DCIO_FLUSH_COALESCED);
@@ -117,6 +133,8 @@ static void setup_caller(struct tl_ctx *c, uint64_t file_thr,
 	atomic_store(&stall_in, 0);
 	atomic_store(&stall_release, false);
 	atomic_store(&redirty_fd, -1);
+	atomic_store(&flush_hold, false);
+	atomic_store(&flush_in, 0);
 	tl_ctx_open(
 		c, &(struct tl_setup){
 			   .sys = &t, .p = &p, .name = "fl", .no_file = true });
@@ -445,7 +463,69 @@ static void t_dirty_at_wait(void)
 	tl_ctx_close(&c);
 }
 
+static void *commit_all(void *arg)
+{
+	return (void *)(intptr_t)dcio_commit(arg, 0, 0);
+}
+
+static double stat_of(struct tl_ctx *c, const char *path)
+{
+	char *js = tl_stats(c->x);
+	double v = tl_json_num(js, path);
+
+	free(js);
+	return v;
+}
+
+/* A COMMIT's flush runs while a pass drops the file's ranges: its fsync
+ * holds references to the pages it writes and waits on, so DONTNEED leaves
+ * them cached (clean, and for good: seen as test_dcio_worker's pages
+ * staying resident on a loaded machine). The pass keeps the ranges, counts
+ * drops_retried, and a later pass, after the flush, drops them. */
+static void t_flush_overlap(void)
+{
+	static char buf[1 << 20];
+	struct tl_ctx c;
+	struct dcio_file *f;
+	pthread_t th;
+	void *rc = (void *)(intptr_t)-1;
+	double res = 1;
+
+	setup(&c, 1 << 20, 256 << 20, 100);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c.x, tl_open(&c.fs, "o", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL(tl_write(f, buf, 4096, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&flush_hold, true);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, commit_all, f), 0);
+	for (int i = 0; i < 5000 && !atomic_load(&flush_in); i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL(atomic_load(&flush_in), 1);
+	/* over the file threshold: a pass now, inside the flush */
+	CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), 4096, DCIO_UNSTABLE), 0);
+	for (int i = 0; i < 3000 && stat_of(&c, "flusher.drops_retried") < 1;
+	     i++)
+		usleep(1000);
+	CU_ASSERT_TRUE(stat_of(&c, "flusher.drops_retried") >= 1);
+	/* still held: the ranges stay the file's */
+	CU_ASSERT_TRUE(stat_of(&c, "flusher.held_bytes") > 0);
+	atomic_store(&flush_hold, false);
+	pthread_join(th, &rc);
+	CU_ASSERT_EQUAL((intptr_t)rc, 0);
+	double passes = stat_of(&c, "flusher.passes");
+	for (int i = 0; i < 300 && stat_of(&c, "flusher.held_bytes") > 0; i++)
+		usleep(10000);
+	CU_ASSERT_EQUAL(stat_of(&c, "flusher.held_bytes"), 0);
+	CU_ASSERT_TRUE(stat_of(&c, "flusher.passes") > passes);
+	for (int i = 0;
+	     i < 100 && (res = tl_resident(tl_path(&c.fs, "o"))) > 0.05; i++)
+		usleep(10000);
+	CU_ASSERT_TRUE(res <= 0.05);
+	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	tl_ctx_close(&c);
+}
+
 static const struct tl_case cases[] = {
+	{ "a drop a COMMIT's flush overlapped is done again", t_flush_overlap },
 	{ "pages dirty again at the pass's wait are dropped", t_dirty_at_wait },
 	{ "a file stuck in writeback holds up no other", t_parallel },
 	{ "256 writes coalesce into merged ranges", t_coalesce },
