@@ -40,6 +40,8 @@ struct dcio_stats {
 		fl_bytes;
 	uint64_t fl_sfr_calls, fl_dontneed;
 	uint64_t fl_retried; /* drops a flush overlapped: done again later */
+	uint64_t
+		fl_busy_starts; /* busy files' new ranges started (start_busy) */
 	uint64_t fl_throttled, fl_throttle_us; /* flusher_throttle waits */
 	uint64_t
 		fl_inline_kicks; /* Flush_Mode=inline: writeback kicked by the writer */

@@ -34,6 +34,8 @@ struct dcio_flusher {
 	bool stop, kicked, started;
 	uint64_t gen; /* pass number, over all threads */
 	struct dcio_file *head; /* files with ranges to flush or drop */
+	unsigned nlisted; /* files on that list */
+	unsigned nstart; /* busy files whose new ranges wait to be started */
 };
 
 /* An export's flusher state (dcio_export.fl), under the engine's fl.mu. */
@@ -53,6 +55,8 @@ struct fl_file {
 	struct dcio_file *next, *prev;
 	bool listed, busy, urgent;
 	bool closing; /* flusher_forget waits for the pass to give it back */
+	bool start_now; /* busy, and dirtied a threshold since: start it */
+	bool starting; /* a thread is starting those (forget waits) */
 	struct dcio_rangeset dirty; /* to start: sync_file_range(WRITE) */
 	struct dcio_rangeset wb; /* started: wait, then drop */
 	uint64_t dirty_bytes, nwrites, last;

@@ -98,13 +98,13 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		",\"flusher\":{\"passes\":%llu,\"files\":%llu,\"writes_coalesced\":%llu"
 		",\"writes_per_pass\":%.2f,\"max_writes_per_pass\":%llu,\"ranges\":%llu"
 		",\"bytes\":%llu,\"sync_file_range_calls\":%llu,\"dontneed_calls\":%llu"
-		",\"drops_retried\":%llu,\"inline_kicks\":%llu,\"throttled\":%llu,\"throttle_ms\":%llu"
+		",\"drops_retried\":%llu,\"busy_starts\":%llu,\"inline_kicks\":%llu,\"throttled\":%llu,\"throttle_ms\":%llu"
 		",\"budget_bytes\":%llu,\"held_bytes\":%llu}",
 		passes, LD(s->fl_files), fw, passes ? (double)fw / passes : 0.0,
 		LD(s->fl_max_writes), LD(s->fl_ranges), LD(s->fl_bytes),
 		LD(s->fl_sfr_calls), LD(s->fl_dontneed), LD(s->fl_retried),
-		LD(s->fl_inline_kicks), LD(s->fl_throttled),
-		LD(s->fl_throttle_us) / 1000,
+		LD(s->fl_busy_starts), LD(s->fl_inline_kicks),
+		LD(s->fl_throttled), LD(s->fl_throttle_us) / 1000,
 		(unsigned long long)flusher_budget(x),
 		(unsigned long long)__atomic_load_n(&x->fl.held,
 						    __ATOMIC_RELAXED));

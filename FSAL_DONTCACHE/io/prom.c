@@ -236,6 +236,9 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	counter(&w, "flusher_drops_retried_total",
 		"Drops a COMMIT's flush overlapped, done again at the next pass.",
 		LD(s->fl_retried));
+	counter(&w, "flusher_busy_starts_total",
+		"Writeback started for a file while its pass still waited.",
+		LD(s->fl_busy_starts));
 	counter(&w, "flusher_inline_kicks_total",
 		"Flush_Mode=inline: writeback kicked by the writer.",
 		LD(s->fl_inline_kicks));

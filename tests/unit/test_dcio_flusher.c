@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -524,7 +525,105 @@ static void t_flush_overlap(void)
 	tl_ctx_close(&c);
 }
 
+static bool wait_sfr_on(int fd, unsigned flags, int n)
+{
+	for (int i = 0; i < 3000; i++) {
+		if (sfr_calls_on(fd, flags) >= n)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* While a file's pass waits on its writeback, its writer goes on: once what
+ * it dirtied since crosses the file threshold, an idle flusher thread starts
+ * that writeback (off the request path), and the file's next pass waits on
+ * it and drops it. Before, those pages stayed dirty until the pass gave the
+ * file back: one fast writer's page cache was mostly dirty pages (seq1:
+ * 170 of 216 MiB). With more files than flusher threads it is left to
+ * their passes (nfiles > 1 here: two more files listed). */
+static void busy_file(int nfiles)
+{
+	static char buf[1 << 20];
+	struct tl_ctx c;
+	struct dcio_file *a, *o[2];
+
+	setup(&c, 1 << 20, 256 << 20, 60000);
+	int fa = tl_open(&c.fs, "a", O_TRUNC);
+	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, fa, &a), 0);
+	for (int i = 0; i < nfiles - 1; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "o%d", i);
+		CU_ASSERT_EQUAL_FATAL(
+			dcio_file_open(c.x, tl_open(&c.fs, name, O_TRUNC),
+				       &o[i]),
+			0);
+		CU_ASSERT_EQUAL(tl_write(o[i], buf, 4096, 0, DCIO_UNSTABLE), 0);
+	}
+	atomic_store(&stall_fd, fa);
+	CU_ASSERT_EQUAL(tl_write(a, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
+	for (int i = 0; i < 5000 && !atomic_load(&stall_in); i++)
+		usleep(1000);
+	CU_ASSERT_TRUE_FATAL(atomic_load(&stall_in) == 1);
+	CU_ASSERT_EQUAL(sfr_calls_on(fa, SYNC_FILE_RANGE_WRITE), 1);
+	/* half the threshold: nothing to start */
+	CU_ASSERT_EQUAL(
+		tl_write(a, buf, sizeof(buf) / 2, 1 << 20, DCIO_UNSTABLE), 0);
+	usleep(50000);
+	CU_ASSERT_EQUAL(sfr_calls_on(fa, SYNC_FILE_RANGE_WRITE), 1);
+	/* the threshold */
+	CU_ASSERT_EQUAL(
+		tl_write(a, buf, sizeof(buf) / 2, 3 << 19, DCIO_UNSTABLE), 0);
+	if (nfiles == 1) {
+		CU_ASSERT_TRUE(wait_sfr_on(fa, SYNC_FILE_RANGE_WRITE, 2));
+		pthread_mutex_lock(&mu);
+		bool whole = false;
+		for (int i = 0; i < ncalls; i++)
+			whole |= calls[i].fd == fa &&
+				 calls[i].flags == SYNC_FILE_RANGE_WRITE &&
+				 calls[i].off == (1 << 20) &&
+				 calls[i].len == (1 << 20);
+		pthread_mutex_unlock(&mu);
+		CU_ASSERT_TRUE(whole);
+		CU_ASSERT_TRUE(stat_of(&c, "flusher.busy_starts") >= 1);
+	} else {
+		usleep(200000);
+		CU_ASSERT_EQUAL(sfr_calls_on(fa, SYNC_FILE_RANGE_WRITE), 1);
+		CU_ASSERT_EQUAL(stat_of(&c, "flusher.busy_starts"), 0);
+	}
+	/* the pass is still waiting */
+	CU_ASSERT_EQUAL(atomic_load(&stall_in), 1);
+	/* released: the next pass drains and drops it all */
+	atomic_store(&stall_fd, -1);
+	atomic_store(&stall_release, true);
+	double res = 1;
+	for (int i = 0;
+	     i < 300 && (res = tl_resident(tl_path(&c.fs, "a"))) > 0.05; i++)
+		usleep(10000);
+	CU_ASSERT_TRUE(res <= 0.05);
+	CU_ASSERT_EQUAL(dcio_file_close(a), 0);
+	for (int i = 0; i < nfiles - 1; i++)
+		CU_ASSERT_EQUAL(dcio_file_close(o[i]), 0);
+	CU_ASSERT_EQUAL(stat_of(&c, "flusher.held_bytes"), 0);
+	tl_ctx_close(&c);
+}
+
+static void t_busy_file_started(void)
+{
+	busy_file(1);
+}
+
+static void t_busy_file_many(void)
+{
+	busy_file(3);
+}
+
 static const struct tl_case cases[] = {
+	{ "a busy file's new writeback is started while its pass waits",
+	  t_busy_file_started },
+	{ "more files than flusher threads: left to the passes",
+	  t_busy_file_many },
 	{ "a drop a COMMIT's flush overlapped is done again", t_flush_overlap },
 	{ "pages dirty again at the pass's wait are dropped", t_dirty_at_wait },
 	{ "a file stuck in writeback holds up no other", t_parallel },
