@@ -359,6 +359,18 @@ static void t_interval_then_drop(void)
 	tl_ctx_close(&c);
 }
 
+/* File <p><i> (truncated), opened on c's export. */
+static struct dcio_file *open_nth(struct tl_ctx *c, char p, int i)
+{
+	struct dcio_file *f = NULL;
+	char name[16];
+
+	snprintf(name, sizeof(name), "%c%d", p, i);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c->x, tl_open(&c->fs, name, O_TRUNC), &f), 0);
+	return f;
+}
+
 /* four files, each under its threshold, together over the export's */
 static void t_export_threshold(void)
 {
@@ -366,14 +378,8 @@ static void t_export_threshold(void)
 	setup(&c, 64 << 20, 1 << 20, 60000);
 	struct dcio_file *f[4];
 	static char buf[300 << 10];
-	for (int i = 0; i < 4; i++) {
-		char name[8];
-		snprintf(name, sizeof(name), "f%d", i);
-		CU_ASSERT_EQUAL_FATAL(
-			dcio_file_open(c.x, tl_open(&c.fs, name, O_TRUNC),
-				       &f[i]),
-			0);
-	}
+	for (int i = 0; i < 4; i++)
+		f[i] = open_nth(&c, 'f', i);
 	for (int i = 0; i < 3; i++)
 		CU_ASSERT_EQUAL(
 			tl_write(f[i], buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
@@ -552,13 +558,7 @@ static void busy_file(int nfiles)
 	int fa = tl_open(&c.fs, "a", O_TRUNC);
 	CU_ASSERT_EQUAL_FATAL(dcio_file_open(c.x, fa, &a), 0);
 	for (int i = 0; i < nfiles - 1; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "o%d", i);
-		CU_ASSERT_EQUAL_FATAL(
-			dcio_file_open(c.x, tl_open(&c.fs, name, O_TRUNC),
-				       &o[i]),
-			0);
+		o[i] = open_nth(&c, 'o', i);
 		CU_ASSERT_EQUAL(tl_write(o[i], buf, 4096, 0, DCIO_UNSTABLE), 0);
 	}
 	atomic_store(&stall_fd, fa);
