@@ -75,7 +75,6 @@ void cond_init_mono(pthread_cond_t *cv)
 	pthread_condattr_destroy(&a);
 }
 
-/* For waits on a condition variable made by cond_init_mono. */
 struct timespec ts_at_ns(uint64_t ns)
 {
 	return (struct timespec){ (time_t)(ns / 1000000000ull),
@@ -97,15 +96,10 @@ int threads_start(pthread_t *tids, unsigned n, void *(*fn)(void *), void *arg,
 	return 0;
 }
 
+/* For waits on a condition variable made by cond_init_mono. */
 void deadline_after(struct timespec *ts, uint32_t ms)
 {
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
+	*ts = ts_at_ns(now_ns() + (uint64_t)ms * 1000000ull);
 }
 
 /* Engine threads yield the CPU to ganesha's workers: io_uring's io-wq
