@@ -171,6 +171,17 @@ static void take(struct dcio_flusher *fl, struct dcio_file *f)
 	f->fl.last = now_ns();
 }
 
+/* Under fl->mu: rs (bytes noted) joins the file's started ranges, drained
+ * and dropped by its next pass. */
+static void keep_started(struct dcio_file *f, const struct dcio_rangeset *rs,
+			 uint64_t bytes)
+{
+	rs_add_set(&f->fl.wb, rs);
+	if (f->fl.wb.n > DCIO_PENDING_CAP)
+		rs_collapse(&f->fl.wb);
+	f->fl.wb_bytes += bytes;
+}
+
 /* Under fl->mu: the pass waited for and dropped everything it took. Wakes
  * flusher_forget waiting for the file, and throttled writers once their
  * export is back within its budget (not at every file: 64 writers woken
@@ -184,11 +195,8 @@ static void give_back(struct dcio_flusher *fl, struct dcio_file *f, bool retry)
 	uint64_t bytes = f->fl.old_bytes + f->fl.fresh_bytes, held;
 
 	if (retry && !f->fl.closing) {
-		rs_add_set(&f->fl.wb, &f->fl.old);
-		rs_add_set(&f->fl.wb, &f->fl.fresh);
-		if (f->fl.wb.n > DCIO_PENDING_CAP)
-			rs_collapse(&f->fl.wb);
-		f->fl.wb_bytes += bytes;
+		keep_started(f, &f->fl.old, f->fl.old_bytes);
+		keep_started(f, &f->fl.fresh, f->fl.fresh_bytes);
 		bytes = 0;
 		ST_ADD(x->st.fl_retried, 1);
 	}
@@ -314,10 +322,7 @@ static void start_busy(struct dcio_flusher *fl)
 		f->fl.start_now = false;
 		fl->nstart--;
 		rs_take(&rs, &f->fl.dirty);
-		rs_add_set(&f->fl.wb, &rs);
-		if (f->fl.wb.n > DCIO_PENDING_CAP)
-			rs_collapse(&f->fl.wb);
-		f->fl.wb_bytes += f->fl.dirty_bytes;
+		keep_started(f, &rs, f->fl.dirty_bytes);
 		x->fl.dirty -= f->fl.dirty_bytes;
 		f->fl.dirty_bytes = 0;
 		f->fl.starting = true;
