@@ -178,7 +178,7 @@ static void t_throttle(void)
 		dcio_file_open(c.x, tl_open(&c.fs, "thr", O_TRUNC), &f), 0);
 	atomic_store(&stall_wait_ms, 5000);
 	tl_fill(buf, sizeof(buf), 0, 6);
-	/* 16 x 64 KiB = 1 MiB may be held: the sixth write finds 1.25 MiB */
+	/* 8 x 64 KiB = 512 KiB may be held: the fourth write finds 768 KiB */
 	for (int i = 0; i < 12 && waited < 1000; i++) {
 		t0 = tl_now_ms();
 		write_one(f, &iov, (uint64_t)i * sizeof(buf));
@@ -238,12 +238,12 @@ static int first_throttled(uint64_t budget)
 	return first;
 }
 
-/* cache_budget_bytes sets the bound: 512 KiB held lets the fourth write
- * wait; left 0 the bound is 16 x flush_export_bytes (1 MiB): the sixth. */
+/* cache_budget_bytes sets the bound: 1 MiB held lets the sixth write
+ * wait; left 0 the bound is 8 x flush_export_bytes (512 KiB): the fourth. */
 static void t_budget(void)
 {
-	CU_ASSERT_EQUAL(first_throttled(512 << 10), 3);
-	CU_ASSERT_EQUAL(first_throttled(0), 5);
+	CU_ASSERT_EQUAL(first_throttled(1 << 20), 5);
+	CU_ASSERT_EQUAL(first_throttled(0), 3);
 }
 
 /* Without a stall the same writers are paced, not stopped: 64 writes of
