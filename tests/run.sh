@@ -8,7 +8,8 @@
 # if anything failed. Logs go to BUILD_DIR/test-logs/.
 #
 # usage: tests/run.sh [BUILD_DIR] [--san SAN_BUILD_DIR] [--install] [--fsal DONTCACHE|VFS]
-#                     [--ganesha 4|6] [--module PATH] [--prefix P] [--no-unit] [--only REGEX]
+#                     [--ganesha 4|6] [--module PATH] [--prefix P] [--no-unit] [--no-scenarios]
+#                     [--only REGEX]
 #   BUILD_DIR   a configured and built tree (default: build)
 #   --san       also run the unit tests of a -DDC_SANITIZE=ON (ASan+UBSan) build, named "<test>[san]"
 #   --install   also run the install scenario (cmake --install BUILD_DIR into ganesha's FSAL
@@ -22,6 +23,8 @@
 #   --prefix P  put P before every test name, logs in BUILD_DIR/test-logs-P (scripts/test.sh:
 #               "g6:" for the run against 6.5)
 #   --no-unit   skip the unit tests (they do not depend on ganesha: scripts/test.sh runs them once)
+#   --no-scenarios  run only the unit tests (scripts/test.sh runs them before the scenarios of
+#               the two ganesha releases, which then run side by side)
 #   --only      run only tests whose name matches REGEX
 # Environment: DC_UNIT_TIMEOUT (s, default 600), DC_TEST_TIMEOUT (s per scenario, default 180;
 # a scenario may ask for more with a "# run.sh timeout: N" line in its header).
@@ -32,6 +35,7 @@ san=
 only=
 prefix=
 no_unit=0
+no_scen=0
 export DC_TEST_FSAL=${DC_TEST_FSAL:-DONTCACHE}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -41,6 +45,7 @@ while [ $# -gt 0 ]; do
     --module) export DC_MODULE=$(readlink -f "$2"); shift ;;
     --prefix) prefix=$2; shift ;;
     --no-unit) no_unit=1 ;;
+    --no-scenarios) no_scen=1 ;;
     --ganesha)
       case $2 in
         4|4.3) unset GSH_ROOT ;;
@@ -61,7 +66,8 @@ build=${build:-$top/build}
 [ -d "$build" ] || { echo "run.sh: no build directory $build (cmake -S . -B build && cmake --build build)" >&2; exit 2; }
 build=$(cd "$build" && pwd)
 logs=$build/test-logs${prefix:+-${prefix//[^A-Za-z0-9]/}}
-rm -rf "$logs"
+# a run of only the units or only the scenarios keeps the other part's logs
+[ $no_unit = 1 ] || [ $no_scen = 1 ] || rm -rf "$logs"
 mkdir -p "$logs"
 export DC_BUILD_DIR=$build
 unit_timeout=${DC_UNIT_TIMEOUT:-600}
@@ -133,6 +139,7 @@ scripts=("$top"/tests/integration/*.sh "$top"/tests/faults/*.sh "$top"/tests/ha/
 [ -f "$top/bench/smoke.sh" ] && scripts+=("$top/bench/smoke.sh")
 [ -x "$build/bench/dcbench" ] && export DCBENCH=${DCBENCH:-$build/bench/dcbench}
 
+[ $no_scen = 1 ] && scripts=()
 for s in "${scripts[@]}"; do
   name=$(basename "$s" .sh)
   [ "$s" = "$top/bench/smoke.sh" ] && name=bench_smoke

@@ -33,6 +33,8 @@
 # the scenario is skipped.
 # Usage: tests/ha/failover_v3.sh [BUILD_DIR]   env: HA_SECS (writer run time, 10),
 #   HA_VARIANTS (default "shared node health sameepoch": e.g. "shared" alone to measure)
+# run.sh timeout: 360
+# (about 75 s here for the four variants; scripts/test.sh runs another scenario beside it)
 # (before the harness moves this script into a namespace without the host's network)
 if [ "${GSH_IN_NS:-}" != 1 ] && ! command -v keepalived >/dev/null &&
    [ "${DC_HA_NO_INSTALL:-0}" != 1 ] && command -v apt-get >/dev/null; then
