@@ -26,9 +26,10 @@
 # Environment: DC_PACKAGE_RELEASE (4.3 or 6.5; default from GSH_ROOT), DC_PACKAGE_OUT (a
 # directory `scripts/package.sh REL --previous --out DIR` filled: used instead of building).
 # Two package builds with lintian and a 58-package apt-get install take 100-160 s on 2 busy
-# cores with the roots cached, and making a build root the first time 110-135 s more
-# (scripts/test.sh makes the roots beside the project's build, so CI's runs stay short):
-# run.sh timeout: 420
+# cores with the roots cached, and making a build root the first time 110-165 s more
+# (scripts/test.sh makes the roots beside the project's build; 6.5's run, beside 4.3's, may
+# reach this scenario while its root is still being made and wait for it: 300 s in all once):
+# run.sh timeout: 720
 
 # The host's network namespace, for debootstrap and apt (the scenario itself runs in a private
 # one): fd 9 survives the harness's re-execution into the namespace.
