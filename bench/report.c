@@ -104,12 +104,14 @@ static void jnum4(FILE *f, double v)
 static void jseries(FILE *f, const char *name, const struct dcb_sampler *sp,
 		    enum sfield k, int last)
 {
-	double peak = NAN, sum = 0, lastv = NAN;
+	double peak = NAN, sum = 0, lastv = NAN, first = NAN;
 	int n = 0;
 	for (int i = 0; i < sp->n; i++) {
 		double v = field(&sp->s[i], k);
 		if (isnan(v))
 			continue;
+		if (isnan(first))
+			first = v; /* dcb_sampler_start's, before the workload */
 		if (isnan(peak) || v > peak)
 			peak = v;
 		sum += v;
@@ -122,6 +124,8 @@ static void jseries(FILE *f, const char *name, const struct dcb_sampler *sp,
 	jnum(f, n ? sum / n : NAN);
 	fputs(", \"end\": ", f);
 	jnum(f, lastv);
+	fputs(", \"start\": ", f);
+	jnum(f, first);
 	fprintf(f, "}%s\n", last ? "" : ",");
 }
 

@@ -46,6 +46,13 @@ usage: bench/run.sh [--quick] [options]
                        image under --dir on a loop device (direct I/O, so the image's own
                        filesystem caches nothing), made and mounted for the run, removed after
   --out DIR            output directory (default out/bench-<timestamp> in the repository)
+  --drop-caches files|global  what is evicted from the page cache before each run: files
+                       (default) the export directories' files (the hot set; a run's written
+                       files are deleted after it), after a sync; global: the whole machine's
+                       (sync; echo 3 > /proc/sys/vm/drop_caches, as before 2026-12-02), which
+                       also evicts the filesystem's block bitmaps and ganesha's own binary: the
+                       modes that write back during a run then read bitmaps from the busy disk
+                       (bench/RESULTS.md "Round 6")
   --keep               keep the export directories and their files afterwards
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
                        e.g. "Engine_Threads = 4; Use_Io_Uring = false;" (default: none)
@@ -72,7 +79,7 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 # ---------------------------------------------------------------- options
 declare -A VARIANT=()
 VARIANTS=()
-QUICK=0 REPS=3 TIME= WARMUP=0 SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4 FS=
+QUICK=0 REPS=3 TIME= WARMUP=0 SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 DROP=files ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4 FS=
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -90,6 +97,7 @@ while [ $# -gt 0 ]; do
     --fs) FS=${2:-}; shift ;;
     --out) OUT=${2:-}; shift ;;
     --keep) KEEP=1 ;;
+    --drop-caches) DROP=${2:-}; shift ;;
     --engine) ENGINE=${2:-}; shift ;;
     --export) EXPORT=${2:-}; shift ;;
     --variant)
@@ -116,6 +124,7 @@ done
 : "${MEMLIM:=2G}"
 [[ $MEMLIM =~ ^[0-9]+[KMG]?$ ]] || die "--mem-limit like 2G or 512M"
 case $FS in ''|ext4|xfs) ;; *) die "--fs takes ext4 or xfs" ;; esac
+case $DROP in files|global) ;; *) die "--drop-caches takes files or global" ;; esac
 case $GANESHA in 4|4.3) GANESHA=4 ;; 6|6.5) GANESHA=6 ;; *) die "--ganesha takes 4 or 6" ;; esac
 to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
 MEMLIM_B=$(to_bytes "$MEMLIM")
@@ -177,6 +186,7 @@ if [ $INNER = 0 ]; then
   [ -n "$SCENARIOS" ] && args+=(--scenarios "$SCENARIOS")
   [ -n "$MODULE" ] && args+=(--module "$MODULE")
   [ $KEEP = 1 ] && args+=(--keep)
+  args+=(--drop-caches "$DROP")
   [ -n "$ENGINE" ] && args+=(--engine "$ENGINE")
   [ -n "$EXPORT" ] && args+=(--export "$EXPORT")
   [ -n "$FS" ] && args+=(--fs "$FS")
@@ -311,7 +321,15 @@ export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffe
   GSH_WRAPPER="env GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=536870912"
 engine_block() { [ -z "$ENGINE" ] || echo "DONTCACHE { $ENGINE }" >> "$1"; }
 
-drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+# before each run (--drop-caches): the export directories' files, or the machine's page cache
+drop_caches() {
+  sync
+  if [ "$DROP" = global ]; then echo 3 > /proc/sys/vm/drop_caches; return; fi
+  local f
+  for f in "$work"/exp/*/*; do
+    [ -f "$f" ] && dd if="$f" iflag=nocache count=0 status=none
+  done
+}
 
 # the exports a run needs: the mode's, plus the competing neighbour
 run_exports() {
@@ -358,7 +376,8 @@ csv_row() {  # json scenario mode rep [FSAL_DONTCACHE stats file]
     def lt(op; p): if (.latency_us[op].count // 0) > 0 then ms(.latency_us[op][p]) else "" end;
     def ratio(a; b): if a == null or b == null or b == 0 then "" else (a / b * 10000 | round / 10000) end;
     def n(x): if x == null then "" else x end;
-    def cache: if .server.mib.cgroup_cache.peak != null then .server.mib.cgroup_cache.peak else .server.mib.cached.peak end;
+    def grow(x): if x.peak == null then null else x.peak - (x.start // 0) | . * 100 | round / 100 end;
+    def cache: if .server.mib.cgroup_cache.peak != null then grow(.server.mib.cgroup_cache) else grow(.server.mib.cached) end;
     def dirty: if .server.mib.cgroup_dirty.peak != null then .server.mib.cgroup_dirty.peak else .server.mib.dirty.peak end;
     def wb: if .server.mib.cgroup_writeback.peak != null then .server.mib.cgroup_writeback.peak else .server.mib.writeback.peak end;
     [ $s, $m, $r, (if .finished and .errors.rpc == 0 and .errors.nfs_total == 0 then 1 else 0 end),
@@ -492,7 +511,8 @@ variants: $(for v in "${VARIANTS[@]}"; do printf "%s = [%s]  " "$v" "${VARIANT[$
 malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE tunes its own only with Malloc_Tuning = true)")
 export dirs: $work/exp (filesystem $(findmnt -n -o FSTYPE -T "$DIR")$([ -n "$FS" ] && echo ": --fs $FS on $LOOPDEV, direct I/O"))
 hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
-command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
+page cache evicted before each run (--drop-caches): $DROP$([ "$DROP" = files ] && echo " (the export directories' files)" || echo " (the whole machine's)"); cache peaks are the growth over each run's start
+command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --drop-caches $DROP --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
 EOF
 if [ ${#excluded[@]} -gt 0 ]; then
   { echo "modes left out (preflight write+COMMIT failed):"; printf '  %s\n' "${excluded[@]}"; } >> "$OUT/config.txt"

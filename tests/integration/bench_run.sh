@@ -5,7 +5,9 @@
 # Both runs are ok in runs.csv; config.txt names xfs and the variant; the variant's stats show
 # its parameter applied (no worker writes, every byte through the engine); the export
 # directories were on the xfs loop filesystem (its image and mount are gone afterwards). Bad
-# --variant, --fs and --warmup values are refused; --warmup 1 reaches dcbench and config.txt.
+# --variant, --fs, --warmup and --drop-caches values are refused; --warmup 1 reaches dcbench
+# and config.txt. --drop-caches: 4.3's run the default (files), 6.5's global (config.txt names
+# it); the page-cache peak in runs.csv is the growth over the run's start (its JSON's series).
 # run.sh timeout: 300
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "the --variant half needs FSAL_DONTCACHE (run it with the module)"
@@ -26,11 +28,12 @@ bad() { # bad WHY ARGS...: run.sh must refuse
 bad "--fs btrfs" --fs btrfs --dir "$dir" --out "$IT_WORK/o1"
 bad "--variant without =" --variant nothing --dir "$dir" --out "$IT_WORK/o2"
 bad "--warmup not a number" --warmup soon --dir "$dir" --out "$IT_WORK/o4"
+bad "--drop-caches none" --drop-caches none --dir "$dir" --out "$IT_WORK/o5"
 bad "--variant named like a mode" --variant 'inline=Worker_Write_Max = 0;' --dir "$dir" --out "$IT_WORK/o3"
 
-gv=4
-[ -n "${GSH_ROOT:-}" ] && { gv=6; export DC_DEBIAN13_ROOT=$GSH_ROOT; }
-it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv --quick --reps 1 --time 1 --warmup 1 --mem-limit 512M --modes vfs \
+gv=4 drop=()
+[ -n "${GSH_ROOT:-}" ] && { gv=6; drop=(--drop-caches global); export DC_DEBIAN13_ROOT=$GSH_ROOT; }
+it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv "${drop[@]}" --quick --reps 1 --time 1 --warmup 1 --mem-limit 512M --modes vfs \
   --variant 'wzero=Worker_Write_Max = 0;' --scenarios seq1,cqd1 --fs xfs --dir "$dir" --out "$out" \
   --module "$IT_MODULE" > "$IT_WORK/run.out" 2>&1 ||
   it_die "run.sh failed: $(tail -5 "$IT_WORK/run.out" | tr '\n' ' ')"
@@ -49,6 +52,17 @@ grep -q 'filesystem xfs: --fs xfs on /dev/loop' "$out/config.txt" && it_pass "co
   it_fail "config.txt: $(grep 'export dirs' "$out/config.txt")"
 grep -q 'variants: wzero = \[Worker_Write_Max = 0;\]' "$out/config.txt" && it_pass "config.txt names the variant" ||
   it_fail "config.txt: $(grep 'variants' "$out/config.txt")"
+want=files; [ ${#drop[@]} = 0 ] || want=global
+grep -q "page cache evicted before each run (--drop-caches): $want" "$out/config.txt" &&
+  grep -q "^command: .* --drop-caches $want" "$out/config.txt" &&
+  it_pass "config.txt names --drop-caches $want" ||
+  it_fail "config.txt: $(grep 'drop-caches' "$out/config.txt" | tr '\n' ' ')"
+# runs.csv's cache_peak_mib (column 17): the cgroup's page-cache peak less its start
+g=$(jq -r '.server.mib.cgroup_cache | "\(.peak - .start) \(.start)"' "$out/runs/seq1.vfs.1.json" 2>/dev/null)
+c=$(awk -F, 'NR > 1 && $1 == "seq1" && $2 == "vfs" {print $17}' "$out/runs.csv")
+awk -v g="${g%% *}" -v c="$c" 'BEGIN { exit !(c != "" && g != "" && (c - g) ^ 2 < 0.0001) }' &&
+  it_pass "cache_peak_mib $c = the peak less the run's start (${g#* } MiB)" ||
+  it_fail "cache_peak_mib '$c', the JSON's peak - start '$g'"
 st=$(ls "$out"/runs/seq1.wzero.*.dcstats.json 2>/dev/null | head -1)
 if [ -s "$st" ]; then
   ww=$(jq -r '.engine.worker_writes.ops' "$st") wb=$(jq -r '.engine.writes.dontcache.bytes' "$st")
