@@ -919,6 +919,10 @@ int main(int argc, char **argv)
 				"server: %.2f CPU-s in %.1f s, %.3f CPU-s per GB moved",
 				cpu_s, sp.n ? sp.s[sp.n - 1].t : 0.0,
 				gb > 0 ? cpu_s / gb : 0.0);
+		double host_s = dcb_sampler_host_cpu_s(&sp);
+		if (cpu_s >= 0 && host_s >= 0)
+			fprintf(stderr, " (machine less client: %.3f)",
+				gb > 0 ? host_s / gb : 0.0);
 		if (sp.server_hwm_kib >= 0)
 			fprintf(stderr, "%speak RSS %.0f MiB",
 				cpu_s >= 0 ? ", " : "server: ",

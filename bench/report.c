@@ -293,6 +293,13 @@ void dcb_write_json(FILE *f, const struct dcb_opts *o,
 	jnum4(f, cpu_s < 0 ? NAN : cpu_s);
 	fputs(", \"cpu_s_per_gb\": ", f);
 	jnum4(f, cpu_s < 0 || gb <= 0 ? NAN : cpu_s / gb);
+	/* the machine's CPU less the client's over the same window: ganesha and
+	 * the kernel threads doing its writeback, I/O completion and page drops */
+	double host_s = dcb_sampler_host_cpu_s(sp);
+	fputs(",\n    \"host_cpu_s\": ", f);
+	jnum4(f, host_s < 0 ? NAN : host_s);
+	fputs(", \"host_cpu_s_per_gb\": ", f);
+	jnum4(f, host_s < 0 || gb <= 0 ? NAN : host_s / gb);
 	fprintf(f,
 		", \"cpu_window_s\": %.3f, \"bytes_moved\": %llu,\n    \"cpu_pct\": {\n",
 		sp->n ? sp->s[sp->n - 1].t : 0.0,

@@ -115,6 +115,38 @@ uint64_t dcb_proc_ticks(int pid)
 	return ut + st;
 }
 
+int dcb_parse_cpu_busy(const char *line, uint64_t *ticks)
+{
+	unsigned long long v[8] = { 0 };
+	int n;
+
+	/* the machine's line, not a "cpuN" one */
+	if (strncmp(line, "cpu", 3) || (line[3] != ' ' && line[3] != '\t'))
+		return -1;
+	n = sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+
+	if (n < 4)
+		return -1;
+	/* idle (v[3]) and iowait (v[4]) are not busy */
+	*ticks = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	return 0;
+}
+
+static uint64_t host_busy_ticks(void)
+{
+	char line[512];
+	uint64_t t = 0;
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f) || dcb_parse_cpu_busy(line, &t))
+		t = 0;
+	fclose(f);
+	return t;
+}
+
 int dcb_proc_mem(int pid, int64_t *rss_kib, int64_t *hwm_kib)
 {
 	char p[64], line[256];
@@ -168,6 +200,7 @@ void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid,
 	sp->use_cachestat = probe_cachestat();
 	sp->hot_start_pct = -1;
 	sp->server_hwm_kib = -1;
+	sp->client_pid = getpid();
 	find_kswapd(sp);
 }
 
@@ -341,6 +374,8 @@ int dcb_sampler_start(struct dcb_sampler *sp)
 		&s); /* baseline for CPU deltas, and the starting residency */
 	sp->hot_start_pct = s.hot_resident_pct;
 	sp->server_ticks_start = sp->prev_server_ticks;
+	sp->host_ticks_start = host_busy_ticks();
+	sp->client_ticks_start = dcb_proc_ticks(sp->client_pid);
 	push(sp, &s);
 	if (pthread_create(&sp->thr, NULL, sampler_main, sp))
 		return -1;
@@ -359,6 +394,8 @@ void dcb_sampler_stop(struct dcb_sampler *sp)
 	dcb_sampler_take(sp, (double)(dcb_now_ns() - sp->start_ns) / 1e9, &s);
 	push(sp, &s);
 	sp->server_ticks_stop = sp->prev_server_ticks;
+	sp->host_ticks_stop = host_busy_ticks();
+	sp->client_ticks_stop = dcb_proc_ticks(sp->client_pid);
 	if (sp->server_pid) {
 		int64_t rss;
 		dcb_proc_mem(sp->server_pid, &rss, &sp->server_hwm_kib);
@@ -373,6 +410,23 @@ double dcb_sampler_server_cpu_s(const struct dcb_sampler *sp)
 		return -1;
 	return (double)(sp->server_ticks_stop - sp->server_ticks_start) /
 	       sysconf(_SC_CLK_TCK);
+}
+
+double dcb_sampler_host_cpu_s(const struct dcb_sampler *sp)
+{
+	uint64_t host, client;
+
+	/* the client's own ticks may be 0 at start (a process that has not
+	 * run a tick yet); /proc/stat's never are */
+	if (!sp->host_ticks_start || !sp->host_ticks_stop ||
+	    sp->host_ticks_stop < sp->host_ticks_start ||
+	    sp->client_ticks_stop < sp->client_ticks_start)
+		return -1;
+	host = sp->host_ticks_stop - sp->host_ticks_start;
+	client = sp->client_ticks_stop - sp->client_ticks_start;
+	/* two clocks sampled a moment apart: never below zero */
+	return host > client ? (double)(host - client) / sysconf(_SC_CLK_TCK)
+			     : 0.0;
 }
 
 int dcb_sampler_latest(struct dcb_sampler *sp, struct dcb_sample *out)

@@ -49,6 +49,11 @@ struct dcb_sampler {
 	 * 0: unknown) and its VmHWM at stop (-1: unknown) */
 	uint64_t server_ticks_start, server_ticks_stop;
 	int64_t server_hwm_kib;
+	/* the machine's busy clock ticks (/proc/stat) and this process's own (the
+	 * client's: the sampler runs in it) at start and stop; 0: unknown */
+	int client_pid;
+	uint64_t host_ticks_start, host_ticks_stop;
+	uint64_t client_ticks_start, client_ticks_stop;
 };
 
 void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid,
@@ -66,6 +71,14 @@ int dcb_file_residency(const char *path, int use_cachestat, uint64_t *res_kib,
 void dcb_sampler_free(struct dcb_sampler *sp);
 /* CPU seconds the server used between dcb_sampler_start and dcb_sampler_stop, -1 if unknown. */
 double dcb_sampler_server_cpu_s(const struct dcb_sampler *sp);
+/* CPU seconds the whole machine was busy between dcb_sampler_start and
+ * dcb_sampler_stop, less the client's (this process's) own: the server and the
+ * kernel threads that work for it (writeback, I/O completion, page drops).
+ * -1 if unknown. */
+double dcb_sampler_host_cpu_s(const struct dcb_sampler *sp);
+/* Busy clock ticks of a /proc/stat "cpu" line (user, nice, system, irq,
+ * softirq, steal; guest time is inside user and nice); -1 if not one. */
+int dcb_parse_cpu_busy(const char *line, uint64_t *ticks);
 /* utime+stime of a process (all its threads, living and exited) in clock ticks; 0 if unknown. */
 uint64_t dcb_proc_ticks(int pid);
 /* VmRSS and VmHWM of a process in KiB; returns -1 if /proc/PID/status cannot be read. */

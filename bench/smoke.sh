@@ -60,6 +60,8 @@ chk '.verifier.changes == 0' "verifier changed" '.verifier'
 chk '(.timeline | type) == "array"' "no timeline"
 chk '.server.cpu_s > 0 and .server.cpu_s_per_gb > 0 and .server.bytes_moved >= .write.bytes_written' "no server CPU seconds" '.server'
 chk '.server.server_hwm_mib > 0 and .server.mib.server_rss.peak > 0' "no server RSS" '.server'
+# the machine's CPU less the client's holds ganesha's (clock ticks of two counters: a few apart)
+chk '.server.host_cpu_s != null and .server.host_cpu_s_per_gb > 0 and .server.host_cpu_s + 0.05 >= .server.cpu_s * 0.8' "machine CPU below the server's" '.server'
 for i in $(seq 0 $((conns - 1))); do
   s=$(stat -c %s "$work/export/dcb.$i" 2>/dev/null || echo missing)
   [ "$s" = "$size" ] || fail "server file dcb.$i has size $s, expected $size"

@@ -55,6 +55,7 @@ END {
     cpus = med(key, "server_cpu_s"); cpg = med(key, "cpu_s_per_gb"); rss = med(key, "rss_peak_mib")
     fds = med(key, "dc_fdatasyncs"); fpc = med(key, "fdatasync_per_commit"); nw = med(key, "nowait_read_pct")
     fb = med(key, "dc_fallback")
+    hcpg = med(key, "host_cpu_s_per_gb"); r_hcpg = ratio(hcpg, med(b, "host_cpu_s_per_gb"))
     r_mb = ratio(mb, med(b, "mbps")); r_cpg = ratio(cpg, med(b, "cpu_s_per_gb")); r_rss = ratio(rss, med(b, "rss_peak_mib"))
     r_w50 = ratio(w50, med(b, "write_p50_ms")); r_w999 = ratio(w999, med(b, "write_p999_ms"))
     r_r50 = ratio(r50, med(b, "read_p50_ms")); r_r99 = ratio(r99, med(b, "read_p99_ms"))
@@ -74,6 +75,7 @@ END {
       if (m != "vfs" && r_c99 != "") note(sprintf("COMMIT p99 %.2fx VFS", r_c99))
     }
     if (s == "compete") note(sprintf("VFS neighbour %s MB/s", f(nbr, 1)))
+    if (hcpg != "") note(sprintf("machine %s CPU-s/GB%s", f(hcpg, 3), (m != "vfs" && r_hcpg != "") ? sprintf(" (%.2fx)", r_hcpg) : ""))
     if (ksw != "" && ksw >= 1) note(sprintf("kswapd %s%%", f(ksw, 0)))
     # the write path really used: no RWF_DONTCACHE on this kernel/filesystem -> dropbehind
     if ((m == "dontcache" || m == "inline" || m == "direct") && fb != "" && fb > 0)
@@ -93,6 +95,7 @@ END {
     put("read_p50_ms", r50); put("read_p999_ms", r999); put("writer_mbps", wmb)
     put("server_cpu_s", cpus); put("cpu_s_per_gb", cpg); put("cpu_s_per_gb_ratio_vs_vfs", r_cpg)
     put("rss_peak_mib", rss); put("rss_ratio_vs_vfs", r_rss)
+    put("host_cpu_s_per_gb", hcpg); put("host_cpu_s_per_gb_ratio_vs_vfs", r_hcpg)
     put("write_p50_ratio_vs_vfs", r_w50); put("write_p999_ratio_vs_vfs", r_w999)
     put("read_p50_ratio_vs_vfs", r_r50); put("read_p99_ratio_vs_vfs", r_r99)
     put("commit_p99_ratio_vs_vfs", r_c99); put("cache_ratio_vs_vfs", r_cache)
@@ -113,6 +116,9 @@ END {
   echo "  reps); cm p99: COMMIT; cache/dirty: peak in the memory cgroup (or /proc/meminfo when uncapped);"
   echo "srvCPU: ganesha's mean CPU (100 = one core); CPU-s/GB: ganesha's utime+stime over the run"
   echo "  (hot-set warm-up excluded, final COMMITs included) per 10^9 bytes written + read;"
+  echo "machine CPU-s/GB (notes): the whole machine's busy CPU (/proc/stat) less the client's own over"
+  echo "  the same window, per GB: ganesha plus the kernel threads doing its writeback, I/O completion"
+  echo "  and page drops (and anything else running: compare runs of one quiet machine);"
   echo "RSS: ganesha's peak resident set (VmHWM); (x VFS): against FSAL_VFS in the same scenario;"
   echo "fdatasync/COMMIT, nowait reads: FSAL_DONTCACHE's own counters (Stats_File, runs/*.dcstats.json)."
 } >> "$out/table.txt"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <math.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "hist.h"
 #include "opts.h"
 #include "stats.h"
@@ -391,6 +392,10 @@ static void test_server_cpu_rss(void)
 	CU_ASSERT_FATAL(p != NULL);
 	CU_ASSERT(rel_ok(strtod(p + 16, NULL), cpu, 0.001));
 	CU_ASSERT(strstr(buf, "\"bytes_moved\": 1000000000") != NULL);
+	p = strstr(buf, "\"host_cpu_s_per_gb\": ");
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT(rel_ok(strtod(p + 21, NULL), dcb_sampler_host_cpu_s(&sp),
+			 0.001));
 	p = strstr(buf, "\"server_hwm_mib\": ");
 	CU_ASSERT_FATAL(p != NULL);
 	CU_ASSERT(strtod(p + 18, NULL) > 0);
@@ -439,6 +444,63 @@ static void test_residency(void)
 	unlink(path);
 }
 
+/* the machine's busy CPU less the client's: a child's CPU counts, the
+ * sampling process's own does not */
+static void burn_cpu_s(double secs)
+{
+	struct timespec t0, t;
+	volatile uint64_t x = 1;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 <
+		 secs);
+}
+
+static void test_host_cpu(void)
+{
+	uint64_t t = 0;
+
+	CU_ASSERT(
+		dcb_parse_cpu_busy(
+			"cpu  3102239 278331 3885086 5511475 1586724 0 272904 7 0 0\n",
+			&t) == 0);
+	/* user + nice + system + irq + softirq + steal; not idle, iowait */
+	CU_ASSERT(t == 3102239ULL + 278331 + 3885086 + 0 + 272904 + 7);
+	CU_ASSERT(dcb_parse_cpu_busy("cpu 1 2 3 4\n", &t) == 0 && t == 6);
+	CU_ASSERT(dcb_parse_cpu_busy("cpu0 1 2 3 4 5 6 7 8\n", &t) == -1);
+	CU_ASSERT(dcb_parse_cpu_busy("intr 1 2 3 4 5\n", &t) == -1);
+	CU_ASSERT(dcb_parse_cpu_busy("cpu 1 2\n", &t) == -1);
+
+	struct dcb_sampler sp;
+	dcb_sampler_init(&sp, dcb_now_ns(), 0, NULL);
+	sp.interval_ns = 50000000ULL;
+	CU_ASSERT_FATAL(dcb_sampler_start(&sp) == 0);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		burn_cpu_s(0.4);
+		_exit(0);
+	}
+	int st;
+	CU_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+	double child = dcb_sampler_host_cpu_s(&sp);
+	CU_ASSERT(child == -1); /* not stopped yet: unknown */
+	/* the client burns as much as the child did: not counted */
+	burn_cpu_s(0.4);
+	dcb_sampler_stop(&sp);
+	double host = dcb_sampler_host_cpu_s(&sp);
+	/* the child's 0.4 s in clock ticks; the client's own 0.4 s left out,
+	 * so only other load on the machine can raise it past 0.4 + 0.4 */
+	CU_ASSERT(host >= 0.3);
+	uint64_t client = sp.client_ticks_stop - sp.client_ticks_start;
+	CU_ASSERT(client >= (uint64_t)(0.3 * sysconf(_SC_CLK_TCK)));
+	dcb_sampler_free(&sp);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -457,6 +519,7 @@ int main(void)
 	CU_add_test(s, "result accounting and reports", test_accounting);
 	CU_add_test(s, "file residency", test_residency);
 	CU_add_test(s, "server CPU seconds and RSS", test_server_cpu_rss);
+	CU_add_test(s, "machine CPU less the client's", test_host_cpu);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned fails = CU_get_number_of_failures();

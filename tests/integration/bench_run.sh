@@ -63,6 +63,13 @@ c=$(awk -F, 'NR > 1 && $1 == "seq1" && $2 == "vfs" {print $17}' "$out/runs.csv")
 awk -v g="${g%% *}" -v c="$c" 'BEGIN { exit !(c != "" && g != "" && (c - g) ^ 2 < 0.0001) }' &&
   it_pass "cache_peak_mib $c = the peak less the run's start (${g#* } MiB)" ||
   it_fail "cache_peak_mib '$c', the JSON's peak - start '$g'"
+# the machine's CPU less the client's: in runs.csv for every run, at least ganesha's own, and in
+# the table's notes
+h=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "host_cpu_s") a = i; if ($i == "server_cpu_s") b = i }
+             next } { n++; if ($a != "" && $a + 0.05 >= 0.8 * $b) ok++ } END { print ok + 0 "/" n + 0 }' "$out/runs.csv")
+[ "$h" = 4/4 ] && grep -q 'seq1 .*machine [0-9.]* CPU-s/GB' "$out/table.txt" &&
+  it_pass "machine CPU less the client's: at least ganesha's in $h runs, in the table" ||
+  it_fail "machine CPU: $h runs at least ganesha's; table: $(grep -c 'machine' "$out/table.txt")"
 st=$(ls "$out"/runs/seq1.wzero.*.dcstats.json 2>/dev/null | head -1)
 if [ -s "$st" ]; then
   ww=$(jq -r '.engine.worker_writes.ops' "$st") wb=$(jq -r '.engine.writes.dontcache.bytes' "$st")
