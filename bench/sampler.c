@@ -200,7 +200,6 @@ void dcb_sampler_init(struct dcb_sampler *sp, uint64_t start_ns, int server_pid,
 	sp->use_cachestat = probe_cachestat();
 	sp->hot_start_pct = -1;
 	sp->server_hwm_kib = -1;
-	sp->client_pid = getpid();
 	find_kswapd(sp);
 }
 
@@ -375,7 +374,7 @@ int dcb_sampler_start(struct dcb_sampler *sp)
 	sp->hot_start_pct = s.hot_resident_pct;
 	sp->server_ticks_start = sp->prev_server_ticks;
 	sp->host_ticks_start = host_busy_ticks();
-	sp->client_ticks_start = dcb_proc_ticks(sp->client_pid);
+	sp->client_ticks_start = dcb_proc_ticks(getpid());
 	push(sp, &s);
 	if (pthread_create(&sp->thr, NULL, sampler_main, sp))
 		return -1;
@@ -395,7 +394,7 @@ void dcb_sampler_stop(struct dcb_sampler *sp)
 	push(sp, &s);
 	sp->server_ticks_stop = sp->prev_server_ticks;
 	sp->host_ticks_stop = host_busy_ticks();
-	sp->client_ticks_stop = dcb_proc_ticks(sp->client_pid);
+	sp->client_ticks_stop = dcb_proc_ticks(getpid());
 	if (sp->server_pid) {
 		int64_t rss;
 		dcb_proc_mem(sp->server_pid, &rss, &sp->server_hwm_kib);

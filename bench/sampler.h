@@ -49,9 +49,8 @@ struct dcb_sampler {
 	 * 0: unknown) and its VmHWM at stop (-1: unknown) */
 	uint64_t server_ticks_start, server_ticks_stop;
 	int64_t server_hwm_kib;
-	/* the machine's busy clock ticks (/proc/stat) and this process's own (the
-	 * client's: the sampler runs in it) at start and stop; 0: unknown */
-	int client_pid;
+	/* the machine's busy clock ticks (/proc/stat; 0: unknown) and this
+	 * process's own (the client's: the sampler runs in it) at start and stop */
 	uint64_t host_ticks_start, host_ticks_stop;
 	uint64_t client_ticks_start, client_ticks_stop;
 };

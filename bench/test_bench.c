@@ -341,6 +341,21 @@ static void test_accounting(void)
 	dcb_results_free(&r);
 }
 
+/* Spends secs of this process's CPU time (not wall time: the machine may be busy). */
+static void burn_cpu_s(double secs)
+{
+	struct timespec t0, t;
+	volatile uint64_t x = 1;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 <
+		 secs);
+}
+
 /* the server's CPU seconds over the run and its memory, measured on this process */
 static void test_server_cpu_rss(void)
 {
@@ -355,14 +370,7 @@ static void test_server_cpu_rss(void)
 	sp.interval_ns = 50000000ULL;
 	CU_ASSERT_FATAL(dcb_sampler_start(&sp) == 0);
 	/* 0.3 s of this process's CPU time (not wall time: the machine may be busy) */
-	struct timespec t0, t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-	volatile uint64_t x = 1;
-	do {
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < 0.3);
+	burn_cpu_s(0.3);
 	dcb_sampler_stop(&sp);
 	double cpu = dcb_sampler_server_cpu_s(&sp);
 	/* clock-tick accounting: within a few ticks of the CPU time used */
@@ -446,20 +454,6 @@ static void test_residency(void)
 
 /* the machine's busy CPU less the client's: a child's CPU counts, the
  * sampling process's own does not */
-static void burn_cpu_s(double secs)
-{
-	struct timespec t0, t;
-	volatile uint64_t x = 1;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 <
-		 secs);
-}
-
 static void test_host_cpu(void)
 {
 	uint64_t t = 0;
