@@ -273,11 +273,16 @@ LOOPDEV= FSMNT=
 if [ -n "$FS" ]; then   # inside the private mount namespace: the mount dies with it
   command -v "mkfs.$FS" >/dev/null || die "mkfs.$FS missing (apt-get install ${FS/xfs/xfsprogs})"
   img=$DIR/fs-$$.img FSMNT=$DIR/fs-$$
+  # sparse; room for the filesystem's own metadata (ext4's inode tables and journal: ~2%)
+  # over what the runs need. ext4 without the 5% it reserves for root by default, which
+  # df does not count as free: a 2 GiB run's 26 GiB left 25 free on a 27 GiB image.
+  isize=$(( need + need / 32 + (1 << 30) )) mkfs_opts=(-f)
+  [ "$FS" = ext4 ] && mkfs_opts=(-F -m 0)
   avail=$(( $(df -P -k "$DIR" | awk 'NR==2{print $4}') * 1024 ))
-  [ "$avail" -ge $(( need + (1 << 30) )) ] || die "not enough free space under $DIR for a $FS image of $(( (need >> 30) + 1 )) GiB"
-  truncate -s $(( need + (1 << 30) )) "$img" && mkdir -p "$FSMNT" &&
+  [ "$avail" -ge "$isize" ] || die "not enough free space under $DIR for a $FS image of $(( (isize >> 30) + 1 )) GiB"
+  truncate -s "$isize" "$img" && mkdir -p "$FSMNT" &&
     LOOPDEV=$(losetup --direct-io=on -f --show "$img") || { rm -f "$img"; die "cannot attach $img"; }
-  if ! "mkfs.$FS" -q "$([ "$FS" = ext4 ] && echo -F || echo -f)" "$LOOPDEV" >/dev/null 2>&1 || ! mount "$LOOPDEV" "$FSMNT"; then
+  if ! "mkfs.$FS" -q "${mkfs_opts[@]}" "$LOOPDEV" >/dev/null 2>&1 || ! mount "$LOOPDEV" "$FSMNT"; then
     losetup -d "$LOOPDEV"; rm -f "$img"; die "cannot make or mount $FS on $LOOPDEV"
   fi
   fs_cleanup() { umount "$FSMNT" 2>/dev/null; losetup -d "$LOOPDEV" 2>/dev/null; rm -f "$img"; rmdir "$FSMNT" 2>/dev/null; }
