@@ -260,7 +260,11 @@ grep -q '^usage: dontcache-stat' "$IT_WORK/stat.log" && grep -q '^exit 2$' "$IT_
 lap "served (N)"
 
 # ---- 5. remove keeps the keys, purge removes them
-in_root apt-get remove -y nfs-ganesha-dontcache > "$IT_WORK/remove.log" 2>&1 ||
+# under the archive's lock too: apt-get remove and purge take the shared archive directory's
+# lock like install does, and one run beside the guest image's install (scripts/ha-guest-image.sh,
+# made meanwhile from the same clean root) failed it ("Could not get lock
+# /var/cache/apt/archives/lock"), so node_crash found no guest
+apt_locked "$IT_WORK/remove.log" remove -y nfs-ganesha-dontcache ||
   { tail -n 20 "$IT_WORK/remove.log"; it_die "apt-get remove failed"; }
 st=$(status nfs-ganesha-dontcache)
 echo "status| after remove: $st"
@@ -269,7 +273,7 @@ echo "status| after remove: $st"
   it_fail "after apt-get remove: '$st', module $(ls "$root$fsal_so" 2>&1)"
 sums | cmp -s - "$IT_WORK/sums.before" && it_pass "remove kept /etc/ganesha and the handle key" ||
   it_fail "remove changed /etc/ganesha or the key: $(sums | diff "$IT_WORK/sums.before" - | tr '\n' ' ')"
-in_root apt-get purge -y nfs-ganesha-dontcache > "$IT_WORK/purge.log" 2>&1 ||
+apt_locked "$IT_WORK/purge.log" purge -y nfs-ganesha-dontcache ||
   { tail -n 20 "$IT_WORK/purge.log"; it_die "apt-get purge failed"; }
 st=$(status nfs-ganesha-dontcache)
 echo "status| after purge: ${st:-(unknown to dpkg)}"
