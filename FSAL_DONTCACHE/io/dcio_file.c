@@ -402,11 +402,8 @@ int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 			flusher_throttle(x);
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);
-		int was = len > DCIO_NICE_WRITE_MIN ? dcio_nice_begin(f->e)
-						    : INT_MIN;
-
+		dcio_nice_write(f->e, len);
 		req_exec_sync(q);
-		dcio_nice_end(was);
 		break;
 	case PATH_ENGINE:
 		engine_submit(f->e, q);
@@ -450,6 +447,7 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->arg = arg;
 	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
 	__atomic_store_n(&f->e->last_read_ns, now_ns(), __ATOMIC_RELAXED);
+	dcio_nice_restore();
 	if (XP(x, read_mode) == DCIO_READ_DIRECT && f->dfd >= 0 && q->len) {
 		if (!setup_direct_read(q, iov, iovcnt)) {
 			free(q);

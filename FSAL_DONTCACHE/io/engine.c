@@ -135,26 +135,36 @@ static bool can_renice(void)
 	return ok;
 }
 
-int dcio_nice_begin(const struct dcio_engine *e)
+/* The nice value this thread had before a large write niced it, kept
+ * across requests (INT_MIN: the thread runs at its own). */
+static __thread int nice_held = INT_MIN;
+
+void dcio_nice_restore(void)
+{
+	if (nice_held == INT_MIN)
+		return;
+	(void)setpriority(PRIO_PROCESS, 0, nice_held);
+	nice_held = INT_MIN;
+}
+
+void dcio_nice_write(const struct dcio_engine *e, size_t len)
 {
 	int was;
 
-	if (!e->nice_writes ||
+	if (len <= DCIO_NICE_WRITE_MIN || !e->nice_writes ||
 	    now_ns() - __atomic_load_n(&e->last_read_ns, __ATOMIC_RELAXED) >
-		    DCIO_NICE_READ_WINDOW_MS * 1000000ull)
-		return INT_MIN;
+		    DCIO_NICE_READ_WINDOW_MS * 1000000ull) {
+		dcio_nice_restore();
+		return;
+	}
+	if (nice_held != INT_MIN)
+		return;
 	errno = 0;
 	was = getpriority(PRIO_PROCESS, 0);
 	if (errno || was >= e->nice ||
 	    setpriority(PRIO_PROCESS, 0, e->nice) != 0)
-		return INT_MIN;
-	return was;
-}
-
-void dcio_nice_end(int was)
-{
-	if (was != INT_MIN)
-		(void)setpriority(PRIO_PROCESS, 0, was);
+		return;
+	nice_held = was;
 }
 
 static bool start_rings(struct dcio_engine *e,

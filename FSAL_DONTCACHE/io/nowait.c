@@ -28,6 +28,7 @@ int dcio_read_nowait(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	flags |= cached_read_flags(x);
 	t0 = now_ns();
 	__atomic_store_n(&f->e->last_read_ns, t0, __ATOMIC_RELAXED);
+	dcio_nice_restore();
 	len = iov_total(iov, iovcnt);
 	/* bounded: every pass moves forward or leaves */
 	while (done < len) {

@@ -286,9 +286,10 @@ static ssize_t nice_pwritev2(int fd, const struct iovec *iov, int cnt,
 }
 
 /* While reads are served, a large write on the caller copies at the
- * engine's nice value (the readers go first under CPU contention), a small
- * one at the caller's; with no recent read, at the caller's; the caller's
- * thread gets its own back. */
+ * engine's nice value (the readers go first under CPU contention) and the
+ * thread keeps it for ganesha's next request, until a read, a COMMIT, a
+ * small write or a large one with no reader left gives it back; with no
+ * recent read the copy runs at the caller's nice. */
 static void t_large_writes_niced(void)
 {
 	static char buf[1 << 20];
@@ -299,6 +300,7 @@ static void t_large_writes_niced(void)
 	struct dcio_export_params p = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct tl_ctx t;
+	size_t got = 0;
 	int before;
 
 	p.caller_write_max = 1 << 20;
@@ -311,17 +313,40 @@ static void t_large_writes_niced(void)
 	errno = 0;
 	before = getpriority(PRIO_PROCESS, 0);
 	CU_ASSERT_EQUAL_FATAL(errno, 0);
+	if (before >= 7) {
+		teardown(&t);
+		return; /* already as nice as the engine: nothing to see */
+	}
 	/* no read yet: full speed */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
-	/* a reader now */
-	size_t got = 0;
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	/* a reader now: the copy is niced and the thread stays so */
 	CU_ASSERT_EQUAL(tl_read(t.f, buf, 4096, 0, &got), 0);
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-	if (before < 7)
-		CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
+	/* a small write copies at the caller's nice, which it gets back */
 	CU_ASSERT(write_here(&t, buf, 4096, 1 << 20, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	/* a read gives it back */
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
+	CU_ASSERT_EQUAL(tl_read(t.f, buf, 4096, 0, &got), 0);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	/* so does a COMMIT */
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	/* and a large write once the readers are gone */
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
+	usleep(250 * 1000); /* past the engine's 200 ms read window */
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
 	teardown(&t);
