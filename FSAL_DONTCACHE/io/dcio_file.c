@@ -446,8 +446,7 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->done = done;
 	q->arg = arg;
 	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
-	__atomic_store_n(&f->e->last_read_ns, now_ns(), __ATOMIC_RELAXED);
-	dcio_nice_restore();
+	dcio_read_seen(f->e, now_ns());
 	if (XP(x, read_mode) == DCIO_READ_DIRECT && f->dfd >= 0 && q->len) {
 		if (!setup_direct_read(q, iov, iovcnt)) {
 			free(q);

@@ -147,6 +147,12 @@ void dcio_nice_restore(void)
 	nice_held = INT_MIN;
 }
 
+void dcio_read_seen(struct dcio_engine *e, uint64_t now)
+{
+	__atomic_store_n(&e->last_read_ns, now, __ATOMIC_RELAXED);
+	dcio_nice_restore();
+}
+
 void dcio_nice_write(const struct dcio_engine *e, size_t len)
 {
 	int was;

@@ -119,12 +119,16 @@ void thread_nice(int nice);
  * was the rest of the writer's CPU: readers beside a 1.3 GB/s writer got
  * 1.3x the MB/s). dcio_nice_write (before each write on the caller) nices
  * for a large write while reads are served, else gives the thread's own
- * back; dcio_nice_restore gives it back (reads, COMMITs). Nothing changes
+ * back; dcio_nice_restore gives it back (COMMITs; reads through
+ * dcio_read_seen). Nothing changes
  * when nice is 0, the thread is already that nice, or a thread cannot
  * lower its nice again here. */
 #define DCIO_NICE_READ_WINDOW_MS 200
 void dcio_nice_write(const struct dcio_engine *e, size_t len);
 void dcio_nice_restore(void);
+/* a read on this thread at now (now_ns()): opens the read window, gives
+ * the thread its own nice back */
+void dcio_read_seen(struct dcio_engine *e, uint64_t now);
 /* writes larger than this are the "large" ones */
 #define DCIO_NICE_WRITE_MIN (64u << 10)
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
