@@ -116,8 +116,8 @@ void thread_nice(int nice);
  * RSS: requests queue up behind the slowed copies). The thread keeps that
  * nice after the write: ganesha's next request on it, most often the
  * streaming client's next 1 MiB, is received and decoded niced too (that
- * was the rest of the writer's CPU: readers beside a 1.3 GB/s writer got
- * 1.3x the MB/s). dcio_nice_write (before each write on the caller) nices
+ * was the rest of the writer's CPU: readers beside a 1.4 GB/s writer got
+ * 1.44-1.78x the MB/s, bench/RESULTS.md Round 9). dcio_nice_write (before each write on the caller) nices
  * for a large write while reads are served, else gives the thread's own
  * back; dcio_nice_restore gives it back (COMMITs; reads through
  * dcio_read_seen). Nothing changes
