@@ -117,12 +117,12 @@ void thread_nice(int nice);
  * nice after the write: ganesha's next request on it, most often the
  * streaming client's next 1 MiB, is received and decoded niced too (that
  * was the rest of the writer's CPU: readers beside a 1.4 GB/s writer got
- * 1.44-1.78x the MB/s, bench/RESULTS.md Round 9). dcio_nice_write (before each write on the caller) nices
- * for a large write while reads are served, else gives the thread's own
- * back; dcio_nice_restore gives it back (COMMITs; reads through
- * dcio_read_seen). Nothing changes
- * when nice is 0, the thread is already that nice, or a thread cannot
- * lower its nice again here. */
+ * 1.44-1.78x the MB/s, bench/RESULTS.md Round 9). dcio_nice_write (before
+ * each write on the caller) nices for a large write while reads are
+ * served, else gives the thread's own back; dcio_nice_restore gives it
+ * back (COMMITs; reads through dcio_read_seen). Nothing changes when nice
+ * is 0, the thread is already that nice, or a thread cannot lower its nice
+ * again here. */
 #define DCIO_NICE_READ_WINDOW_MS 200
 void dcio_nice_write(const struct dcio_engine *e, size_t len);
 void dcio_nice_restore(void);
