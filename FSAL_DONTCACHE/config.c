@@ -60,6 +60,8 @@ static struct config_item dc_module_items[] = {
 	CONF_ITEM_BOOL("Malloc_Tuning", false, dc_module, malloc_tuning),
 	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, 10, dc_module,
 		       engine_nice),
+	CONF_ITEM_UI32("Writer_Nice", 0, UINT32_MAX, 19, dc_module,
+		       writer_nice),
 	CONF_ITEM_STR("Dontcache_Kick", 1, 32, "auto", dc_module,
 		      dontcache_kick_s),
 	CONFIG_EOL
@@ -73,6 +75,7 @@ static const struct dc_param_range module_ranges[] = {
 	{ "Stats_Interval_Ms", offsetof(struct dc_module, stats_interval_ms), 4,
 	  0, 3600000 },
 	{ "Engine_Nice", offsetof(struct dc_module, engine_nice), 4, 0, 19 },
+	{ "Writer_Nice", offsetof(struct dc_module, writer_nice), 4, 0, 19 },
 	{ NULL, 0, 0, 0, 0 }
 };
 
@@ -144,7 +147,7 @@ config_file_t dc_parse_root(void *node)
 void dc_module_reload_check(config_file_t root)
 {
 	static struct {
-		uint32_t threads, ring, interval, nice;
+		uint32_t threads, ring, interval, nice, wnice;
 		bool uring, mtune;
 		enum dcio_kick kick;
 	} seen;
@@ -157,6 +160,7 @@ void dc_module_reload_check(config_file_t root)
 		seen.ring = DC.ring_entries;
 		seen.interval = DC.stats_interval_ms;
 		seen.nice = DC.engine_nice;
+		seen.wnice = DC.writer_nice;
 		seen.uring = DC.use_io_uring;
 		seen.mtune = DC.malloc_tuning;
 		seen.kick = DC.kick;
@@ -185,6 +189,7 @@ void dc_module_reload_check(config_file_t root)
 				 PRIu32);
 		DC_MODULE_CHANGE(ring_entries, ring, "Ring_Entries", PRIu32);
 		DC_MODULE_CHANGE(engine_nice, nice, "Engine_Nice", PRIu32);
+		DC_MODULE_CHANGE(writer_nice, wnice, "Writer_Nice", PRIu32);
 		DC_MODULE_CHANGE(stats_interval_ms, interval,
 				 "Stats_Interval_Ms", PRIu32);
 		DC_MODULE_CHANGE(use_io_uring, uring, "Use_Io_Uring", "d");

@@ -32,6 +32,7 @@ struct dc_module {
 	bool use_io_uring;
 	uint32_t stats_interval_ms;
 	uint32_t engine_nice;
+	uint32_t writer_nice;
 	bool malloc_tuning;
 	bool malloc_tuned;
 	char *dontcache_kick_s; /* Dontcache_Kick: auto, inline, deferred */

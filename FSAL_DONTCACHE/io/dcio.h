@@ -82,6 +82,9 @@ struct dcio_engine_params {
 					 * 0 leaves it): when the CPU is short, the
 					 * request path (reads, small writes) runs
 					 * first and write-back work waits */
+	int writer_nice; /* nice value (0..19; 0 leaves it) of a caller's
+			  * thread copying a large write while reads are
+			  * served (dcio_nice_write) */
 	dcio_log_fn log; /* where the engine's warnings go; NULL: stderr */
 	enum dcio_kick kick; /* AUTO: dcio_kernel_defers_kick(uname) */
 };

@@ -167,8 +167,8 @@ void dcio_nice_write(const struct dcio_engine *e, size_t len)
 		return;
 	errno = 0;
 	was = getpriority(PRIO_PROCESS, 0);
-	if (errno || was >= e->nice ||
-	    setpriority(PRIO_PROCESS, 0, e->nice) != 0)
+	if (errno || was >= e->writer_nice ||
+	    setpriority(PRIO_PROCESS, 0, e->writer_nice) != 0)
 		return;
 	nice_held = was;
 }
@@ -230,7 +230,8 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
-	e->nice_writes = p->nice > 0 && can_renice();
+	e->writer_nice = p->writer_nice;
+	e->nice_writes = p->writer_nice > 0 && can_renice();
 	if (p->kick == DCIO_KICK_AUTO) {
 		struct utsname u;
 		e->kick_deferred =

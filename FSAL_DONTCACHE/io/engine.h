@@ -48,8 +48,9 @@ struct dcio_engine {
 	pthread_cond_t cv;
 	long outstanding;
 	int nice;
+	int writer_nice; /* dcio_engine_params.writer_nice */
 	bool kick_deferred; /* enum dcio_kick, resolved at create */
-	bool nice_writes; /* nice > 0 and a thread can undo it (dcio_nice_write) */
+	bool nice_writes; /* writer_nice > 0 and a thread can undo it */
 	uint64_t last_read_ns; /* now_ns() of the latest read (atomic) */
 	/* bumped with every export's verifier_gen: a file is written through
 	 * whichever export its handle came from (dcio_engine_verifier_gen) */
@@ -108,21 +109,22 @@ struct dcio_file {
 
 /* engine.c */
 void thread_nice(int nice);
-/* Large writes issued on the caller's thread copy at the engine's nice
- * value while reads are being served (one in the last
- * DCIO_NICE_READ_WINDOW_MS), so that under CPU contention the reads beside
- * them run first, as they do beside engine threads; with no reader they
- * copy at full speed (niced, 64 writers made 0.69x the MB/s with 2.5x the
- * RSS: requests queue up behind the slowed copies). The thread keeps that
- * nice after the write: ganesha's next request on it, most often the
- * streaming client's next 1 MiB, is received and decoded niced too (that
- * was the rest of the writer's CPU: readers beside a 1.4 GB/s writer got
- * 1.44-1.78x the MB/s, bench/RESULTS.md Round 9). dcio_nice_write (before
- * each write on the caller) nices for a large write while reads are
- * served, else gives the thread's own back; dcio_nice_restore gives it
- * back (COMMITs; reads through dcio_read_seen). Nothing changes when nice
- * is 0, the thread is already that nice, or a thread cannot lower its nice
- * again here. */
+/* Large writes issued on the caller's thread copy at writer_nice (its own
+ * value: the engine threads' nice also paces the flushers, which writers
+ * without readers need at full speed) while reads are being served (one in
+ * the last DCIO_NICE_READ_WINDOW_MS), so that under CPU contention the
+ * reads beside them run first, as they do beside engine threads; with no
+ * reader they copy at full speed (niced, 64 writers made 0.69x the MB/s
+ * with 2.5x the RSS: requests queue up behind the slowed copies). The
+ * thread keeps that nice after the write: ganesha's next request on it,
+ * most often the streaming client's next 1 MiB, is received and decoded
+ * niced too (that was the rest of the writer's CPU: readers beside a 1.4
+ * GB/s writer got 1.44-1.78x the MB/s, bench/RESULTS.md Round 9).
+ * dcio_nice_write (before each write on the caller) nices for a large write
+ * while reads are served, else gives the thread's own back;
+ * dcio_nice_restore gives it back (COMMITs; reads through dcio_read_seen).
+ * Nothing changes when writer_nice is 0, the thread is already that nice,
+ * or a thread cannot lower its nice again here. */
 #define DCIO_NICE_READ_WINDOW_MS 200
 void dcio_nice_write(const struct dcio_engine *e, size_t len);
 void dcio_nice_restore(void);

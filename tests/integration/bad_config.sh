@@ -4,7 +4,8 @@
 # each mode parameter, out-of-range number) and each bad Path (missing, not a directory), the
 # ganesha log names the offending parameter/path, and that export is not served: either ganesha
 # refuses to start, or it runs without it (MNT and NFSv4 lookups of it fail) while a good export
-# beside it works. A Handle_Key_File readable by group/others or not owned by root is refused too.
+# beside it works. A Handle_Key_File readable by group/others or not owned by root is refused too,
+# and so is an out-of-range number in the module's DONTCACHE block.
 . "$(dirname "$0")/../lib/harness.sh"
 
 good=$IT_WORK/good
@@ -12,6 +13,7 @@ mkdir -p "$good"
 echo hello > "$good/f"
 
 # Each case: NAME|FSAL body of the bad export|Path of the bad export|string the log must contain
+# [|body of the module's DONTCACHE block]
 cases=()
 if it_is_dontcache; then
   cases+=(
@@ -25,6 +27,8 @@ if it_is_dontcache; then
     "file-path|Name = DONTCACHE;|$good/f|$good/f"
     "key-readable|Name = DONTCACHE; Handle_Key_File = $IT_WORK/readable.key;|$IT_EXP|$IT_WORK/readable.key"
     "key-not-root|Name = DONTCACHE; Handle_Key_File = $IT_WORK/user.key;|$IT_EXP|$IT_WORK/user.key"
+    "engine-nice-range|Name = DONTCACHE;|$IT_EXP|Engine_Nice|Engine_Nice = 20;"
+    "writer-nice-range|Name = DONTCACHE;|$IT_EXP|Writer_Nice|Writer_Nice = 20;"
   )
   # A secret others can read lets them forge handles; one another user owns, they can replace.
   head -c 16 /dev/urandom > "$IT_WORK/readable.key"; chmod 644 "$IT_WORK/readable.key"
@@ -45,7 +49,7 @@ served() { # served PATH VERS: true if a libnfs client can list PATH
 }
 
 for c in "${cases[@]}"; do
-  IFS='|' read -r name body path needle <<< "$c"
+  IFS='|' read -r name body path needle module <<< "$c"
   if [ "${name#info:}" != "$name" ]; then
     name=${name#info:}
     it_fail() { echo "info (not required of $DC_TEST_FSAL): [$IT_NAME] $*"; }
@@ -58,6 +62,7 @@ for c in "${cases[@]}"; do
     echo "$path|1|$body"
     echo "$good|9|Name = VFS;"
   } | it_conf "$conf"
+  [ -z "$module" ] || echo "DONTCACHE { $module }" >> "$conf"
   IT_LOG=$log
   if GSH_START_TRIES=100 gsh_start "$conf" "$log"; then
     # ganesha runs: the bad export must be absent, the good one present.

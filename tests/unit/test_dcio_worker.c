@@ -200,6 +200,18 @@ static int threads_nice(const char *prefix)
 	return nice;
 }
 
+/* the pool threads' nice once they have set it (up to 2 s) */
+static int pool_nice(int want)
+{
+	int n = threads_nice("dcio-pool");
+
+	for (int i = 0; i < 200 && n != want; i++) {
+		usleep(10 * 1000);
+		n = threads_nice("dcio-pool");
+	}
+	return n;
+}
+
 static void t_engine_nice(void)
 {
 	static char buf[1 << 20];
@@ -337,7 +349,8 @@ static void side_reader_stop(struct side_reader *r)
 }
 
 /* While reads are served, a large write on the caller copies at the
- * engine's nice value (the readers go first under CPU contention) and the
+ * engine's writer_nice (the readers go first under CPU contention; the
+ * engine's own threads stay at their nice) and the
  * thread keeps it for ganesha's next request, until a read, a COMMIT, a
  * small write or a large one with no reader left gives it back; with no
  * recent read the copy runs at the caller's nice. */
@@ -345,9 +358,11 @@ static void t_large_writes_niced(void)
 {
 	static char buf[1 << 20];
 	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
-	struct dcio_engine_params ep = {
-		.threads = 1, .ring_entries = 64, .use_uring = false, .nice = 7
-	};
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = false,
+					 .nice = 3,
+					 .writer_nice = 7 };
 	struct dcio_export_params p = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct side_reader r;
@@ -369,6 +384,7 @@ static void t_large_writes_niced(void)
 		teardown(&t);
 		return; /* already as nice as the engine: nothing to see */
 	}
+	CU_ASSERT_EQUAL(pool_nice(3), 3);
 	/* no read yet: full speed */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
@@ -405,9 +421,45 @@ static void t_large_writes_niced(void)
 	teardown(&t);
 }
 
+/* writer_nice 0: copies beside readers run at the caller's nice, whatever
+ * the engine threads' is */
+static void t_writer_nice_zero(void)
+{
+	static char buf[1 << 20];
+	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
+	struct dcio_engine_params ep = {
+		.threads = 1, .ring_entries = 64, .use_uring = false, .nice = 7
+	};
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct side_reader r;
+	struct tl_ctx t;
+	int before;
+
+	p.caller_write_max = 1 << 20;
+	tl_ctx_open(&t, &(struct tl_setup){ .fs = &fs,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .p = &p,
+					    .name = "z",
+					    .flags = O_TRUNC });
+	errno = 0;
+	before = getpriority(PRIO_PROCESS, 0);
+	CU_ASSERT_EQUAL_FATAL(errno, 0);
+	CU_ASSERT_EQUAL(pool_nice(7), 7);
+	CU_ASSERT_FATAL(side_reader_start(&r, t.f));
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	side_reader_stop(&r);
+	teardown(&t);
+}
+
 static const struct tl_case cases[] = {
-	{ "large caller writes copy at the engine's nice",
+	{ "large caller writes copy at the engine's writer_nice",
 	  t_large_writes_niced },
+	{ "writer_nice 0: large writes beside readers keep the caller's nice",
+	  t_writer_nice_zero },
 	{ "kernel deferring the kick: caller writes go dontcache",
 	  t_kick_deferred },
 	{ "kick AUTO follows the kernel version", t_kick_auto },
