@@ -348,6 +348,35 @@ static void side_reader_stop(struct side_reader *r)
 	pthread_join(r->thread, NULL);
 }
 
+/* A file whose writes up to 1 MiB run on the caller through nice_pwritev2,
+ * its engine (a pool) at nice, its large copies beside readers at
+ * writer_nice; returns the caller's nice before any write. */
+static int open_niced(struct tl_ctx *t, int nice, int writer_nice,
+		      const char *name)
+{
+	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = false,
+					 .nice = nice,
+					 .writer_nice = writer_nice };
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	int before;
+
+	p.caller_write_max = 1 << 20;
+	tl_ctx_open(t, &(struct tl_setup){ .fs = &fs,
+					   .ep = &ep,
+					   .sys = &sys,
+					   .p = &p,
+					   .name = name,
+					   .flags = O_TRUNC });
+	errno = 0;
+	before = getpriority(PRIO_PROCESS, 0);
+	CU_ASSERT_EQUAL_FATAL(errno, 0);
+	return before;
+}
+
 /* While reads are served, a large write on the caller copies at the
  * engine's writer_nice (the readers go first under CPU contention; the
  * engine's own threads stay at their nice) and the
@@ -357,29 +386,11 @@ static void side_reader_stop(struct side_reader *r)
 static void t_large_writes_niced(void)
 {
 	static char buf[1 << 20];
-	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = false,
-					 .nice = 3,
-					 .writer_nice = 7 };
-	struct dcio_export_params p = tl_params(
-		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct side_reader r;
 	struct tl_ctx t;
 	size_t got = 0;
-	int before;
+	int before = open_niced(&t, 3, 7, "n");
 
-	p.caller_write_max = 1 << 20;
-	tl_ctx_open(&t, &(struct tl_setup){ .fs = &fs,
-					    .ep = &ep,
-					    .sys = &sys,
-					    .p = &p,
-					    .name = "n",
-					    .flags = O_TRUNC });
-	errno = 0;
-	before = getpriority(PRIO_PROCESS, 0);
-	CU_ASSERT_EQUAL_FATAL(errno, 0);
 	if (before >= 7) {
 		teardown(&t);
 		return; /* already as nice as the engine: nothing to see */
@@ -426,26 +437,10 @@ static void t_large_writes_niced(void)
 static void t_writer_nice_zero(void)
 {
 	static char buf[1 << 20];
-	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
-	struct dcio_engine_params ep = {
-		.threads = 1, .ring_entries = 64, .use_uring = false, .nice = 7
-	};
-	struct dcio_export_params p = tl_params(
-		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct side_reader r;
 	struct tl_ctx t;
-	int before;
+	int before = open_niced(&t, 7, 0, "z");
 
-	p.caller_write_max = 1 << 20;
-	tl_ctx_open(&t, &(struct tl_setup){ .fs = &fs,
-					    .ep = &ep,
-					    .sys = &sys,
-					    .p = &p,
-					    .name = "z",
-					    .flags = O_TRUNC });
-	errno = 0;
-	before = getpriority(PRIO_PROCESS, 0);
-	CU_ASSERT_EQUAL_FATAL(errno, 0);
 	CU_ASSERT_EQUAL(pool_nice(7), 7);
 	CU_ASSERT_FATAL(side_reader_start(&r, t.f));
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
