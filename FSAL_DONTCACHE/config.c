@@ -62,6 +62,7 @@ static struct config_item dc_module_items[] = {
 		       engine_nice),
 	CONF_ITEM_UI32("Writer_Nice", 0, UINT32_MAX, 19, dc_module,
 		       writer_nice),
+	CONF_ITEM_BOOL("Writer_Idle", true, dc_module, writer_idle),
 	CONF_ITEM_STR("Dontcache_Kick", 1, 32, "auto", dc_module,
 		      dontcache_kick_s),
 	CONFIG_EOL
@@ -148,7 +149,7 @@ void dc_module_reload_check(config_file_t root)
 {
 	static struct {
 		uint32_t threads, ring, interval, nice, wnice;
-		bool uring, mtune;
+		bool uring, mtune, widle;
 		enum dcio_kick kick;
 	} seen;
 	static bool seen_init;
@@ -161,6 +162,7 @@ void dc_module_reload_check(config_file_t root)
 		seen.interval = DC.stats_interval_ms;
 		seen.nice = DC.engine_nice;
 		seen.wnice = DC.writer_nice;
+		seen.widle = DC.writer_idle;
 		seen.uring = DC.use_io_uring;
 		seen.mtune = DC.malloc_tuning;
 		seen.kick = DC.kick;
@@ -190,6 +192,7 @@ void dc_module_reload_check(config_file_t root)
 		DC_MODULE_CHANGE(ring_entries, ring, "Ring_Entries", PRIu32);
 		DC_MODULE_CHANGE(engine_nice, nice, "Engine_Nice", PRIu32);
 		DC_MODULE_CHANGE(writer_nice, wnice, "Writer_Nice", PRIu32);
+		DC_MODULE_CHANGE(writer_idle, widle, "Writer_Idle", "d");
 		DC_MODULE_CHANGE(stats_interval_ms, interval,
 				 "Stats_Interval_Ms", PRIu32);
 		DC_MODULE_CHANGE(use_io_uring, uring, "Use_Io_Uring", "d");

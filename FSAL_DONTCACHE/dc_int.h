@@ -33,6 +33,7 @@ struct dc_module {
 	uint32_t stats_interval_ms;
 	uint32_t engine_nice;
 	uint32_t writer_nice;
+	bool writer_idle;
 	bool malloc_tuning;
 	bool malloc_tuned;
 	char *dontcache_kick_s; /* Dontcache_Kick: auto, inline, deferred */

@@ -53,6 +53,7 @@ static int start_engine(void)
 		.use_uring = DC.use_io_uring,
 		.nice = (int)DC.engine_nice,
 		.writer_nice = (int)DC.writer_nice,
+		.writer_idle = DC.writer_idle,
 		.log = dc_engine_log,
 		.kick = DC.kick,
 	};
@@ -69,10 +70,11 @@ static int start_engine(void)
 			"DONTCACHE: io_uring unavailable, using a pwritev2 thread pool");
 	LogEvent(
 		COMPONENT_FSAL,
-		"DONTCACHE: engine started: %u threads, %s, nice %u, Writer_Nice %u, Dontcache_Kick %s: worker-thread writes go %s",
+		"DONTCACHE: engine started: %u threads, %s, nice %u, Writer_Nice %u, Writer_Idle %s, Dontcache_Kick %s: worker-thread writes go %s",
 		DC.engine_threads,
 		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
-		DC.engine_nice, DC.writer_nice, dcio_kick_name(DC.kick),
+		DC.engine_nice, DC.writer_nice,
+		DC.writer_idle ? "true" : "false", dcio_kick_name(DC.kick),
 		dcio_engine_kick_deferred(DC.engine)
 			? "RWF_DONTCACHE (the kernel defers its writeback kick)"
 			: "buffered, written back and dropped by the flusher");

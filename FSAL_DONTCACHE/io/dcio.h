@@ -85,6 +85,7 @@ struct dcio_engine_params {
 	int writer_nice; /* nice value (0..19; 0 leaves it) of a caller's
 			  * thread copying a large write while reads are
 			  * served (dcio_nice_write) */
+	bool writer_idle; /* that thread also runs under SCHED_IDLE then */
 	dcio_log_fn log; /* where the engine's warnings go; NULL: stderr */
 	enum dcio_kick kick; /* AUTO: dcio_kernel_defers_kick(uname) */
 };

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,27 +111,36 @@ void thread_nice(int nice)
 		(void)setpriority(PRIO_PROCESS, 0, nice);
 }
 
-/* Whether a thread may lower its nice value again after raising it
- * (CAP_SYS_NICE, or RLIMIT_NICE): tried on a thread of its own. */
+/* What a thread may undo (CAP_SYS_NICE, or RLIMIT_NICE): bit 0, lower its
+ * nice value again after raising it; bit 1, leave SCHED_IDLE for the
+ * policy it had. Tried on a thread of its own. */
+#define RENICE_NICE 1
+#define RENICE_IDLE 2
 static void *nice_probe(void *arg)
 {
-	int *ok = arg;
+	struct sched_param sp = { 0 };
+	int *ok = arg, policy = sched_getscheduler(0);
 
 	errno = 0;
 	int was = getpriority(PRIO_PROCESS, 0);
 
-	*ok = errno == 0 && setpriority(PRIO_PROCESS, 0, was + 1) == 0 &&
-	      setpriority(PRIO_PROCESS, 0, was) == 0;
+	if (errno == 0 && setpriority(PRIO_PROCESS, 0, was + 1) == 0 &&
+	    setpriority(PRIO_PROCESS, 0, was) == 0)
+		*ok |= RENICE_NICE;
+	if ((policy == SCHED_OTHER || policy == SCHED_BATCH) &&
+	    sched_setscheduler(0, SCHED_IDLE, &sp) == 0 &&
+	    sched_setscheduler(0, policy, &sp) == 0)
+		*ok |= RENICE_IDLE;
 	return NULL;
 }
 
-static bool can_renice(void)
+static int can_renice(void)
 {
 	pthread_t t;
 	int ok = 0;
 
 	if (pthread_create(&t, NULL, nice_probe, &ok) != 0)
-		return false;
+		return 0;
 	pthread_join(t, NULL);
 	return ok;
 }
@@ -138,11 +148,19 @@ static bool can_renice(void)
 /* The nice value this thread had before a large write niced it, kept
  * across requests (INT_MIN: the thread runs at its own). */
 static __thread int nice_held = INT_MIN;
+/* the policy it had before SCHED_IDLE (-1: none held) */
+static __thread int policy_held = -1;
 
 void dcio_nice_restore(void)
 {
 	if (nice_held == INT_MIN)
 		return;
+	if (policy_held >= 0) {
+		struct sched_param sp = { 0 };
+
+		(void)sched_setscheduler(0, policy_held, &sp);
+		policy_held = -1;
+	}
 	(void)setpriority(PRIO_PROCESS, 0, nice_held);
 	nice_held = INT_MIN;
 }
@@ -171,6 +189,14 @@ void dcio_nice_write(const struct dcio_engine *e, size_t len)
 	    setpriority(PRIO_PROCESS, 0, e->writer_nice) != 0)
 		return;
 	nice_held = was;
+	if (e->writer_idle) {
+		struct sched_param sp = { 0 };
+		int policy = sched_getscheduler(0);
+
+		if ((policy == SCHED_OTHER || policy == SCHED_BATCH) &&
+		    sched_setscheduler(0, SCHED_IDLE, &sp) == 0)
+			policy_held = policy;
+	}
 }
 
 static bool start_rings(struct dcio_engine *e,
@@ -231,7 +257,12 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
 	e->writer_nice = p->writer_nice;
-	e->nice_writes = p->writer_nice > 0 && can_renice();
+	if (p->writer_nice > 0) {
+		int can = can_renice();
+
+		e->nice_writes = can & RENICE_NICE;
+		e->writer_idle = p->writer_idle && (can & RENICE_IDLE);
+	}
 	if (p->kick == DCIO_KICK_AUTO) {
 		struct utsname u;
 		e->kick_deferred =

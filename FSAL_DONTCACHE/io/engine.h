@@ -49,6 +49,7 @@ struct dcio_engine {
 	long outstanding;
 	int nice;
 	int writer_nice; /* dcio_engine_params.writer_nice */
+	bool writer_idle; /* .writer_idle, and a thread can leave SCHED_IDLE */
 	bool kick_deferred; /* enum dcio_kick, resolved at create */
 	bool nice_writes; /* writer_nice > 0 and a thread can undo it */
 	uint64_t last_read_ns; /* now_ns() of the latest read (atomic) */
@@ -123,8 +124,11 @@ void thread_nice(int nice);
  * dcio_nice_write (before each write on the caller) nices for a large write
  * while reads are served, else gives the thread's own back;
  * dcio_nice_restore gives it back (COMMITs; reads through dcio_read_seen).
- * Nothing changes when writer_nice is 0, the thread is already that nice,
- * or a thread cannot lower its nice again here. */
+ * With writer_idle the thread also runs under SCHED_IDLE meanwhile (a
+ * waking reader preempts it at once; at nice 19 the copy may finish its
+ * slice first) and gets its own policy back with its nice. Nothing changes
+ * when writer_nice is 0, the thread is already that nice, or a thread
+ * cannot lower its nice again here (nor leave SCHED_IDLE: nice only). */
 #define DCIO_NICE_READ_WINDOW_MS 200
 void dcio_nice_write(const struct dcio_engine *e, size_t len);
 void dcio_nice_restore(void);

@@ -5,7 +5,7 @@
 # ganesha log names the offending parameter/path, and that export is not served: either ganesha
 # refuses to start, or it runs without it (MNT and NFSv4 lookups of it fail) while a good export
 # beside it works. A Handle_Key_File readable by group/others or not owned by root is refused too,
-# and so is an out-of-range number in the module's DONTCACHE block.
+# and so is an out-of-range number or a bad boolean in the module's DONTCACHE block.
 . "$(dirname "$0")/../lib/harness.sh"
 
 good=$IT_WORK/good
@@ -13,7 +13,7 @@ mkdir -p "$good"
 echo hello > "$good/f"
 
 # Each case: NAME|FSAL body of the bad export|Path of the bad export|string the log must contain
-# [|body of the module's DONTCACHE block]
+# [|body of the module's DONTCACHE block] (ganesha names a bad boolean by its file:line and value)
 cases=()
 if it_is_dontcache; then
   cases+=(
@@ -29,6 +29,7 @@ if it_is_dontcache; then
     "key-not-root|Name = DONTCACHE; Handle_Key_File = $IT_WORK/user.key;|$IT_EXP|$IT_WORK/user.key"
     "engine-nice-range|Name = DONTCACHE;|$IT_EXP|Engine_Nice|Engine_Nice = 20;"
     "writer-nice-range|Name = DONTCACHE;|$IT_EXP|Writer_Nice|Writer_Nice = 20;"
+    "writer-idle-bool|Name = DONTCACHE;|$IT_EXP|got (sometimes)|Writer_Idle = sometimes;"
   )
   # A secret others can read lets them forge handles; one another user owns, they can replace.
   head -c 16 /dev/urandom > "$IT_WORK/readable.key"; chmod 644 "$IT_WORK/readable.key"

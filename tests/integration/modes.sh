@@ -38,16 +38,16 @@ for wm in dontcache buffered direct dropbehind; do
     body+=" Worker_Write_Max = $wwm; Cache_Budget_Bytes = 8388608;"
     echo "$dir|1|$body" | it_conf "$IT_WORK/$tag.conf"
     cat >> "$IT_WORK/$tag.conf" <<CONF
-DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; Malloc_Tuning = $([ $fm = inline ] && echo false || echo true); Engine_Nice = 7; Writer_Nice = $(( n % 2 ? 0 : 9 )); }
+DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; Malloc_Tuning = $([ $fm = inline ] && echo false || echo true); Engine_Nice = 7; Writer_Nice = $(( n % 2 ? 0 : 9 )); Writer_Idle = $([ $(( n % 4 )) = 2 ] && echo false || echo true); }
 CONF
     it_start "$IT_WORK/$tag.conf" "$IT_WORK/$tag.log"
     nices=$(ps -L -o ni=,comm= -p "$GSH_PID" | awk '$2 ~ /^dcio-/ {print $1}' | sort -u | tr '\n' ' ')
     [ "$nices" = "7 " ] && it_pass "$tag: engine threads run at Engine_Nice 7" ||
       it_fail "$tag: engine threads' nice values '$nices', want 7"
-    wn=$(( n % 2 ? 0 : 9 ))
-    grep -q "DONTCACHE: engine started: .*, nice 7, Writer_Nice $wn," "$IT_WORK/$tag.log" &&
-      it_pass "$tag: the engine runs with Writer_Nice $wn" ||
-      it_fail "$tag: no engine start line with Writer_Nice $wn: $(grep 'engine started' "$IT_WORK/$tag.log" | head -n1)"
+    wn=$(( n % 2 ? 0 : 9 )); wi=$([ $(( n % 4 )) = 2 ] && echo false || echo true)
+    grep -q "DONTCACHE: engine started: .*, nice 7, Writer_Nice $wn, Writer_Idle $wi," "$IT_WORK/$tag.log" &&
+      it_pass "$tag: the engine runs with Writer_Nice $wn, Writer_Idle $wi" ||
+      it_fail "$tag: no engine start line with Writer_Nice $wn, Writer_Idle $wi: $(grep 'engine started' "$IT_WORK/$tag.log" | head -n1)"
     it_run -t 180 "$FT_BIN/ft_writer" -e "$dir" -r "$IT_WORK/rec-$tag" -n 32 -L $((3 * 1024 * 1024)) \
       -W $((1024 * 1024)) -b 262144 -q 4 -s 20 -c 524288 -S $n >/dev/null
     it_run -t 180 "$FT_BIN/ft_verify" -e "$dir" "$IT_WORK/rec-$tag"/*.rec >/dev/null &&

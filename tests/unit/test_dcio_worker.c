@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* Writes up to caller_write_max are issued on the caller's thread (buffered, or dontcache when the kernel defers the writeback kick), larger ones go to engine threads; engine threads run at the configured nice value. */
+/* Writes up to caller_write_max are issued on the caller's thread (buffered, or dontcache when the kernel defers the writeback kick), larger ones go to engine threads; engine threads run at the configured nice value, and a large write beside readers at writer_nice (SCHED_IDLE with writer_idle). */
 #include <CUnit/Basic.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,7 @@ static void t_kick_auto(void)
 }
 
 static _Atomic int seen_nice = -100;
+static _Atomic int seen_policy = -1;
 
 /* Records the nice value the copy ran at; a write of 1 MiB or more then
  * stalls 250 ms, past the engine's read window, as balance_dirty_pages
@@ -299,6 +301,7 @@ static ssize_t nice_pwritev2(int fd, const struct iovec *iov, int cnt,
 	int n = getpriority(PRIO_PROCESS, 0);
 
 	atomic_store(&seen_nice, errno ? -100 : n);
+	atomic_store(&seen_policy, sched_getscheduler(0));
 	for (int i = 0; i < cnt; i++)
 		len += iov[i].iov_len;
 	if (len >= (1u << 20))
@@ -351,7 +354,7 @@ static void side_reader_stop(struct side_reader *r)
 /* A file whose writes up to 1 MiB run on the caller through nice_pwritev2,
  * its engine (a pool) at nice, its large copies beside readers at
  * writer_nice; returns the caller's nice before any write. */
-static int open_niced(struct tl_ctx *t, int nice, int writer_nice,
+static int open_niced(struct tl_ctx *t, int nice, int writer_nice, bool idle,
 		      const char *name)
 {
 	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
@@ -359,7 +362,8 @@ static int open_niced(struct tl_ctx *t, int nice, int writer_nice,
 					 .ring_entries = 64,
 					 .use_uring = false,
 					 .nice = nice,
-					 .writer_nice = writer_nice };
+					 .writer_nice = writer_nice,
+					 .writer_idle = idle };
 	struct dcio_export_params p = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	int before;
@@ -389,7 +393,7 @@ static void t_large_writes_niced(void)
 	struct side_reader r;
 	struct tl_ctx t;
 	size_t got = 0;
-	int before = open_niced(&t, 3, 7, "n");
+	int before = open_niced(&t, 3, 7, true, "n");
 
 	if (before >= 7) {
 		teardown(&t);
@@ -405,22 +409,28 @@ static void t_large_writes_niced(void)
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
+	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_IDLE);
+	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_IDLE);
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
 	/* a small write copies at the caller's nice, which it gets back */
 	CU_ASSERT(write_here(&t, buf, 4096, 1 << 20, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_OTHER);
+	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
 	/* a read on this thread gives it back */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
 	CU_ASSERT_EQUAL(tl_read(t.f, buf, 4096, 0, &got), 0);
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
 	/* so does a COMMIT */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
 	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
 	/* and a large write once the readers are gone */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
@@ -429,6 +439,8 @@ static void t_large_writes_niced(void)
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_OTHER);
+	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
 	teardown(&t);
 }
 
@@ -439,22 +451,48 @@ static void t_writer_nice_zero(void)
 	static char buf[1 << 20];
 	struct side_reader r;
 	struct tl_ctx t;
-	int before = open_niced(&t, 7, 0, "z");
+	int before = open_niced(&t, 7, 0, true, "z");
 
 	CU_ASSERT_EQUAL(pool_nice(7), 7);
 	CU_ASSERT_FATAL(side_reader_start(&r, t.f));
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_OTHER);
 	side_reader_stop(&r);
 	teardown(&t);
 }
 
+/* writer_idle false: copies beside readers are niced, the policy stays */
+static void t_writer_not_idle(void)
+{
+	static char buf[1 << 20];
+	struct side_reader r;
+	struct tl_ctx t;
+	int before = open_niced(&t, 3, 7, false, "i");
+
+	if (before >= 7) {
+		teardown(&t);
+		return; /* already as nice as the engine: nothing to see */
+	}
+	CU_ASSERT_FATAL(side_reader_start(&r, t.f));
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
+	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_OTHER);
+	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
+	side_reader_stop(&r);
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	teardown(&t);
+}
+
 static const struct tl_case cases[] = {
-	{ "large caller writes copy at the engine's writer_nice",
+	{ "large caller writes copy at writer_nice, under SCHED_IDLE",
 	  t_large_writes_niced },
 	{ "writer_nice 0: large writes beside readers keep the caller's nice",
 	  t_writer_nice_zero },
+	{ "writer_idle false: niced, the scheduling policy kept",
+	  t_writer_not_idle },
 	{ "kernel deferring the kick: caller writes go dontcache",
 	  t_kick_deferred },
 	{ "kick AUTO follows the kernel version", t_kick_auto },
