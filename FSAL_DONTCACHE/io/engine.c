@@ -116,10 +116,24 @@ void thread_nice(int nice)
  * policy it had. Tried on a thread of its own. */
 #define RENICE_NICE 1
 #define RENICE_IDLE 2
+
+/* This thread under SCHED_IDLE: the policy it left, or -1 (it was not
+ * under SCHED_OTHER or SCHED_BATCH, or the change failed). */
+static int to_idle(void)
+{
+	struct sched_param sp = { 0 };
+	int policy = sched_getscheduler(0);
+
+	if ((policy == SCHED_OTHER || policy == SCHED_BATCH) &&
+	    sched_setscheduler(0, SCHED_IDLE, &sp) == 0)
+		return policy;
+	return -1;
+}
+
 static void *nice_probe(void *arg)
 {
 	struct sched_param sp = { 0 };
-	int *ok = arg, policy = sched_getscheduler(0);
+	int *ok = arg, policy;
 
 	errno = 0;
 	int was = getpriority(PRIO_PROCESS, 0);
@@ -127,8 +141,7 @@ static void *nice_probe(void *arg)
 	if (errno == 0 && setpriority(PRIO_PROCESS, 0, was + 1) == 0 &&
 	    setpriority(PRIO_PROCESS, 0, was) == 0)
 		*ok |= RENICE_NICE;
-	if ((policy == SCHED_OTHER || policy == SCHED_BATCH) &&
-	    sched_setscheduler(0, SCHED_IDLE, &sp) == 0 &&
+	if ((policy = to_idle()) >= 0 &&
 	    sched_setscheduler(0, policy, &sp) == 0)
 		*ok |= RENICE_IDLE;
 	return NULL;
@@ -189,14 +202,8 @@ void dcio_nice_write(const struct dcio_engine *e, size_t len)
 	    setpriority(PRIO_PROCESS, 0, e->writer_nice) != 0)
 		return;
 	nice_held = was;
-	if (e->writer_idle) {
-		struct sched_param sp = { 0 };
-		int policy = sched_getscheduler(0);
-
-		if ((policy == SCHED_OTHER || policy == SCHED_BATCH) &&
-		    sched_setscheduler(0, SCHED_IDLE, &sp) == 0)
-			policy_held = policy;
-	}
+	if (e->writer_idle)
+		policy_held = to_idle();
 }
 
 static bool start_rings(struct dcio_engine *e,

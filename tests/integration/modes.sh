@@ -37,14 +37,14 @@ for wm in dontcache buffered direct dropbehind; do
     wwm=$(( n % 2 ? 1048576 : 0 ))   # every write on the worker thread, or none
     body+=" Worker_Write_Max = $wwm; Cache_Budget_Bytes = 8388608;"
     echo "$dir|1|$body" | it_conf "$IT_WORK/$tag.conf"
+    wn=$(( n % 2 ? 0 : 9 )); wi=$([ $(( n % 4 )) = 2 ] && echo false || echo true)
     cat >> "$IT_WORK/$tag.conf" <<CONF
-DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; Malloc_Tuning = $([ $fm = inline ] && echo false || echo true); Engine_Nice = 7; Writer_Nice = $(( n % 2 ? 0 : 9 )); Writer_Idle = $([ $(( n % 4 )) = 2 ] && echo false || echo true); }
+DONTCACHE { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Stats_Interval_Ms = 200; Malloc_Tuning = $([ $fm = inline ] && echo false || echo true); Engine_Nice = 7; Writer_Nice = $wn; Writer_Idle = $wi; }
 CONF
     it_start "$IT_WORK/$tag.conf" "$IT_WORK/$tag.log"
     nices=$(ps -L -o ni=,comm= -p "$GSH_PID" | awk '$2 ~ /^dcio-/ {print $1}' | sort -u | tr '\n' ' ')
     [ "$nices" = "7 " ] && it_pass "$tag: engine threads run at Engine_Nice 7" ||
       it_fail "$tag: engine threads' nice values '$nices', want 7"
-    wn=$(( n % 2 ? 0 : 9 )); wi=$([ $(( n % 4 )) = 2 ] && echo false || echo true)
     grep -q "DONTCACHE: engine started: .*, nice 7, Writer_Nice $wn, Writer_Idle $wi," "$IT_WORK/$tag.log" &&
       it_pass "$tag: the engine runs with Writer_Nice $wn, Writer_Idle $wi" ||
       it_fail "$tag: no engine start line with Writer_Nice $wn, Writer_Idle $wi: $(grep 'engine started' "$IT_WORK/$tag.log" | head -n1)"

@@ -382,11 +382,11 @@ static int open_niced(struct tl_ctx *t, int nice, int writer_nice, bool idle,
 }
 
 /* While reads are served, a large write on the caller copies at the
- * engine's writer_nice (the readers go first under CPU contention; the
- * engine's own threads stay at their nice) and the
- * thread keeps it for ganesha's next request, until a read, a COMMIT, a
- * small write or a large one with no reader left gives it back; with no
- * recent read the copy runs at the caller's nice. */
+ * engine's writer_nice under SCHED_IDLE (the readers go first under CPU
+ * contention; the engine's own threads stay at their nice) and the thread
+ * keeps both for ganesha's next request, until a read, a COMMIT, a small
+ * write or a large one with no reader left gives them back; with no recent
+ * read the copy runs at the caller's nice. */
 static void t_large_writes_niced(void)
 {
 	static char buf[1 << 20];
