@@ -234,6 +234,8 @@ static const struct dc_param_range export_ranges[] = {
 	  1024ULL * 1024 * MiB },
 	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max),
 	  4, 0, 64 * MiB },
+	{ "Kick_Us_Per_MiB", offsetof(struct dc_export_cfg, kick_us_per_mib), 4,
+	  0, 10000000 },
 	{ NULL, 0, 0, 0, 0 }
 };
 
@@ -261,6 +263,8 @@ static struct config_item dc_export_items[] = {
 		       stable_reply_ms),
 	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX, 0, dc_export_cfg,
 		       cache_budget_bytes),
+	CONF_ITEM_UI32("Kick_Us_Per_MiB", 0, UINT32_MAX, 8000, dc_export_cfg,
+		       kick_us_per_mib),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
 		       key_file),
 	CONF_ITEM_BOOL("Handle_Key_Create", true, dc_export_cfg, key_create),

@@ -74,6 +74,7 @@ struct dc_export_cfg {
 	uint32_t flush_interval_ms;
 	uint32_t worker_write_max;
 	uint32_t stable_reply_ms;
+	uint32_t kick_us_per_mib;
 	uint64_t cache_budget_bytes;
 	char *key_file;
 	char *stats_file; /* NULL: no JSON file */

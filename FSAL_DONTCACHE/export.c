@@ -204,6 +204,7 @@ static struct dcio_export_params engine_params(const struct dc_export_cfg *c)
 		.inflight_wait_ms = c->inflight_wait_ms,
 		.caller_write_max = c->worker_write_max,
 		.stable_reply_ms = c->stable_reply_ms,
+		.kick_us_per_mib = c->kick_us_per_mib,
 		.cache_budget_bytes = c->cache_budget_bytes,
 		.flush_file_bytes = c->flush_file_bytes,
 		.flush_export_bytes = c->flush_export_bytes,
@@ -442,6 +443,7 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 	DC_NUM_CHANGE(flush_interval_ms, "Flush_Interval_Ms", PRIu32);
 	DC_NUM_CHANGE(worker_write_max, "Worker_Write_Max", PRIu32);
 	DC_NUM_CHANGE(stable_reply_ms, "Stable_Reply_Ms", PRIu32);
+	DC_NUM_CHANGE(kick_us_per_mib, "Kick_Us_Per_MiB", PRIu32);
 	DC_NUM_CHANGE(cache_budget_bytes, "Cache_Budget_Bytes", PRIu64);
 	if (str_differ(c->stats_file, o->stats_file) ||
 	    str_differ(c->prom_file, o->prom_file)) {

@@ -77,7 +77,7 @@ static int start_engine(void)
 		DC.writer_idle ? "true" : "false", dcio_kick_name(DC.kick),
 		dcio_engine_kick_deferred(DC.engine)
 			? "RWF_DONTCACHE (the kernel defers its writeback kick)"
-			: "buffered, written back and dropped by the flusher");
+			: "RWF_DONTCACHE from 1 MiB while their kicks keep within the export's Kick_Us_Per_MiB, else buffered, written back and dropped by the flusher");
 	return 0;
 }
 

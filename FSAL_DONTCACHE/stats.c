@@ -434,6 +434,7 @@ void dc_log_export_start(struct dc_export *x)
 		" Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64
 		" Flush_Export_Bytes=%" PRIu64
 		" Flush_Interval_Ms=%u Worker_Write_Max=%u Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
+		" Kick_Us_Per_MiB=%u"
 		" Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
 		" (engine: %s, Stats_Interval_Ms=%u)",
 		dcio_write_mode_name(c->write_mode),
@@ -441,7 +442,8 @@ void dc_log_export_start(struct dc_export *x)
 		dcio_flush_mode_name(c->flush_mode), c->max_inflight_bytes,
 		c->inflight_wait_ms, c->flush_file_bytes, c->flush_export_bytes,
 		c->flush_interval_ms, c->worker_write_max, c->stable_reply_ms,
-		c->cache_budget_bytes, c->key_file ? c->key_file : "(none)",
+		c->cache_budget_bytes, c->kick_us_per_mib,
+		c->key_file ? c->key_file : "(none)",
 		c->stats_file ? c->stats_file : "(none)",
 		c->prom_file ? c->prom_file : "(none)",
 		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",

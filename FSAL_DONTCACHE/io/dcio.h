@@ -114,8 +114,13 @@ struct dcio_export_params {
 	uint64_t cache_budget_bytes; /* writes issued on the caller's thread
 				      * wait (flusher_throttle) while the
 				      * export holds more than this written
-				      * and not yet dropped; 0 = 16 x
+				      * and not yet dropped; 0 = 8 x
 				      * flush_export_bytes */
+	uint32_t kick_us_per_mib; /* dontcache mode, kernel kicking in the
+				   * syscall: a write of >= 1 MiB on the
+				   * caller's thread goes RWF_DONTCACHE while
+				   * such writes take at most this long per
+				   * MiB (kick.c); 0 = never */
 };
 /* Zero means the engine default for max_inflight_bytes (256 MiB),
  * flush_file_bytes (8 MiB), flush_export_bytes (64 MiB) and flush_interval_ms

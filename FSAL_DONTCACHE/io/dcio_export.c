@@ -131,6 +131,8 @@ int dcio_export_update(struct dcio_export *x,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&x->p.cache_budget_bytes, p->cache_budget_bytes,
 			 __ATOMIC_RELAXED);
+	__atomic_store_n(&x->p.kick_us_per_mib, p->kick_us_per_mib,
+			 __ATOMIC_RELAXED);
 	/* writers waiting for room see a raised bound at once */
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);

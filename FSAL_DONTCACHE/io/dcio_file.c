@@ -386,14 +386,21 @@ int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	case PATH_CALLER:
 		/* Issued here, no hand-off. Before Linux 7.2, RWF_DONTCACHE
 		 * makes the kernel start writeback of the write's pages
-		 * inside the syscall, on the request path: it goes buffered
-		 * instead, and the flusher writes it back and drops it
+		 * inside the syscall, on the request path: a large write
+		 * does so while the device keeps up (kick.c), else it goes
+		 * buffered and the flusher writes it back and drops it
 		 * together with its neighbours (dropbehind). A kernel that
 		 * defers that kick to its own flusher coalesces it itself
 		 * (enum dcio_kick). Completion, group commit and the error
 		 * rule are those of a queued write. */
-		if (q->mode == DCIO_WRITE_DONTCACHE && !f->e->kick_deferred)
-			req_set_mode(q, DCIO_WRITE_DROPBEHIND);
+		if (q->mode == DCIO_WRITE_DONTCACHE && !f->e->kick_deferred) {
+			if (kick_choose(x, len)) {
+				q->kick_timed = true;
+				ST_ADD(x->st.kick_ops, 1);
+			} else {
+				req_set_mode(q, DCIO_WRITE_DROPBEHIND);
+			}
+		}
 		/* what the flusher must still drop stays near its
 		 * thresholds: the writer waits for it here, not at the
 		 * kernel's dirty limit */

@@ -43,6 +43,8 @@ struct dcio_stats {
 	uint64_t
 		fl_busy_starts; /* busy files' new ranges started (start_busy) */
 	uint64_t fl_throttled, fl_throttle_us; /* flusher_throttle waits */
+	uint64_t fl_held_peak; /* most bytes held (noted, not dropped) */
+	uint64_t kick_ops, kick_stops, kick_resumes; /* kick.c */
 	uint64_t
 		fl_inline_kicks; /* Flush_Mode=inline: writeback kicked by the writer */
 	uint64_t gc_batches, gc_requests, gc_syscalls, gc_max_batch, gc_nodirty;

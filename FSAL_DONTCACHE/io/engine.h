@@ -18,6 +18,7 @@
 #include "errmem.h"
 #include "falloc.h"
 #include "flusher.h"
+#include "kick.h"
 #include "log.h"
 #include "pool.h"
 #include "rangelock.h"
@@ -75,6 +76,7 @@ struct dcio_export {
 	uint64_t inflight, peak;
 	long outstanding;
 	struct fl_export fl; /* under e->fl.mu */
+	struct kick_export kick; /* kick.c */
 	struct dcio_stats st;
 };
 

@@ -96,7 +96,8 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 	if (rs->n > DCIO_PENDING_CAP)
 		rs_collapse(rs);
 	f->fl.dirty_bytes += len;
-	__atomic_add_fetch(&x->fl.held, len, __ATOMIC_RELAXED);
+	ST_MAX(x->st.fl_held_peak,
+	       __atomic_add_fetch(&x->fl.held, len, __ATOMIC_RELAXED));
 	f->fl.nwrites++;
 	x->fl.dirty += len;
 	if (f->fl.dirty_bytes >= file_thr(x))

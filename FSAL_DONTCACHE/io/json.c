@@ -86,8 +86,20 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 			m ? "," : "", dcio_write_mode_name(m), LD(s->w_ops[m]),
 			LD(s->w_bytes[m]), LD(s->leaf_bytes[m]));
 	fputc('}', o);
-	fprintf(o, ",\"worker_writes\":{\"ops\":%llu,\"bytes\":%llu}",
-		LD(s->w_worker_ops), LD(s->w_worker_bytes));
+	fprintf(o,
+		",\"worker_writes\":{\"ops\":%llu,\"bytes\":%llu,\"kicked\":%llu"
+		",\"kick_us_per_mib\":%llu,\"kick_stops\":%llu,\"kick_resumes\":%llu"
+		",\"kick_hold_ms\":%llu,\"kicking\":%s}",
+		LD(s->w_worker_ops), LD(s->w_worker_bytes), LD(s->kick_ops),
+		(unsigned long long)atomic_load_explicit(&x->kick.ns_per_mib,
+							 memory_order_relaxed) /
+			1000,
+		LD(s->kick_stops), LD(s->kick_resumes),
+		(unsigned long long)atomic_load_explicit(&x->kick.hold_ms,
+							 memory_order_relaxed),
+		atomic_load_explicit(&x->kick.off_since, memory_order_relaxed)
+			? "false"
+			: "true");
 	fprintf(o, ",\"reads\":{\"ops\":%llu,\"bytes\":%llu,\"nowait\":%llu}",
 		LD(s->r_ops), LD(s->r_bytes), LD(s->r_nowait));
 	fprintf(o,
@@ -99,7 +111,8 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		",\"writes_per_pass\":%.2f,\"max_writes_per_pass\":%llu,\"ranges\":%llu"
 		",\"bytes\":%llu,\"sync_file_range_calls\":%llu,\"dontneed_calls\":%llu"
 		",\"drops_retried\":%llu,\"busy_starts\":%llu,\"inline_kicks\":%llu,\"throttled\":%llu,\"throttle_ms\":%llu"
-		",\"budget_bytes\":%llu,\"held_bytes\":%llu}",
+		",\"budget_bytes\":%llu,\"held_bytes\":%llu"
+		",\"held_peak_bytes\":%llu}",
 		passes, LD(s->fl_files), fw, passes ? (double)fw / passes : 0.0,
 		LD(s->fl_max_writes), LD(s->fl_ranges), LD(s->fl_bytes),
 		LD(s->fl_sfr_calls), LD(s->fl_dontneed), LD(s->fl_retried),
@@ -107,7 +120,8 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		LD(s->fl_throttled), LD(s->fl_throttle_us) / 1000,
 		(unsigned long long)flusher_budget(x),
 		(unsigned long long)__atomic_load_n(&x->fl.held,
-						    __ATOMIC_RELAXED));
+						    __ATOMIC_RELAXED),
+		LD(s->fl_held_peak));
 	unsigned long long b = LD(s->gc_batches), rq = LD(s->gc_requests),
 			   sc = LD(s->gc_syscalls);
 	fprintf(o,

@@ -204,6 +204,20 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	counter(&w, "worker_write_bytes_total",
 		"Bytes of WRITEs issued on the worker thread.",
 		LD(s->w_worker_bytes));
+	counter(&w, "worker_kicked_writes_total",
+		"Worker-thread WRITEs issued RWF_DONTCACHE with the kernel's kick.",
+		LD(s->kick_ops));
+	counter(&w, "worker_kick_stops_total",
+		"Times kicked WRITEs grew slower than Kick_Us_Per_MiB.",
+		LD(s->kick_stops));
+	counter(&w, "worker_kick_resumes_total",
+		"Times kicks were tried again after the flusher caught up.",
+		LD(s->kick_resumes));
+	gauge(&w, "worker_kick_us_per_mib",
+	      "Recent kicked WRITEs' syscall time per MiB (microseconds).",
+	      (unsigned long long)atomic_load_explicit(&x->kick.ns_per_mib,
+						       memory_order_relaxed) /
+		      1000);
 	counter(&w, "reads_total", "READs.", LD(s->r_ops));
 	counter(&w, "read_bytes_total", "Bytes read.", LD(s->r_bytes));
 	counter(&w, "reads_nowait_total",
@@ -255,6 +269,9 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	      "Bytes written and not yet dropped by the flusher.",
 	      (unsigned long long)__atomic_load_n(&x->fl.held,
 						  __ATOMIC_RELAXED));
+	gauge(&w, "flusher_held_peak_bytes",
+	      "Most bytes written and not yet dropped at any time.",
+	      LD(s->fl_held_peak));
 	counter(&w, "stable_reply_joined_total",
 		"UNSTABLE WRITEs that joined a group flush (Stable_Reply_Ms).",
 		LD(s->sr_joined));

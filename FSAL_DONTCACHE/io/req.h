@@ -34,6 +34,7 @@ struct dcio_req {
 	int retries; /* EINTR/EAGAIN answers in a row (DCIO_IO_MAX_TRIES) */
 	uint64_t retry_at; /* ring.c: now_ns() when it may be issued again */
 	bool inline_, direct;
+	bool kick_timed; /* kick.c: its syscall time is a kick_sample */
 	enum dcio_stable stable;
 	bool opportunistic; /* UNSTABLE, joined a group flush (stable_reply_ms) */
 	bool is_durable; /* flushed before done */

@@ -23,6 +23,7 @@ if it_is_dontcache; then
     "flush-mode|Name = DONTCACHE; Flush_Mode = never;|$IT_EXP|Flush_Mode"
     "inflight-range|Name = DONTCACHE; Max_Inflight_Bytes = 1;|$IT_EXP|Max_Inflight_Bytes"
     "budget-range|Name = DONTCACHE; Cache_Budget_Bytes = 2199023255552;|$IT_EXP|Cache_Budget_Bytes"
+    "kick-range|Name = DONTCACHE; Kick_Us_Per_MiB = 10000001;|$IT_EXP|Kick_Us_Per_MiB"
     "missing-path|Name = DONTCACHE;|$IT_WORK/does-not-exist|$IT_WORK/does-not-exist"
     "file-path|Name = DONTCACHE;|$good/f|$good/f"
     "key-readable|Name = DONTCACHE; Handle_Key_File = $IT_WORK/readable.key;|$IT_EXP|$IT_WORK/readable.key"

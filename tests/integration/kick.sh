@@ -3,8 +3,11 @@
 # Dontcache_Kick (issue 19): what a WRITE issued on the worker thread becomes. For each value
 # (inline, deferred, auto) ganesha is started with the default Worker_Write_Max (every WRITE on
 # the worker), 8 MiB is written with nfs-cp and read back, and the stats file shows where the
-# bytes went: inline -> buffered (writes.dropbehind.issued_bytes, the flusher writes them back
-# and drops them), deferred -> RWF_DONTCACHE (writes.dontcache.issued_bytes), auto -> what this
+# bytes went: inline with Kick_Us_Per_MiB = 0 -> buffered (writes.dropbehind.issued_bytes, the
+# flusher writes them back and drops them); inline with the default Kick_Us_Per_MiB -> its
+# 1 MiB WRITEs RWF_DONTCACHE, the kernel kicking their writeback, while those kicks stay within
+# the limit (worker_writes.kicked; at least the first one is), the rest buffered;
+# deferred -> RWF_DONTCACHE (writes.dontcache.issued_bytes), auto -> what this
 # kernel's version says (6.18: inline; 7.2+: deferred), all counted as worker writes; the
 # start line names the choice. A value that is none of them is a config error naming
 # Dontcache_Kick, and the export is not served.
@@ -19,14 +22,18 @@ min=${min%%[!0-9]*}
 if [ "$maj" -gt 7 ] || { [ "$maj" = 7 ] && [ "${min:-0}" -ge 2 ]; }; then auto=deferred; else auto=inline; fi
 [ "$rest" != "$rel" ] || it_die "cannot parse uname -r '$rel'"
 
-for k in inline deferred auto; do
+for case_ in inline:0 inline deferred auto; do
+  k=${case_%%:*} lim=
+  [ "$case_" != "$k" ] && lim=${case_#*:}
   want=$k
   [ $k = auto ] && want=$auto
+  [ $want = inline ] && [ -z "$lim" ] && want=kick
   IT_CONF_EXTRA="DONTCACHE { Dontcache_Kick = $k; Stats_Interval_Ms = 200; }"
-  it_serve "$IT_EXP"
-  line=$(grep -m1 "engine started:.*Dontcache_Kick $k" "$IT_LOG")
+  it_serve "$IT_EXP" ${lim:+"Kick_Us_Per_MiB = $lim;"}
+  k=$k${lim:+ (Kick_Us_Per_MiB $lim)}
+  line=$(grep -m1 "engine started:.*Dontcache_Kick ${k%% *}" "$IT_LOG")
   case $want in
-    inline) what="buffered, written back and dropped by the flusher" ;;
+    inline|kick) what="RWF_DONTCACHE from 1 MiB while their kicks keep within the export's Kick_Us_Per_MiB, else buffered, written back and dropped by the flusher" ;;
     deferred) what="RWF_DONTCACHE" ;;
   esac
   case $line in
@@ -34,8 +41,9 @@ for k in inline deferred auto; do
     *) it_fail "$k: start line '${line##*: DONTCACHE}' does not say '$what'" ;;
   esac
   rm -f "$IT_WORK/back"
-  if nfs-cp "$IT_WORK/src" "$(it_url "$IT_EXP/f-$k")" > "$IT_WORK/cp.out" 2>&1 &&
-     nfs-cp "$(it_url "$IT_EXP/f-$k")" "$IT_WORK/back" >> "$IT_WORK/cp.out" 2>&1 &&
+  f=f-${case_%%:*}-${lim:-d}
+  if nfs-cp "$IT_WORK/src" "$(it_url "$IT_EXP/$f")" > "$IT_WORK/cp.out" 2>&1 &&
+     nfs-cp "$(it_url "$IT_EXP/$f")" "$IT_WORK/back" >> "$IT_WORK/cp.out" 2>&1 &&
      cmp -s "$IT_WORK/src" "$IT_WORK/back"; then
     it_pass "$k: 8 MiB written and read back"
   else
@@ -45,13 +53,19 @@ for k in inline deferred auto; do
   s=$IT_WORK/export-1.stats.json
   j() { jq -r ".engine.$1 // 0" "$s" 2>/dev/null; }
   ww=$(j worker_writes.bytes) dc=$(j writes.dontcache.issued_bytes) db=$(j writes.dropbehind.issued_bytes)
-  it_log "$k: worker_writes.bytes $ww, dontcache issued $dc, dropbehind issued $db"
+  kk=$(j worker_writes.kicked)
+  it_log "$k: worker_writes.bytes $ww, dontcache issued $dc, dropbehind issued $db, kicked $kk"
   [ "${ww:-0}" -ge $((8 * 1024 * 1024)) ] && it_pass "$k: every written byte issued on the worker ($ww)" ||
     it_fail "$k: worker_writes.bytes $ww < 8 MiB (default Worker_Write_Max takes every WRITE)"
   if [ $want = inline ]; then
-    [ "${db:-0}" -ge $((8 * 1024 * 1024)) ] && [ "${dc:-0}" = 0 ] &&
+    [ "${db:-0}" -ge $((8 * 1024 * 1024)) ] && [ "${dc:-0}" = 0 ] && [ "${kk:-0}" = 0 ] &&
       it_pass "$k: issued buffered for the flusher (dropbehind $db, dontcache $dc)" ||
-      it_fail "$k: want buffered issue: dropbehind $db, dontcache $dc"
+      it_fail "$k: want buffered issue: dropbehind $db, dontcache $dc, kicked $kk"
+  elif [ $want = kick ]; then
+    [ "${kk:-0}" -ge 1 ] && [ "${dc:-0}" -ge $((kk * 1024 * 1024)) ] &&
+      [ $((dc + db)) -ge $((8 * 1024 * 1024)) ] &&
+      it_pass "$k: $kk 1 MiB WRITEs issued RWF_DONTCACHE with the kernel's kick (dontcache $dc, dropbehind $db)" ||
+      it_fail "$k: want the 1 MiB WRITEs kicked: kicked $kk, dontcache $dc, dropbehind $db"
   else
     [ "${dc:-0}" -ge $((8 * 1024 * 1024)) ] && [ "${db:-0}" = 0 ] &&
       it_pass "$k: issued RWF_DONTCACHE (dontcache $dc, dropbehind $db)" ||

@@ -35,7 +35,7 @@ for wm in dontcache buffered direct dropbehind; do
     body+=" Flush_File_Bytes = 1048576; Flush_Export_Bytes = 4194304; Flush_Interval_Ms = 200;"
     body+=" Handle_Key_File = $IT_WORK/key-$tag; Stats_File = $IT_WORK/stats-$tag.json;"
     wwm=$(( n % 2 ? 1048576 : 0 ))   # every write on the worker thread, or none
-    body+=" Worker_Write_Max = $wwm; Cache_Budget_Bytes = 8388608;"
+    body+=" Worker_Write_Max = $wwm; Cache_Budget_Bytes = 8388608; Kick_Us_Per_MiB = 1000000;"
     echo "$dir|1|$body" | it_conf "$IT_WORK/$tag.conf"
     wn=$(( n % 2 ? 0 : 9 )); wi=$([ $(( n % 4 )) = 2 ] && echo false || echo true)
     cat >> "$IT_WORK/$tag.conf" <<CONF
@@ -70,6 +70,9 @@ CONF
       [ "$ww" = 0 ] || it_fail "$tag: $ww writes on the worker with Worker_Write_Max = $wwm, $fm, $wm"
     fi
     [ "$(jget "$s" '.reads.ops')" -gt 0 ] || it_fail "$tag: no reads counted"
+    # 256 KiB WRITEs are never kicked (only 1 MiB and up), whatever Kick_Us_Per_MiB allows
+    [ "$(jget "$s" '.worker_writes.kicked')" = 0 ] && it_pass "$tag: no 256 KiB WRITE kicked" ||
+      it_fail "$tag: $(jget "$s" '.worker_writes.kicked') 256 KiB WRITEs kicked"
     [ "$(jget "$s" '.flusher.budget_bytes')" = 8388608 ] ||
       it_fail "$tag: flusher.budget_bytes $(jget "$s" '.flusher.budget_bytes'), want Cache_Budget_Bytes 8388608"
     [ "$(jget "$s" '.inflight.peak <= .inflight.limit')" = true ] ||

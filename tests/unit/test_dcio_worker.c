@@ -12,9 +12,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dcio_testlib.h"
+#include "io/engine.h"
 
 static struct tl_fs fs;
 
@@ -227,16 +229,32 @@ static void t_engine_nice(void)
 	teardown(&t);
 }
 
+/* COMMIT, the file's pages dropped within 5 s (<= 5% resident), and the
+ * MiB at off reads back as written with seed */
+static void committed_dropped(struct tl_ctx *t, uint64_t off, int seed)
+{
+	static char back[1 << 20];
+	size_t got = 0;
+	double res = 1;
+
+	CU_ASSERT_EQUAL(dcio_commit(t->f, 0, 0), 0);
+	for (int i = 0;
+	     i < 100 && (res = tl_resident(tl_path(&fs, "f"))) > 0.05; i++)
+		usleep(50000);
+	CU_ASSERT(res <= 0.05);
+	CU_ASSERT_EQUAL(tl_read(t->f, back, sizeof(back), off, &got), 0);
+	CU_ASSERT_EQUAL(got, sizeof(back));
+	CU_ASSERT(tl_check(back, sizeof(back), 0, seed));
+}
+
 /* A kernel that defers RWF_DONTCACHE's writeback kick to its flusher (7.2+):
  * writes on the caller go dontcache, not buffered; the data is the same and
  * the pages are dropped by the kernel (or by the flusher where the kernel's
  * completion ran in IRQ context). */
 static void t_kick_deferred(void)
 {
-	static char buf[1 << 20], back[1 << 20];
+	static char buf[1 << 20];
 	struct tl_ctx t;
-	size_t got = 0;
-	double res = 1;
 	char *s;
 
 	setup_kick(&t, 1 << 20, 0, DCIO_KICK_DEFERRED);
@@ -245,14 +263,7 @@ static void t_kick_deferred(void)
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT(write_here(&t, buf + i * 262144, 262144,
 				     (uint64_t)i * 262144, DCIO_UNSTABLE));
-	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
-	for (int i = 0;
-	     i < 100 && (res = tl_resident(tl_path(&fs, "f"))) > 0.05; i++)
-		usleep(50000);
-	CU_ASSERT(res <= 0.05);
-	CU_ASSERT_EQUAL(tl_read(t.f, back, sizeof(back), 0, &got), 0);
-	CU_ASSERT_EQUAL(got, sizeof(back));
-	CU_ASSERT(tl_check(back, sizeof(back), 0, 5));
+	committed_dropped(&t, 0, 5);
 	s = tl_stats(t.x);
 	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.ops"), 4);
 	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dontcache.issued_bytes"),
@@ -260,6 +271,245 @@ static void t_kick_deferred(void)
 	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dropbehind.issued_bytes"), 0);
 	free(s);
 	teardown(&t);
+}
+
+/* An export whose writes of up to 1 MiB run on the caller with the
+ * kernel kicking in the syscall (6.14-7.1), kicks allowed up to us_per_mib */
+static void open_kick(struct tl_ctx *t, const struct dcio_syscalls *sys,
+		      uint32_t us_per_mib)
+{
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = false,
+					 .kick = DCIO_KICK_INLINE };
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+
+	p.caller_write_max = 1 << 20;
+	p.kick_us_per_mib = us_per_mib;
+	tl_ctx_open(t, &(struct tl_setup){ .fs = &fs,
+					   .ep = &ep,
+					   .sys = sys,
+					   .p = &p,
+					   .flags = O_TRUNC });
+}
+
+/* Writes 1 MiB WRITEs of buf at MiB from .. from + n - 1, each on the caller */
+static void write_mibs(struct tl_ctx *t, char *buf, int from, int n)
+{
+	for (int i = from; i < from + n; i++)
+		CU_ASSERT(write_here(t, buf, 1 << 20, (uint64_t)i << 20,
+				     DCIO_UNSTABLE));
+}
+
+/* A device that keeps up: 1 MiB writes go RWF_DONTCACHE (the kernel
+ * starts and ends their writeback and drops them), smaller ones buffered;
+ * kick_us_per_mib 0 kicks none. */
+static void t_kick_large(void)
+{
+	static char buf[1 << 20];
+	struct tl_ctx t;
+	char *s;
+
+	open_kick(&t, NULL, 1000000);
+	tl_fill(buf, sizeof(buf), 0, 9);
+	CU_ASSERT(write_here(&t, buf, 1 << 20, 0, DCIO_UNSTABLE));
+	CU_ASSERT(write_here(&t, buf, 65536, 1 << 20, DCIO_UNSTABLE));
+	CU_ASSERT(write_here(&t, buf, 1 << 20, 2 << 20, DCIO_UNSTABLE));
+	committed_dropped(&t, 2 << 20, 9);
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 2);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dontcache.issued_bytes"),
+			2 << 20);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dropbehind.issued_bytes"),
+			65536);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_stops"), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"kicking\":true"));
+	free(s);
+	teardown(&t);
+
+	open_kick(&t, NULL, 0);
+	CU_ASSERT(write_here(&t, buf, 1 << 20, 0, DCIO_UNSTABLE));
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 0);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dropbehind.issued_bytes"),
+			1 << 20);
+	free(s);
+	teardown(&t);
+}
+
+static atomic_bool device_slow;
+
+/* A device that does not keep up: a kicked write (RWF_DONTCACHE, the
+ * kernel starting its writeback in the syscall) waits 40 ms per MiB. */
+static ssize_t slow_kick_pwritev2(int fd, const struct iovec *iov, int cnt,
+				  off_t off, int flags)
+{
+	if ((flags & RWF_DONTCACHE) && atomic_load(&device_slow))
+		usleep(40 * 1000);
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+/* Kicked writes slower than kick_us_per_mib stop the kicks: the next
+ * writes go buffered, for the flusher; once DCIO_KICK_HOLD_MS passed with
+ * the flusher caught up, kicks are tried again, with a fresh average; a
+ * retry that stops again at once holds them off twice as long. */
+static void t_kick_slow_device(void)
+{
+	static char buf[1 << 20], back[1 << 20];
+	struct dcio_syscalls sys = { .pwritev2 = slow_kick_pwritev2 };
+	struct tl_ctx t;
+	size_t got = 0;
+	char *s;
+
+	atomic_store(&device_slow, true);
+	open_kick(&t, &sys, 8000);
+	tl_fill(buf, sizeof(buf), 0, 4);
+	write_mibs(&t, buf, 0, 6);
+	s = tl_stats(t.x);
+	/* 40 ms against 8 ms per MiB at 1/4 weight: the first one stops them */
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_stops"), 1);
+	CU_ASSERT(tl_json_num(s, "worker_writes.kick_us_per_mib") > 8000);
+	CU_ASSERT_EQUAL(tl_json_num(s, "writes.dropbehind.issued_bytes"),
+			5 << 20);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"kicking\":false"));
+	free(s);
+	/* the device recovers; within the hold nothing is kicked yet */
+	atomic_store(&device_slow, false);
+	write_mibs(&t, buf, 6, 1);
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 1);
+	free(s);
+	usleep((DCIO_KICK_HOLD_MS + 200) * 1000);
+	write_mibs(&t, buf, 7, 2);
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 3);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_resumes"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_stops"), 1);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_hold_ms"),
+			DCIO_KICK_HOLD_MS);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"kicking\":true"));
+	free(s);
+	/* slow again right after the retry: the next hold is twice as long */
+	atomic_store(&device_slow, true);
+	write_mibs(&t, buf, 9, 2);
+	atomic_store(&device_slow, false);
+	usleep((DCIO_KICK_HOLD_MS + 200) * 1000);
+	write_mibs(&t, buf, 11, 1);
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_stops"), 2);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 4);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_hold_ms"),
+			2 * DCIO_KICK_HOLD_MS);
+	free(s);
+	usleep(DCIO_KICK_HOLD_MS * 1000);
+	write_mibs(&t, buf, 12, 1);
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 5);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_resumes"), 2);
+	free(s);
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
+	for (int i = 0; i < 13; i++) {
+		CU_ASSERT_EQUAL(tl_read(t.f, back, sizeof(back),
+					(uint64_t)i << 20, &got),
+				0);
+		CU_ASSERT_EQUAL(got, sizeof(back));
+		CU_ASSERT(tl_check(back, sizeof(back), 0, 4));
+	}
+	teardown(&t);
+}
+
+/* A kicked write slow on the CPU (running 40 ms: a copy under SCHED_IDLE
+ * beside readers, or 64 writers on 2 CPUs) is no sign of a slow device:
+ * only the time the syscall slept counts, and the kicks go on. */
+static ssize_t busy_kick_pwritev2(int fd, const struct iovec *iov, int cnt,
+				  off_t off, int flags)
+{
+	if (flags & RWF_DONTCACHE) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &b);
+		while ((b.tv_sec - a.tv_sec) * 1000000000L +
+			       (b.tv_nsec - a.tv_nsec) <
+		       40000000L);
+	}
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+static void t_kick_busy_cpu(void)
+{
+	static char buf[1 << 20];
+	struct dcio_syscalls sys = { .pwritev2 = busy_kick_pwritev2 };
+	struct tl_ctx t;
+	char *s;
+
+	int cfd = kick_clock_open();
+	uint64_t c = kick_clock(cfd);
+
+	if (cfd >= 0)
+		close(cfd);
+	if (c == KICK_NO_CLOCK) {
+		fprintf(stderr, "no /proc/thread-self/schedstat: skipped\n");
+		return;
+	}
+	open_kick(&t, &sys, 8000);
+	tl_fill(buf, sizeof(buf), 0, 6);
+	write_mibs(&t, buf, 0, 4);
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 4);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_stops"), 0);
+	CU_ASSERT(tl_json_num(s, "worker_writes.kick_us_per_mib") < 8000);
+	free(s);
+	teardown(&t);
+}
+
+/* A kicked write that fails answers its own errno (ENOSPC here: only its
+ * range is lost, the kick timing around the syscall keeps errno), and the
+ * data of the one kicked before it stays readable. */
+static ssize_t full_kick_pwritev2(int fd, const struct iovec *iov, int cnt,
+				  off_t off, int flags)
+{
+	if ((flags & RWF_DONTCACHE) && off >= (1 << 20)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+static void t_kick_enospc(void)
+{
+	static char buf[1 << 20], back[1 << 20];
+	struct dcio_syscalls sys = { .pwritev2 = full_kick_pwritev2 };
+	struct iovec iov = { buf, sizeof(buf) };
+	struct seen w = { .err = -1 };
+	struct tl_ctx t;
+	size_t got = 0;
+	char *s;
+
+	open_kick(&t, &sys, 1000000);
+	tl_fill(buf, sizeof(buf), 0, 8);
+	CU_ASSERT(write_here(&t, buf, 1 << 20, 0, DCIO_UNSTABLE));
+	tl_wait_init(&w.w);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_write(t.f, &iov, 1, 1 << 20, DCIO_UNSTABLE, seen_done, &w),
+		0);
+	tl_wait_for(&w.w, 1);
+	CU_ASSERT_EQUAL(w.err, ENOSPC);
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 1 << 20), 0);
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 1 << 20, 1 << 20), ENOSPC);
+	CU_ASSERT_EQUAL(tl_read(t.f, back, sizeof(back), 0, &got), 0);
+	CU_ASSERT_EQUAL(got, sizeof(back));
+	CU_ASSERT(tl_check(back, sizeof(back), 0, 8));
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 2);
+	free(s);
+	/* the lost range stays lost until rewritten and flushed */
+	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), ENOSPC);
+	/* the COMMITs were told: close has nothing new to report */
+	CU_ASSERT_EQUAL(tl_ctx_close(&t), 0);
 }
 
 /* AUTO follows the running kernel (6.18 here: inline); the version rule */
@@ -496,6 +746,13 @@ static const struct tl_case cases[] = {
 	{ "kernel deferring the kick: caller writes go dontcache",
 	  t_kick_deferred },
 	{ "kick AUTO follows the kernel version", t_kick_auto },
+	{ "kernel kicking: 1 MiB writes kicked, smaller ones buffered",
+	  t_kick_large },
+	{ "kicked writes slower than kick_us_per_mib stop, then resume",
+	  t_kick_slow_device },
+	{ "kicked writes slow on the CPU, not asleep, go on kicking",
+	  t_kick_busy_cpu },
+	{ "a kicked write refused ENOSPC loses only its range", t_kick_enospc },
 	{ "small writes issued on the caller", t_small_on_caller },
 	{ "caller_write_max 0: every write to the engine", t_zero_means_none },
 	{ "small writes on the caller are dropped behind", t_small_dropped },

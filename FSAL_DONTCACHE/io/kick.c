@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Before Linux 7.2 an RWF_DONTCACHE write starts its pages' writeback inside
+ * the syscall. Where the device keeps up that kick is the cheapest way to get
+ * the pages written and dropped: the kernel drops them when their writeback
+ * ends, and the writeback walks pages the copy just touched, where a flusher
+ * pass later walks them again cold and drops them with POSIX_FADV_DONTNEED
+ * (ext4: 0.92x the ganesha CPU per byte, 0.05x the page cache; issue 19).
+ * Where the device falls behind, the kick waits for it in the writer's
+ * syscall (25-380 ms per MiB on a loop-backed xfs draining ~400 MB/s, 0.7x
+ * the MB/s), and coalesced writeback wins. So a large write on the worker
+ * kicks while kicked writes sleep no more than kick_us_per_mib in their
+ * syscall (its time off the CPU, not waiting for one: schedstat); past it the export
+ * writes buffered until a hold (DCIO_KICK_HOLD_MS, doubled while the
+ * device stays slow) has passed and the flusher keeps
+ * up (no more than half the writers' budget held: where the device is
+ * slow, the coalesced writers sit at the budget), then tries again. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+int kick_clock_open(void)
+{
+	return open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+}
+
+uint64_t kick_clock(int fd)
+{
+	unsigned long long run, wait;
+	char b[128];
+	ssize_t n;
+
+	if (fd < 0)
+		return KICK_NO_CLOCK;
+	n = pread(fd, b, sizeof(b) - 1, 0);
+	if (n <= 0)
+		return KICK_NO_CLOCK;
+	b[n] = '\0';
+	if (sscanf(b, "%llu %llu", &run, &wait) != 2)
+		return KICK_NO_CLOCK;
+	return run + wait;
+}
+
+bool kick_choose(struct dcio_export *x, uint64_t len)
+{
+	uint64_t off, now, hold;
+
+	if (!XP(x, kick_us_per_mib) || len < DCIO_KICK_MIN_BYTES)
+		return false;
+	off = atomic_load_explicit(&x->kick.off_since, memory_order_relaxed);
+	if (!off)
+		return true;
+	now = now_ns();
+	/* (a stop stores its hold just after it: at least the first one) */
+	hold = atomic_load_explicit(&x->kick.hold_ms, memory_order_relaxed);
+	if (hold < DCIO_KICK_HOLD_MS)
+		hold = DCIO_KICK_HOLD_MS;
+	if (now - off < hold * 1000000 ||
+	    __atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) >
+		    flusher_budget(x) / 2)
+		return false;
+	/* one writer resumes the kicks, with a fresh average */
+	if (atomic_compare_exchange_strong(&x->kick.off_since, &off, 0)) {
+		atomic_store_explicit(&x->kick.ns_per_mib, 0,
+				      memory_order_relaxed);
+		atomic_store_explicit(&x->kick.resumed, now,
+				      memory_order_relaxed);
+		ST_ADD(x->st.kick_resumes, 1);
+	}
+	return true;
+}
+
+void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
+		 uint64_t sched)
+{
+	uint64_t v, old, avg, limit = (uint64_t)XP(x, kick_us_per_mib) * 1000;
+	uint64_t zero = 0, now, resumed, hold;
+	/* the time the syscall slept, without the time it ran or waited for
+	 * a CPU (beside readers the copy runs under SCHED_IDLE; 64 writers
+	 * share 2 CPUs): only that says the device is behind */
+	uint64_t ns = sched == KICK_NO_CLOCK ? wall
+		      : sched < wall	     ? wall - sched
+					     : 0;
+
+	if (!len || !limit)
+		return;
+	v = ns > UINT64_MAX >> 20 ? UINT64_MAX / len : (ns << 20) / len;
+	old = atomic_load_explicit(&x->kick.ns_per_mib, memory_order_relaxed);
+	avg = old - old / 4 + v / 4;
+	atomic_store_explicit(&x->kick.ns_per_mib, avg, memory_order_relaxed);
+	if (avg <= limit)
+		return;
+	now = now_ns() | 1;
+	if (!atomic_compare_exchange_strong(&x->kick.off_since, &zero, now))
+		return;
+	/* stopped again soon after being tried: the device is still slow */
+	resumed = atomic_load_explicit(&x->kick.resumed, memory_order_relaxed);
+	hold = atomic_load_explicit(&x->kick.hold_ms, memory_order_relaxed);
+	if (resumed && now - resumed < (uint64_t)DCIO_KICK_RETRY_MS * 1000000)
+		hold = hold * 2 > DCIO_KICK_HOLD_MAX_MS ? DCIO_KICK_HOLD_MAX_MS
+							: hold * 2;
+	else
+		hold = DCIO_KICK_HOLD_MS;
+	atomic_store_explicit(&x->kick.hold_ms, hold, memory_order_relaxed);
+	ST_ADD(x->st.kick_stops, 1);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* kick.c: whether a large WRITE on the worker thread goes RWF_DONTCACHE
+ * (the kernel starts its writeback inside the syscall) or buffered, for the
+ * flusher to write back coalesced. */
+#ifndef DCIO_KICK_H
+#define DCIO_KICK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct dcio_export;
+
+/* Writes smaller than this are never kicked: a 64 KiB write's own kick
+ * cost 0.66x the MB/s at 1.5x the CPU per byte of the coalesced path
+ * (ext4, issue 19); a Linux client streams 1 MiB WRITEs. */
+#define DCIO_KICK_MIN_BYTES (1u << 20)
+/* After kicks stopped, at least this long before they are tried again;
+ * doubled (up to DCIO_KICK_HOLD_MAX_MS) each time they stop again within
+ * DCIO_KICK_RETRY_MS of being tried: on a device that stays slow the
+ * probes cost a few slow writes a minute, not every second */
+#define DCIO_KICK_HOLD_MS 1000
+#define DCIO_KICK_HOLD_MAX_MS 64000
+#define DCIO_KICK_RETRY_MS 10000
+
+/* An export's kick state (dcio_export.kick), relaxed atomics, no lock. */
+struct kick_export {
+	/* recent kicked writes' syscall time, ns per MiB (1/4 weight) */
+	atomic_uint_fast64_t ns_per_mib;
+	/* 0: kicking; else when kicks stopped (now_ns) */
+	atomic_uint_fast64_t off_since;
+	atomic_uint_fast64_t resumed; /* when last tried again (now_ns) */
+	atomic_uint_fast64_t hold_ms; /* the hold of the current stop */
+};
+
+/* Before a write of len bytes on the worker thread in dontcache mode, where
+ * the kernel kicks writeback inside the syscall (Linux < 7.2): true to issue
+ * it RWF_DONTCACHE and time it (kick_sample), false to issue it buffered. */
+bool kick_choose(struct dcio_export *x, uint64_t len);
+/* The calling thread's /proc/thread-self/schedstat (-1: none); opened for
+ * one write and closed after it, so that no worker thread keeps an fd */
+int kick_clock_open(void);
+/* From that fd: the thread's time on a CPU plus waiting for one, in ns,
+ * or KICK_NO_CLOCK */
+uint64_t kick_clock(int fd);
+#define KICK_NO_CLOCK UINT64_MAX
+/* A kicked write's syscall moved len bytes in wall ns, of which sched ns
+ * (a kick_clock difference, or KICK_NO_CLOCK) it ran or waited to run */
+void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
+		 uint64_t sched);
+
+#endif
