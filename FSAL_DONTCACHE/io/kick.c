@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Before Linux 7.2 an RWF_DONTCACHE write starts its pages' writeback inside
  * the syscall. Where the device keeps up that kick is the cheapest way to get
- * the pages written and dropped: the kernel drops them when their writeback
- * ends, and the writeback walks pages the copy just touched, where a flusher
- * pass later walks them again cold and drops them with POSIX_FADV_DONTNEED
- * (ext4: 0.92x the ganesha CPU per byte, 0.05x the page cache; issue 19).
- * Where the device falls behind, the kick waits for it in the writer's
- * syscall (25-380 ms per MiB on a loop-backed xfs draining ~400 MB/s, 0.7x
- * the MB/s), and coalesced writeback wins. So a large write on the worker
- * kicks while kicked writes sleep no more than kick_us_per_mib in their
- * syscall (its time off the CPU, not waiting for one: schedstat); past it the export
- * writes buffered until a hold (DCIO_KICK_HOLD_MS, doubled while the
- * device stays slow) has passed and the flusher keeps
- * up (no more than half the writers' budget held: where the device is
- * slow, the coalesced writers sit at the budget), then tries again. */
+ * the pages written and dropped: the writeback walks pages the copy just
+ * touched and the kernel drops them when it ends, where a flusher pass walks
+ * them again, cold, and drops them with POSIX_FADV_DONTNEED (ext4 at 1.5 GB/s:
+ * 0.90-0.94x the ganesha CPU per byte, 0.13-0.62x the page cache; issue 19,
+ * bench/RESULTS.md Round 11). Where the device falls behind, the kick waits
+ * for it in the writer's syscall (25-400 ms per MiB on a loop-backed xfs
+ * taking ~400 MB/s, 0.69-0.77x the MB/s) and coalesced writeback wins.
+ *
+ * So a large write on the worker kicks while kicked writes sleep no more than
+ * kick_us_per_mib per MiB in their syscall: the wall time less the time the
+ * thread ran or waited for a CPU (schedstat), since beside readers the copy
+ * runs under SCHED_IDLE and 64 writers share 2 CPUs. Reading schedstat costs
+ * ~4 us per kicked 1 MiB write (open, two preads, close: no worker thread
+ * keeps an fd). Past the limit the export writes buffered until a hold has
+ * passed (DCIO_KICK_HOLD_MS, doubled while the device stays slow) and the
+ * flusher holds no more than half the writers' budget (where the device is
+ * slow, coalesced writers sit at the budget); then it tries again. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
