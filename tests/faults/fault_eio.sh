@@ -18,6 +18,9 @@
 # since (phases pre, failing, recovered) and on the rewrite, the rewrite committed, the
 # server stayed up.
 # Usage: fault_eio.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS (VFS is expected to FAIL)
+#   FT_EIO_WRITE: ft_writer's WRITE sizes (default "-b 65536"; fault_eio_kick.sh: every WRITE
+#   1 MiB); FT_EIO_KICK=1: the DONTCACHE server must also have kicked some of them
+#   (worker_writes.kicked > 0, Kick_Us_Per_MiB), so the error rule holds for kicked writes.
 . "$(dirname "$0")/../lib/harness.sh"
 
 tmp=$IT_WORK/tmpfs mnt=$IT_WORK/exp rec=$IT_WORK/rec
@@ -37,7 +40,8 @@ IT_MOUNTS+=("$mnt")
 it_log "tmpfs after mkfs: $(df -h --output=used,avail "$tmp" | tail -1)"
 
 it_serve "$mnt"
-W=("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$rec" -b 65536 -q 4)
+read -r -a wsize <<< "${FT_EIO_WRITE:--b 65536}"
+W=("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$rec" "${wsize[@]}" -q 4)
 mark() { local f; for f in "$rec"/"$1"_*.rec; do echo "M $2" >> "$f"; done; }
 
 # pre: committed before any failure
@@ -95,6 +99,10 @@ wline=$(echo "$out" | tail -1)
 it_log "rewrite: $wline"
 kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died"
 alive=yes
+kicked=
+if [ "${FT_EIO_KICK:-0}" = 1 ] && it_is_dontcache; then
+  kicked=$(jq -r '.engine.worker_writes.kicked // 0' "$IT_WORK/export-1.stats.json" 2>/dev/null)
+fi
 gsh_stop || alive="no (exit status $?)"
 
 # verify against the device itself
@@ -128,10 +136,11 @@ for l in "$pm" "$pr"; do
   fs=$((fs + $(it_kv false_success_commits "$l") + $(it_kv false_success_stable "$l")))
 done
 fw=$(( $(it_kv false_success_commits "$pw") + $(it_kv false_success_stable "$pw") ))
-sum="errors_injected_reported=$ferr (failing phase: commits_failed=$(it_kv commits_failed "$pm") write_errors=$(it_kv write_errors "$pm")) false_successes=$fs (failing: commits=$(it_kv false_success_commits "$pm") stable=$(it_kv false_success_stable "$pm"); after recovery: commits=$(it_kv false_success_commits "$pr")) after_recovery: commits_ok=$(it_kv commits_ok "$pr") commits_failed=$(it_kv commits_failed "$pr") durable_bytes_checked=$(it_kv durable_bytes "$vline") lost_unacked_writes=$(it_kv lost_unacked_writes "$vline") rewrite: final_commits_ok=$(it_kv final_commits_ok "$wline")/2 false_successes_after_rewrite=$fw server_up=$alive fsck_clean=$fsck_clean"
+sum="errors_injected_reported=$ferr (failing phase: commits_failed=$(it_kv commits_failed "$pm") write_errors=$(it_kv write_errors "$pm")) false_successes=$fs (failing: commits=$(it_kv false_success_commits "$pm") stable=$(it_kv false_success_stable "$pm"); after recovery: commits=$(it_kv false_success_commits "$pr")) after_recovery: commits_ok=$(it_kv commits_ok "$pr") commits_failed=$(it_kv commits_failed "$pr") durable_bytes_checked=$(it_kv durable_bytes "$vline") lost_unacked_writes=$(it_kv lost_unacked_writes "$vline") rewrite: final_commits_ok=$(it_kv final_commits_ok "$wline")/2 false_successes_after_rewrite=$fw server_up=$alive fsck_clean=$fsck_clean${kicked:+ kicked_writes=$kicked}"
 [ "$ferr" -gt 0 ] || it_die "no failure was injected (tmpfs never filled?): $sum"
 [ "$(it_kv errors "$vline")" = 0 ] || it_die "verification errors: $vline"
 [ "$fs" = 0 ] && [ "$fw" = 0 ] || it_die "$sum"
 [ "$(it_kv final_commits_ok "$wline")" = 2 ] || it_die "rewritten data did not commit after recovery: $sum"
 [ "$alive" = yes ] || it_die "$sum"
+[ -z "$kicked" ] || [ "$kicked" -gt 0 ] || it_die "no WRITE was kicked (RWF_DONTCACHE on the worker): $sum"
 it_pass "$sum"

@@ -9,6 +9,7 @@
  *   -L bytes   bytes each writer writes (0 = unlimited)  -o off  first offset (0)
  *   -W bytes   wrap offsets at this file size (0 = no wrap)
  *   -b bytes   largest WRITE (65536); sizes vary 1..b, mostly 4 KiB multiples
+ *   -F         every WRITE exactly -b bytes (the last one of -L may be shorter)
  *   -q depth   WRITEs in flight per writer (4)
  *   -s pct     percent of WRITEs sent stable (half DATA_SYNC, half FILE_SYNC) (10)
  *   -c bytes   COMMIT after this many UNSTABLE bytes acknowledged (1 MiB; 0 = never)
@@ -36,7 +37,7 @@
 static struct nfsc_opts g_o = { "127.0.0.1", 12049, 12050, NULL };
 static int g_n = 16, g_q = 4, g_stable_pct = 10, g_final_commit, g_append,
 	   g_interval;
-static int g_maxfail, g_commit_only;
+static int g_maxfail, g_commit_only, g_fixed;
 static const char *g_dir = "", *g_prefix = "w", *g_recdir;
 static uint64_t g_secs, g_limit, g_wrap, g_block = 65536,
 					 g_commit_every = 1 << 20, g_first;
@@ -300,7 +301,8 @@ static void *writer_main(void *arg)
 			if (s->busy)
 				continue;
 			r = rnd(&w->rnd);
-			len = (r % 16 == 0)
+			len = g_fixed ? (uint32_t)g_block
+			      : (r % 16 == 0)
 				      ? 1 + rnd(&w->rnd) % g_block
 				      : 4096 * (1 +
 						rnd(&w->rnd) %
@@ -400,7 +402,7 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv,
 			     FT_COMMON_OPTS
-			     "n:d:P:r:t:L:o:W:b:q:s:c:Cx:aK:i:S:")) != -1) {
+			     "n:d:P:r:t:L:o:W:b:Fq:s:c:Cx:aK:i:S:")) != -1) {
 		if (ft_common_opt(&g_o, opt, optarg))
 			continue;
 		switch (opt) {
@@ -430,6 +432,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			g_block = strtoull(optarg, NULL, 0);
+			break;
+		case 'F':
+			g_fixed = 1;
 			break;
 		case 'q':
 			g_q = atoi(optarg);
