@@ -18,18 +18,18 @@
  * passed (DCIO_KICK_HOLD_MS, doubled while the device stays slow) and the
  * flusher holds no more than half the writers' budget (where the device is
  * slow, coalesced writers sit at the budget); then it tries again. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "engine.h"
 
-int kick_clock_open(void)
-{
-	return open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-}
+#define KICK_NO_CLOCK UINT64_MAX
 
-uint64_t kick_clock(int fd)
+/* From the thread's schedstat fd: its time on a CPU plus waiting for one,
+ * in ns, or KICK_NO_CLOCK */
+static uint64_t kick_clock(int fd)
 {
 	unsigned long long run, wait;
 	char b[128];
@@ -75,8 +75,10 @@ bool kick_choose(struct dcio_export *x, uint64_t len)
 	return true;
 }
 
-void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
-		 uint64_t sched)
+/* A kicked write's syscall moved len bytes in wall ns, of which sched ns
+ * (a kick_clock difference, or KICK_NO_CLOCK) it ran or waited to run */
+static void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
+			uint64_t sched)
 {
 	uint64_t v, old, avg, limit = (uint64_t)XP(x, kick_us_per_mib) * 1000;
 	uint64_t zero = 0, now, resumed, hold;
@@ -108,4 +110,26 @@ void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
 		hold = DCIO_KICK_HOLD_MS;
 	atomic_store_explicit(&x->kick.hold_ms, hold, memory_order_relaxed);
 	ST_ADD(x->st.kick_stops, 1);
+}
+
+void kick_timer_start(struct kick_timer *t)
+{
+	t->fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	t->sched = kick_clock(t->fd);
+	t->wall = now_ns();
+}
+
+void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r)
+{
+	int err = errno;
+	uint64_t sched = kick_clock(t->fd), wall = now_ns() - t->wall;
+
+	if (t->fd >= 0)
+		close(t->fd);
+	if (r > 0)
+		kick_sample(x, (uint64_t)r, wall,
+			    t->sched == KICK_NO_CLOCK || sched == KICK_NO_CLOCK
+				    ? KICK_NO_CLOCK
+				    : sched - t->sched);
+	errno = err; /* the syscall's, for req_result */
 }

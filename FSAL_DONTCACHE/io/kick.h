@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct dcio_export;
 
@@ -37,16 +38,17 @@ struct kick_export {
  * the kernel kicks writeback inside the syscall (Linux < 7.2): true to issue
  * it RWF_DONTCACHE and time it (kick_sample), false to issue it buffered. */
 bool kick_choose(struct dcio_export *x, uint64_t len);
-/* The calling thread's /proc/thread-self/schedstat (-1: none); opened for
- * one write and closed after it, so that no worker thread keeps an fd */
-int kick_clock_open(void);
-/* From that fd: the thread's time on a CPU plus waiting for one, in ns,
- * or KICK_NO_CLOCK */
-uint64_t kick_clock(int fd);
-#define KICK_NO_CLOCK UINT64_MAX
-/* A kicked write's syscall moved len bytes in wall ns, of which sched ns
- * (a kick_clock difference, or KICK_NO_CLOCK) it ran or waited to run */
-void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
-		 uint64_t sched);
+/* Times a kicked write's syscall: kick_timer_start just before it,
+ * kick_timer_end just after. The thread's /proc/thread-self/schedstat is
+ * open only in between, so that no worker thread keeps an fd. */
+struct kick_timer {
+	int fd; /* -1: no schedstat, the wall time alone counts */
+	uint64_t sched, wall; /* at the start */
+};
+void kick_timer_start(struct kick_timer *t);
+/* The syscall returned r: when it moved bytes, its time asleep (the wall
+ * time less the time it ran or waited for a CPU) joins the export's
+ * average. errno stays as the syscall left it. */
+void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r);
 
 #endif

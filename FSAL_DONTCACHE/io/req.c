@@ -200,30 +200,20 @@ void req_exec_sync(struct dcio_req *q)
 		uint64_t delay;
 		ssize_t r;
 		off_t off = (off_t)(q->io_off + q->xfer);
-		if (q->op == REQ_WRITE && q->kick_timed &&
-		    (q->rwflags & RWF_DONTCACHE)) {
-			int cfd = kick_clock_open();
-			uint64_t c0 = kick_clock(cfd), t0 = now_ns(), c1;
-			int werr;
-			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off,
-					q->rwflags);
-			werr = errno;
-			c1 = kick_clock(cfd);
-			if (cfd >= 0)
-				close(cfd);
-			errno = werr; /* the write's, for req_result */
-			if (r > 0)
-				kick_sample(q->f->x, (uint64_t)r, now_ns() - t0,
-					    c0 == KICK_NO_CLOCK ||
-							    c1 == KICK_NO_CLOCK
-						    ? KICK_NO_CLOCK
-						    : c1 - c0);
-		} else if (q->op == REQ_WRITE)
+		bool timed = q->op == REQ_WRITE && q->kick_timed &&
+			     (q->rwflags & RWF_DONTCACHE);
+		struct kick_timer kt;
+
+		if (timed)
+			kick_timer_start(&kt);
+		if (q->op == REQ_WRITE)
 			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off,
 					q->rwflags);
 		else
 			r = s->preadv2(q->fd, q->iov, q->iovcnt, off,
 				       q->rwflags);
+		if (timed)
+			kick_timer_end(&kt, q->f->x, r);
 		if (req_result(q, r < 0 ? -(long)errno : (long)r) == REQ_DONE)
 			return;
 		delay = req_retry_delay_ns(q);

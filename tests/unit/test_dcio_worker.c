@@ -446,12 +446,7 @@ static void t_kick_busy_cpu(void)
 	struct tl_ctx t;
 	char *s;
 
-	int cfd = kick_clock_open();
-	uint64_t c = kick_clock(cfd);
-
-	if (cfd >= 0)
-		close(cfd);
-	if (c == KICK_NO_CLOCK) {
+	if (access("/proc/thread-self/schedstat", R_OK) != 0) {
 		fprintf(stderr, "no /proc/thread-self/schedstat: skipped\n");
 		return;
 	}
