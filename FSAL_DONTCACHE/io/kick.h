@@ -39,13 +39,15 @@ struct kick_export {
  * it RWF_DONTCACHE and time it (kick_sample), false to issue it buffered. */
 bool kick_choose(struct dcio_export *x, uint64_t len);
 /* Times a kicked write's syscall: kick_timer_start just before it,
- * kick_timer_end just after. The thread's /proc/thread-self/schedstat is
- * open only in between, so that no worker thread keeps an fd. */
+ * kick_timer_end just after, from the thread's schedstat (kick_sched_fd). */
 struct kick_timer {
-	int fd; /* -1: no schedstat, the wall time alone counts */
+	int fd; /* < 0: no schedstat, the wall time alone counts */
 	uint64_t sched, wall; /* at the start */
 };
 void kick_timer_start(struct kick_timer *t);
+/* The calling thread's /proc/thread-self/schedstat, opened at its first
+ * call and kept until the thread exits; < 0 where it cannot be had. */
+int kick_sched_fd(void);
 /* The syscall returned r: when it moved bytes, its time asleep (the wall
  * time less the time it ran or waited for a CPU) joins the export's
  * average. errno stays as the syscall left it. */
