@@ -9,17 +9,19 @@
  * for it in the writer's syscall (25-400 ms per MiB on a loop-backed xfs
  * taking ~400 MB/s, 0.69-0.77x the MB/s) and coalesced writeback wins.
  *
- * So a large write on the worker kicks while kicked writes sleep no more than
- * kick_us_per_mib per MiB in their syscall: the wall time less the time the
- * thread ran or waited for a CPU (schedstat), since beside readers the copy
- * runs under SCHED_IDLE and 64 writers share 2 CPUs. Each worker thread keeps
- * its schedstat open from its first kicked write to its exit: opening it for
- * every write (a walk through /proc) took 3% of ganesha's CPU at 64 writers;
- * two preads of a kept fd take ~0.6 us. Past the limit the export writes
- * buffered until a hold has passed (DCIO_KICK_HOLD_MS, doubled while the
- * device stays slow) and the flusher holds no more than half the writers'
- * budget (where the device is slow, coalesced writers sit at the budget);
- * then it tries again. */
+ * So a large write on the worker kicks unless kicked writes slept more than
+ * kick_us_per_mib per MiB in their syscall for DCIO_KICK_PERSIST_MS on end: a
+ * 1/4-weight average of their wall time less the time the thread ran or
+ * waited for a CPU (schedstat), since beside readers the copy runs under
+ * SCHED_IDLE and 64 writers share 2 CPUs; a stall of the device that every
+ * writer sees at once (a few ms over the limit) stops nothing. Each worker
+ * thread keeps its schedstat open from its first kicked write to its exit:
+ * opening it for every write (a walk through /proc) took 3% of ganesha's CPU
+ * at 64 writers; two preads of a kept fd take ~0.6 us. Past the limit the
+ * export writes buffered until a hold has passed (DCIO_KICK_HOLD_MS, doubled
+ * while the device stays slow) and the flusher holds no more than half the
+ * writers' budget (where the device is slow, coalesced writers sit at the
+ * budget); then it tries again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -72,6 +74,8 @@ bool kick_choose(struct dcio_export *x, uint64_t len)
 	if (atomic_compare_exchange_strong(&x->kick.off_since, &off, 0)) {
 		atomic_store_explicit(&x->kick.ns_per_mib, 0,
 				      memory_order_relaxed);
+		atomic_store_explicit(&x->kick.over_since, 0,
+				      memory_order_relaxed);
 		atomic_store_explicit(&x->kick.resumed, now,
 				      memory_order_relaxed);
 		ST_ADD(x->st.kick_resumes, 1);
@@ -85,7 +89,7 @@ static void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
 			uint64_t sched)
 {
 	uint64_t v, old, avg, limit = (uint64_t)XP(x, kick_us_per_mib) * 1000;
-	uint64_t zero = 0, now, resumed, hold;
+	uint64_t zero = 0, now, resumed, hold, over;
 	/* the time the syscall slept, without the time it ran or waited for
 	 * a CPU (beside readers the copy runs under SCHED_IDLE; 64 writers
 	 * share 2 CPUs): only that says the device is behind */
@@ -99,11 +103,24 @@ static void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
 	old = atomic_load_explicit(&x->kick.ns_per_mib, memory_order_relaxed);
 	avg = old - old / 4 + v / 4;
 	atomic_store_explicit(&x->kick.ns_per_mib, avg, memory_order_relaxed);
-	if (avg <= limit)
+	if (avg <= limit) {
+		if (atomic_load_explicit(&x->kick.over_since,
+					 memory_order_relaxed))
+			atomic_store_explicit(&x->kick.over_since, 0,
+					      memory_order_relaxed);
 		return;
+	}
 	now = now_ns() | 1;
+	over = atomic_load_explicit(&x->kick.over_since, memory_order_relaxed);
+	if (!over) {
+		atomic_compare_exchange_strong(&x->kick.over_since, &over, now);
+		return;
+	}
+	if (now - over < (uint64_t)DCIO_KICK_PERSIST_MS * 1000000)
+		return;
 	if (!atomic_compare_exchange_strong(&x->kick.off_since, &zero, now))
 		return;
+	atomic_store_explicit(&x->kick.over_since, 0, memory_order_relaxed);
 	/* stopped again soon after being tried: the device is still slow */
 	resumed = atomic_load_explicit(&x->kick.resumed, memory_order_relaxed);
 	hold = atomic_load_explicit(&x->kick.hold_ms, memory_order_relaxed);
