@@ -75,12 +75,13 @@ static void list_del(struct dcio_flusher *fl, struct dcio_file *f)
 	f->fl.next = f->fl.prev = NULL;
 }
 
-/* A buffered write completed (written: its writeback was already started,
- * by the caller in inline mode or by RWF_DONTCACHE; only the drop is left). */
-void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
+/* A buffered write completed (enum fl_note: what is left of it). */
+void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len,
+		  enum fl_note how)
 {
 	struct dcio_flusher *fl = &f->e->fl;
 	struct dcio_export *x = f->x;
+	bool written = how != FL_DIRTY;
 
 	if (!len)
 		return;
@@ -89,7 +90,8 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 		list_add(fl, f);
 	/* Written ranges (writeback already started, by an inline kick or by
 	 * RWF_DONTCACHE itself) count toward the thresholds too: their pages
-	 * stay in the cache until a pass drops them. */
+	 * stay in the cache until a pass drops them (kicked ones toward the
+	 * export's only: the kernel drops most of them itself). */
 	struct dcio_rangeset *rs = written ? &f->fl.wb : &f->fl.dirty;
 
 	rs_add(rs, off, off + len, 0);
@@ -100,7 +102,7 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len, bool written)
 	       __atomic_add_fetch(&x->fl.held, len, __ATOMIC_RELAXED));
 	f->fl.nwrites++;
 	x->fl.dirty += len;
-	if (f->fl.dirty_bytes >= file_thr(x))
+	if (f->fl.dirty_bytes >= file_thr(x) && how != FL_KICKED)
 		f->fl.urgent = true;
 	if (x->fl.dirty >= export_thr(x))
 		x->fl.urgent = true;

@@ -342,9 +342,14 @@ static void top_finish(struct dcio_req *q, int err)
 	if (__atomic_load_n(&q->db_written, __ATOMIC_ACQUIRE)) {
 		if (q->inline_)
 			kick_inline(f, q->off, q->len);
-		flusher_note(f, q->off, q->len, q->inline_);
+		flusher_note(f, q->off, q->len,
+			     q->inline_ ? FL_STARTED : FL_DIRTY);
 	} else if (__atomic_load_n(&q->dc_written, __ATOMIC_ACQUIRE)) {
-		flusher_note(f, q->off, q->len, true);
+		/* kick_timed: issued RWF_DONTCACHE with the kernel's kick */
+		flusher_note(f, q->off, q->len,
+			     q->kick_timed && (q->rwflags & RWF_DONTCACHE)
+				     ? FL_KICKED
+				     : FL_STARTED);
 	}
 	if (q->stable == DCIO_UNSTABLE) {
 		if (stable_reply(q)) {

@@ -275,8 +275,8 @@ static void t_kick_deferred(void)
 
 /* An export whose writes of up to 1 MiB run on the caller with the
  * kernel kicking in the syscall (6.14-7.1), kicks allowed up to us_per_mib */
-static void open_kick(struct tl_ctx *t, const struct dcio_syscalls *sys,
-		      uint32_t us_per_mib)
+static void open_kick_every(struct tl_ctx *t, const struct dcio_syscalls *sys,
+			    uint32_t us_per_mib, uint32_t interval_ms)
 {
 	struct dcio_engine_params ep = { .threads = 1,
 					 .ring_entries = 64,
@@ -287,11 +287,19 @@ static void open_kick(struct tl_ctx *t, const struct dcio_syscalls *sys,
 
 	p.caller_write_max = 1 << 20;
 	p.kick_us_per_mib = us_per_mib;
+	if (interval_ms)
+		p.flush_interval_ms = interval_ms;
 	tl_ctx_open(t, &(struct tl_setup){ .fs = &fs,
 					   .ep = &ep,
 					   .sys = sys,
 					   .p = &p,
 					   .flags = O_TRUNC });
+}
+
+static void open_kick(struct tl_ctx *t, const struct dcio_syscalls *sys,
+		      uint32_t us_per_mib)
+{
+	open_kick_every(t, sys, us_per_mib, 0);
 }
 
 /* Writes 1 MiB WRITEs of buf at MiB from .. from + n - 1, each on the caller */
@@ -518,6 +526,39 @@ static void t_kick_busy_cpu(void)
 	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kick_stops"), 0);
 	CU_ASSERT(tl_json_num(s, "worker_writes.kick_us_per_mib") < 8000);
 	free(s);
+	teardown(&t);
+}
+
+static double flusher_stat(struct tl_ctx *t, const char *key)
+{
+	char *s = tl_stats(t->x);
+	double v = tl_json_num(s, key);
+
+	free(s);
+	return v;
+}
+
+/* Kicked ranges make no file due at flush_file_bytes (1 MiB here; the
+ * kernel drops their pages itself): a pass takes them at the export's
+ * threshold (8 MiB) or interval (a minute here), and drops what is left. */
+static void t_kick_export_threshold(void)
+{
+	static char buf[1 << 20];
+	struct tl_ctx t;
+
+	open_kick_every(&t, NULL, 1000000, 60000);
+	tl_fill(buf, sizeof(buf), 0, 2);
+	write_mibs(&t, buf, 0, 4);
+	CU_ASSERT_EQUAL(flusher_stat(&t, "worker_writes.kicked"), 4);
+	CU_ASSERT_EQUAL(flusher_stat(&t, "flusher.passes"), 0);
+	CU_ASSERT_EQUAL(flusher_stat(&t, "flusher.held_bytes"), 4 << 20);
+	write_mibs(&t, buf, 4, 4);
+	for (int i = 0; i < 100 && flusher_stat(&t, "flusher.held_bytes") > 0;
+	     i++)
+		usleep(50000);
+	CU_ASSERT(flusher_stat(&t, "flusher.passes") >= 1);
+	CU_ASSERT_EQUAL(flusher_stat(&t, "flusher.held_bytes"), 0);
+	committed_dropped(&t, 7 << 20, 2);
 	teardown(&t);
 }
 
@@ -869,6 +910,8 @@ static const struct tl_case cases[] = {
 	  t_kick_device_stall },
 	{ "kicked writes slow on the CPU, not asleep, go on kicking",
 	  t_kick_busy_cpu },
+	{ "kicked ranges wait for the export's threshold, not the file's",
+	  t_kick_export_threshold },
 	{ "a thread's kicked writes time it from one schedstat fd",
 	  t_kick_thread_fd },
 	{ "a kicked write refused ENOSPC loses only its range", t_kick_enospc },
