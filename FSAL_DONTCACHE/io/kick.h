@@ -16,10 +16,6 @@ struct dcio_export;
  * cost 0.66x the MB/s at 1.5x the CPU per byte of the coalesced path
  * (ext4, issue 19); a Linux client streams 1 MiB WRITEs. */
 #define DCIO_KICK_MIN_BYTES (1u << 20)
-/* After kicks stopped, at least this long before they are tried again;
- * doubled (up to DCIO_KICK_HOLD_MAX_MS) each time they stop again within
- * DCIO_KICK_RETRY_MS of being tried: on a device that stays slow the
- * probes cost a few slow writes a minute, not every second */
 /* Kicks stop only once the average stayed over the limit this long: the
  * root ext4 of issue 19's machine stalls every writer for ~130 ms now and
  * then (a 1.6 GB/s device otherwise), which pushed the average over 8 ms
@@ -27,6 +23,10 @@ struct dcio_export;
  * 9% more CPU per byte and 2x the RSS in the coalesced path. A device
  * that stays slow stays over. */
 #define DCIO_KICK_PERSIST_MS 250
+/* After kicks stopped, at least this long before they are tried again;
+ * doubled (up to DCIO_KICK_HOLD_MAX_MS) each time they stop again within
+ * DCIO_KICK_RETRY_MS of being tried: on a device that stays slow the
+ * probes cost a few slow writes a minute, not every second */
 #define DCIO_KICK_HOLD_MS 1000
 #define DCIO_KICK_HOLD_MAX_MS 64000
 #define DCIO_KICK_RETRY_MS 10000
