@@ -234,6 +234,15 @@ char *tl_stats(struct dcio_export *x)
 	return buf;
 }
 
+double tl_stat(struct dcio_export *x, const char *path)
+{
+	char *js = tl_stats(x);
+	double v = tl_json_num(js, path);
+
+	free(js);
+	return v;
+}
+
 /* ---- JSON: a strict recursive-descent walk that records the raw text of
  * the value at one dotted path. */
 struct jp {

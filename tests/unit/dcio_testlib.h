@@ -50,6 +50,8 @@ char *tl_stats(struct dcio_export *x); /* malloc'd */
 bool tl_json_valid(const char *s);
 bool tl_json_get(const char *s, const char *path, char *out, size_t outlen);
 double tl_json_num(const char *s, const char *path); /* -1 if missing */
+/* one number of x's stats now (tl_stats, tl_json_num) */
+double tl_stat(struct dcio_export *x, const char *path);
 /* The dotted paths of every value that is not an object (arrays are
  * leaves), in document order; 0 if s is not valid JSON. */
 size_t tl_json_keys(const char *s, char ***keys);

@@ -218,15 +218,6 @@ static void teardown(struct tl_ctx *c, int close_err)
 		CU_ASSERT_EQUAL(rc, close_err);
 }
 
-static double stat_num(struct tl_ctx *c, const char *path)
-{
-	char *js = tl_stats(c->x);
-	double v = tl_json_num(js, path);
-
-	free(js);
-	return v;
-}
-
 static char buf[1 << 20];
 
 struct committer {
@@ -288,8 +279,8 @@ static void t_fdatasync_eio(void)
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 512 << 10, 1), 0);
 
-	CU_ASSERT_TRUE(stat_num(&c, "errors.EIO") >= 1);
-	CU_ASSERT_TRUE(stat_num(&c, "group_commit.lost_range_reports") >= 3);
+	CU_ASSERT_TRUE(tl_stat(c.x, "errors.EIO") >= 1);
+	CU_ASSERT_TRUE(tl_stat(c.x, "group_commit.lost_range_reports") >= 3);
 	teardown(&c, 0);
 }
 
@@ -431,7 +422,7 @@ static void t_write_enospc_refused(void)
 			tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
 		CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 		CU_ASSERT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
-		CU_ASSERT_EQUAL(stat_num(&c, errs[i] == ENOSPC
+		CU_ASSERT_EQUAL(tl_stat(c.x, errs[i] == ENOSPC
 						     ? "errors.ENOSPC"
 						     : "errors.EDQUOT"),
 				1);
@@ -500,7 +491,7 @@ static void t_bad_request_no_loss(void)
 	CU_ASSERT_EQUAL(dcio_file_close(ro), 0);
 	CU_ASSERT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
-	CU_ASSERT_EQUAL(stat_num(&c, "errors.EBADF"), 1);
+	CU_ASSERT_EQUAL(tl_stat(c.x, "errors.EBADF"), 1);
 	teardown(&c, 0);
 }
 
@@ -548,7 +539,7 @@ static void t_inflight_write_lost(void)
 	CU_ASSERT_EQUAL(a.op.err, 0);
 	/* the kernel's fdatasync would now answer 0 */
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), EIO);
-	CU_ASSERT_EQUAL(stat_num(&c, "group_commit.lost_in_flight"), 1);
+	CU_ASSERT_EQUAL(tl_stat(c.x, "group_commit.lost_in_flight"), 1);
 	atomic_store(&hold_write_off, -1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), 0);
@@ -625,7 +616,7 @@ static void t_failed_write_settles(void)
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), ENOSPC);
-	CU_ASSERT_TRUE(stat_num(&c, "group_commit.settles") >= 1);
+	CU_ASSERT_TRUE(tl_stat(c.x, "group_commit.settles") >= 1);
 	teardown(&c, 0);
 }
 
@@ -653,7 +644,7 @@ static void t_flusher_error_during_flush(void)
 	CU_ASSERT_EQUAL(a.op.err, EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 4096), EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
-	CU_ASSERT_EQUAL(stat_num(&c, "errors.EIO"), 1);
+	CU_ASSERT_EQUAL(tl_stat(c.x, "errors.EIO"), 1);
 	teardown(&c, 0);
 }
 
@@ -811,7 +802,7 @@ static void t_flush_keeps_inflight_loss(void)
 	atomic_store(&hold_fdatasync, 0);
 	pthread_join(tid, NULL);
 	atomic_store(&hold_write_off, -1);
-	CU_ASSERT_EQUAL(stat_num(&c, "group_commit.lost_in_flight"), 1);
+	CU_ASSERT_EQUAL(tl_stat(c.x, "group_commit.lost_in_flight"), 1);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), EIO);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
 	teardown(&c, 0);

@@ -475,15 +475,6 @@ static void *commit_all(void *arg)
 	return (void *)(intptr_t)dcio_commit(arg, 0, 0);
 }
 
-static double stat_of(struct tl_ctx *c, const char *path)
-{
-	char *js = tl_stats(c->x);
-	double v = tl_json_num(js, path);
-
-	free(js);
-	return v;
-}
-
 /* A COMMIT's flush runs while a pass drops the file's ranges: its fsync
  * holds references to the pages it writes and waits on, so DONTNEED leaves
  * them cached (clean, and for good: seen as test_dcio_worker's pages
@@ -509,20 +500,20 @@ static void t_flush_overlap(void)
 	CU_ASSERT_EQUAL(atomic_load(&flush_in), 1);
 	/* over the file threshold: a pass now, inside the flush */
 	CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), 4096, DCIO_UNSTABLE), 0);
-	for (int i = 0; i < 3000 && stat_of(&c, "flusher.drops_retried") < 1;
+	for (int i = 0; i < 3000 && tl_stat(c.x, "flusher.drops_retried") < 1;
 	     i++)
 		usleep(1000);
-	CU_ASSERT_TRUE(stat_of(&c, "flusher.drops_retried") >= 1);
+	CU_ASSERT_TRUE(tl_stat(c.x, "flusher.drops_retried") >= 1);
 	/* still held: the ranges stay the file's */
-	CU_ASSERT_TRUE(stat_of(&c, "flusher.held_bytes") > 0);
+	CU_ASSERT_TRUE(tl_stat(c.x, "flusher.held_bytes") > 0);
 	atomic_store(&flush_hold, false);
 	pthread_join(th, &rc);
 	CU_ASSERT_EQUAL((intptr_t)rc, 0);
-	double passes = stat_of(&c, "flusher.passes");
-	for (int i = 0; i < 300 && stat_of(&c, "flusher.held_bytes") > 0; i++)
+	double passes = tl_stat(c.x, "flusher.passes");
+	for (int i = 0; i < 300 && tl_stat(c.x, "flusher.held_bytes") > 0; i++)
 		usleep(10000);
-	CU_ASSERT_EQUAL(stat_of(&c, "flusher.held_bytes"), 0);
-	CU_ASSERT_TRUE(stat_of(&c, "flusher.passes") > passes);
+	CU_ASSERT_EQUAL(tl_stat(c.x, "flusher.held_bytes"), 0);
+	CU_ASSERT_TRUE(tl_stat(c.x, "flusher.passes") > passes);
 	for (int i = 0;
 	     i < 100 && (res = tl_resident(tl_path(&c.fs, "o"))) > 0.05; i++)
 		usleep(10000);
@@ -586,11 +577,11 @@ static void busy_file(int nfiles)
 				 calls[i].len == (1 << 20);
 		pthread_mutex_unlock(&mu);
 		CU_ASSERT_TRUE(whole);
-		CU_ASSERT_TRUE(stat_of(&c, "flusher.busy_starts") >= 1);
+		CU_ASSERT_TRUE(tl_stat(c.x, "flusher.busy_starts") >= 1);
 	} else {
 		usleep(200000);
 		CU_ASSERT_EQUAL(sfr_calls_on(fa, SYNC_FILE_RANGE_WRITE), 1);
-		CU_ASSERT_EQUAL(stat_of(&c, "flusher.busy_starts"), 0);
+		CU_ASSERT_EQUAL(tl_stat(c.x, "flusher.busy_starts"), 0);
 	}
 	/* the pass is still waiting */
 	CU_ASSERT_EQUAL(atomic_load(&stall_in), 1);
@@ -605,7 +596,7 @@ static void busy_file(int nfiles)
 	CU_ASSERT_EQUAL(dcio_file_close(a), 0);
 	for (int i = 0; i < nfiles - 1; i++)
 		CU_ASSERT_EQUAL(dcio_file_close(o[i]), 0);
-	CU_ASSERT_EQUAL(stat_of(&c, "flusher.held_bytes"), 0);
+	CU_ASSERT_EQUAL(tl_stat(c.x, "flusher.held_bytes"), 0);
 	tl_ctx_close(&c);
 }
 

@@ -529,15 +529,6 @@ static void t_kick_busy_cpu(void)
 	teardown(&t);
 }
 
-static double flusher_stat(struct tl_ctx *t, const char *key)
-{
-	char *s = tl_stats(t->x);
-	double v = tl_json_num(s, key);
-
-	free(s);
-	return v;
-}
-
 /* Kicked ranges make no file due at flush_file_bytes (1 MiB here; the
  * kernel drops their pages itself): a pass takes them at the export's
  * threshold (8 MiB) or interval (a minute here), and drops what is left. */
@@ -549,15 +540,14 @@ static void t_kick_export_threshold(void)
 	open_kick_every(&t, NULL, 1000000, 60000);
 	tl_fill(buf, sizeof(buf), 0, 2);
 	write_mibs(&t, buf, 0, 4);
-	CU_ASSERT_EQUAL(flusher_stat(&t, "worker_writes.kicked"), 4);
-	CU_ASSERT_EQUAL(flusher_stat(&t, "flusher.passes"), 0);
-	CU_ASSERT_EQUAL(flusher_stat(&t, "flusher.held_bytes"), 4 << 20);
+	CU_ASSERT_EQUAL(tl_stat(t.x, "worker_writes.kicked"), 4);
+	CU_ASSERT_EQUAL(tl_stat(t.x, "flusher.passes"), 0);
+	CU_ASSERT_EQUAL(tl_stat(t.x, "flusher.held_bytes"), 4 << 20);
 	write_mibs(&t, buf, 4, 4);
-	for (int i = 0; i < 100 && flusher_stat(&t, "flusher.held_bytes") > 0;
-	     i++)
+	for (int i = 0; i < 100 && tl_stat(t.x, "flusher.held_bytes") > 0; i++)
 		usleep(50000);
-	CU_ASSERT(flusher_stat(&t, "flusher.passes") >= 1);
-	CU_ASSERT_EQUAL(flusher_stat(&t, "flusher.held_bytes"), 0);
+	CU_ASSERT(tl_stat(t.x, "flusher.passes") >= 1);
+	CU_ASSERT_EQUAL(tl_stat(t.x, "flusher.held_bytes"), 0);
 	committed_dropped(&t, 7 << 20, 2);
 	teardown(&t);
 }
