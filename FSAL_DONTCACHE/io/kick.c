@@ -180,12 +180,9 @@ int kick_sched_fd(void)
 
 void kick_timer_start(struct kick_timer *t)
 {
-	int err = errno;
-
 	t->fd = kick_sched_fd();
 	t->sched = kick_clock(t->fd);
 	t->wall = now_ns();
-	errno = err;
 }
 
 void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r)

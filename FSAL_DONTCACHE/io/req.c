@@ -187,6 +187,13 @@ enum req_status req_result(struct dcio_req *q, long res)
 	return REQ_AGAIN;
 }
 
+/* A write chosen for the kernel's kick (kick_choose, only for writes) and
+ * still issued RWF_DONTCACHE (not fallen back on EOPNOTSUPP) */
+static bool kicked(const struct dcio_req *q)
+{
+	return q->kick_timed && (q->rwflags & RWF_DONTCACHE);
+}
+
 /* The blocking form: used by pool threads and by DCIO_FLUSH_INLINE callers. */
 void req_exec_sync(struct dcio_req *q)
 {
@@ -200,8 +207,7 @@ void req_exec_sync(struct dcio_req *q)
 		uint64_t delay;
 		ssize_t r;
 		off_t off = (off_t)(q->io_off + q->xfer);
-		bool timed = q->op == REQ_WRITE && q->kick_timed &&
-			     (q->rwflags & RWF_DONTCACHE);
+		bool timed = kicked(q);
 		struct kick_timer kt;
 
 		if (timed)
@@ -345,11 +351,8 @@ static void top_finish(struct dcio_req *q, int err)
 		flusher_note(f, q->off, q->len,
 			     q->inline_ ? FL_STARTED : FL_DIRTY);
 	} else if (__atomic_load_n(&q->dc_written, __ATOMIC_ACQUIRE)) {
-		/* kick_timed: issued RWF_DONTCACHE with the kernel's kick */
 		flusher_note(f, q->off, q->len,
-			     q->kick_timed && (q->rwflags & RWF_DONTCACHE)
-				     ? FL_KICKED
-				     : FL_STARTED);
+			     kicked(q) ? FL_KICKED : FL_STARTED);
 	}
 	if (q->stable == DCIO_UNSTABLE) {
 		if (stable_reply(q)) {
