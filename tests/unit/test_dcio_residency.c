@@ -76,11 +76,17 @@ static double run_once(enum dcio_write_mode wm, int passes, char **stats)
 		/* measured while dirty: a drop_caches elsewhere on the machine
 		 * cannot take dirty pages away */
 	} else if (wm == DCIO_WRITE_DROPBEHIND) {
-		/* no COMMIT: the flusher alone must write back and drop */
+		/* no COMMIT: the flusher alone must write back and drop.
+		 * Writes whose writeback an idle thread started while their
+		 * file's pass waited (busy_starts) count as coalesced only
+		 * when the next pass takes the file: wait for that too */
 		for (int i = 0; i < 200; i++) {
 			char *js = tl_stats(x);
-			bool started = tl_json_num(js, "flusher.bytes") ==
-				       (double)FILE_SIZE;
+			bool started =
+				tl_json_num(js, "flusher.bytes") ==
+					(double)FILE_SIZE &&
+				tl_json_num(js, "flusher.writes_coalesced") ==
+					(double)(FILE_SIZE / WLEN);
 			free(js);
 			if (started && tl_resident(big) < 0.05)
 				break;
