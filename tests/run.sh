@@ -88,10 +88,11 @@ report() { # report STATUS NAME MS LOG
   esac
   echo "$st $name ($(secs "$ms")s)"
   if [ "$st" = FAIL ]; then
-    # The failed checks first (scenarios print "FAIL: ..." and programs "not ok - ..."), then
-    # the end of the log.
+    # The failed checks first (scenarios print "FAIL: ..." and programs "not ok - ...", CUnit
+    # "Test: name ...FAILED" and then "1. file.c:line  - expression"), then the end of the log.
     echo "  ---- failed checks in $log"
-    grep -E '^(not ok|FAIL:|CRASH:)|\*\*\*Failed|Timeout|timed out' "$log" | head -n 40 | cut -c1-300 | sed 's/^/  | /'
+    grep -E '^(not ok|FAIL:|CRASH:)|\*\*\*Failed|Timeout|timed out|\.\.\.FAILED|^ +[0-9]+\. [^ ]+:[0-9]+ ' \
+      "$log" | head -n 40 | cut -c1-300 | sed 's/^/  | /'
     echo "  ---- last lines"
     grep -v ':DBUS :\|krb5\|keytab\|gssd_refresh\|svc_vc_wait\|^ok' "$log" | tail -n 12 | cut -c1-300 | sed 's/^/  | /'
     echo "  ----"
