@@ -609,9 +609,13 @@ static void t_failed_write_settles(void)
 	atomic_store(&fail_fdatasync_once, EIO);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE),
 			ENOSPC);
-	for (int i = 0; i < 10000 && atomic_load(&fail_fdatasync_once); i++)
+	/* the settle's fdatasync took the error; its flush is done (and the
+	 * error noted) once errors.EIO says so: a write begun before that is
+	 * in flight across a failed flush, and lost with it */
+	for (int i = 0; i < 10000 && tl_stat(c.x, "errors.EIO") < 1; i++)
 		usleep(1000);
 	CU_ASSERT_EQUAL_FATAL(atomic_load(&fail_fdatasync_once), 0);
+	CU_ASSERT_EQUAL_FATAL(tl_stat(c.x, "errors.EIO"), 1);
 	atomic_store(&fail_write_off, -1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), 0);
