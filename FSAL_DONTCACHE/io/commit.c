@@ -252,6 +252,12 @@ int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, unsigned flags)
 		pthread_cond_wait(&f->gc.cv, &f->gc.mu);
 	if (!force && f->gc.write_seq == f->gc.flushed_seq) {
 		ST_ADD(x->st.gc_nodirty, 1);
+		/* Nothing acknowledged is unflushed, but a flush still running
+		 * decides the ranges it took: a flusher error that lost the
+		 * pending ones meanwhile (em_lose_pending) set flushed_seq
+		 * without them, and they are lost only when that flush ends. */
+		while (f->gc.flushing)
+			pthread_cond_wait(&f->gc.cv, &f->gc.mu);
 	} else if (f->gc.flushing && !force &&
 		   f->gc.write_seq == f->gc.flush_covered &&
 		   (f->gc.flush_fsync || !fsync)) {
