@@ -281,9 +281,14 @@ static void t_kick_deferred(void)
 }
 
 /* An export whose writes of up to 1 MiB run on the caller with the
- * kernel kicking in the syscall (6.14-7.1), kicks allowed up to us_per_mib */
-static void open_kick_every(struct tl_ctx *t, const struct dcio_syscalls *sys,
-			    uint32_t us_per_mib, uint32_t interval_ms)
+ * kernel kicking in the syscall (6.14-7.1), kicks allowed up to us_per_mib.
+ * mem: on a device the test makes slow or fast itself, a private tmpfs
+ * (memory: no disk to wait for, whatever the programs beside the tests do
+ * to this machine's disk) written through sys, whose pwritev2 passes the
+ * engine's RWF_DONTCACHE on as a plain write (mem_pwritev2: tmpfs refuses
+ * the flag; no probe tells the export so). */
+static void open_kick_on(struct tl_ctx *t, const struct dcio_syscalls *sys,
+			 uint32_t us_per_mib, uint32_t interval_ms, bool mem)
 {
 	struct dcio_engine_params ep = { .threads = 1,
 					 .ring_entries = 64,
@@ -296,43 +301,33 @@ static void open_kick_every(struct tl_ctx *t, const struct dcio_syscalls *sys,
 	p.kick_us_per_mib = us_per_mib;
 	if (interval_ms)
 		p.flush_interval_ms = interval_ms;
-	tl_ctx_open(t, &(struct tl_setup){ .fs = &fs,
-					   .ep = &ep,
-					   .sys = sys,
-					   .p = &p,
-					   .flags = O_TRUNC });
+	tl_ctx_open(t,
+		    &(struct tl_setup){ .fs = mem ? NULL : &fs,
+					.kind = mem ? TL_FS_TMPFS : TL_FS_EXT4,
+					.tmpfs_mb = 64,
+					.ep = &ep,
+					.sys = sys,
+					.p = &p,
+					.no_dirfd = mem,
+					.flags = O_TRUNC });
+}
+
+static void open_kick_every(struct tl_ctx *t, const struct dcio_syscalls *sys,
+			    uint32_t us_per_mib, uint32_t interval_ms)
+{
+	open_kick_on(t, sys, us_per_mib, interval_ms, false);
 }
 
 static void open_kick(struct tl_ctx *t, const struct dcio_syscalls *sys,
 		      uint32_t us_per_mib)
 {
-	open_kick_every(t, sys, us_per_mib, 0);
+	open_kick_on(t, sys, us_per_mib, 0, false);
 }
 
-/* The same on a device the test makes slow or fast itself: a private tmpfs
- * (memory: no disk to wait for, whatever the programs beside the tests do
- * to this machine's disk) written through sys, whose pwritev2 passes the
- * engine's RWF_DONTCACHE on as a plain write (tmpfs refuses the flag; no
- * probe tells the export so). */
 static void open_kick_mem(struct tl_ctx *t, const struct dcio_syscalls *sys,
 			  uint32_t us_per_mib)
 {
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = false,
-					 .kick = DCIO_KICK_INLINE };
-	struct dcio_export_params p = tl_params(
-		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-
-	p.caller_write_max = 1 << 20;
-	p.kick_us_per_mib = us_per_mib;
-	tl_ctx_open(t, &(struct tl_setup){ .kind = TL_FS_TMPFS,
-					   .tmpfs_mb = 64,
-					   .ep = &ep,
-					   .sys = sys,
-					   .p = &p,
-					   .no_dirfd = true,
-					   .flags = O_TRUNC });
+	open_kick_on(t, sys, us_per_mib, 0, true);
 }
 
 /* A kicked write on that device: as fast as memory */
