@@ -16,6 +16,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/io_uring.h>
 #include <linux/magic.h>
@@ -241,6 +242,26 @@ double tl_stat(struct dcio_export *x, const char *path)
 
 	free(js);
 	return v;
+}
+
+double tl_wait_stat(struct dcio_export *x, const char *path, enum tl_cmp cmp,
+		    double value, int ms)
+{
+	struct timespec t0, t;
+	double v;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		v = tl_stat(x, path);
+		if (cmp == TL_AT_LEAST ? v >= value : v <= value)
+			return v;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 >=
+		    ms)
+			return v;
+		usleep(1000);
+	}
 }
 
 /* ---- JSON: a strict recursive-descent walk that records the raw text of

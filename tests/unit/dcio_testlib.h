@@ -52,6 +52,12 @@ bool tl_json_get(const char *s, const char *path, char *out, size_t outlen);
 double tl_json_num(const char *s, const char *path); /* -1 if missing */
 /* one number of x's stats now (tl_stats, tl_json_num) */
 double tl_stat(struct dcio_export *x, const char *path);
+/* Polls tl_stat(x, path) until it is at least (TL_AT_LEAST) or at most
+ * (TL_AT_MOST) value, for up to ms milliseconds; returns the last value
+ * read, so the caller asserts on it. */
+enum tl_cmp { TL_AT_LEAST, TL_AT_MOST };
+double tl_wait_stat(struct dcio_export *x, const char *path, enum tl_cmp cmp,
+		    double value, int ms);
 /* The dotted paths of every value that is not an object (arrays are
  * leaves), in document order; 0 if s is not valid JSON. */
 size_t tl_json_keys(const char *s, char ***keys);

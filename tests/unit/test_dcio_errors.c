@@ -223,7 +223,9 @@ static char buf[1 << 20];
 struct committer {
 	struct dcio_file *f;
 	pthread_barrier_t *bar;
+	uint64_t off, len; /* failing_commit's range (0, 0: the whole file) */
 	int rc;
+	atomic_int done; /* failing_commit returned */
 };
 
 static void *commit_thread(void *arg)
@@ -550,7 +552,8 @@ static void t_inflight_write_lost(void)
 static void *failing_commit(void *arg)
 {
 	struct committer *k = arg;
-	k->rc = dcio_commit(k->f, 0, 0);
+	k->rc = dcio_commit(k->f, k->off, k->len);
+	atomic_store(&k->done, 1);
 	return NULL;
 }
 
@@ -612,10 +615,9 @@ static void t_failed_write_settles(void)
 	/* the settle's fdatasync took the error; its flush is done (and the
 	 * error noted) once errors.EIO says so: a write begun before that is
 	 * in flight across a failed flush, and lost with it */
-	for (int i = 0; i < 10000 && tl_stat(c.x, "errors.EIO") < 1; i++)
-		usleep(1000);
+	CU_ASSERT_EQUAL_FATAL(
+		tl_wait_stat(c.x, "errors.EIO", TL_AT_LEAST, 1, 10000), 1);
 	CU_ASSERT_EQUAL_FATAL(atomic_load(&fail_fdatasync_once), 0);
-	CU_ASSERT_EQUAL_FATAL(tl_stat(c.x, "errors.EIO"), 1);
 	atomic_store(&fail_write_off, -1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), 0);
@@ -652,17 +654,6 @@ static void t_flusher_error_during_flush(void)
 	teardown(&c, 0);
 }
 
-static atomic_int commit_done;
-
-static void *commit_first_range(void *arg)
-{
-	struct committer *k = arg;
-
-	k->rc = dcio_commit(k->f, 0, 4096);
-	atomic_store(&commit_done, 1);
-	return NULL;
-}
-
 /* A flusher error while a flush runs loses the writes acknowledged since
  * it began (em_lose_pending: nothing is left unflushed); the writes the
  * flush took are lost only when it ends, failed by the error. A COMMIT of
@@ -689,13 +680,12 @@ static void t_commit_waits_failing_flush(void)
 		usleep(1000);
 	CU_ASSERT_EQUAL_FATAL(atomic_load(&n_sfr_fail), 1);
 	/* the first write's COMMIT: it must not answer before the flush */
-	atomic_store(&commit_done, 0);
-	k2 = (struct committer){ .f = c.f, .rc = -1 };
-	CU_ASSERT_EQUAL_FATAL(
-		pthread_create(&tid2, NULL, commit_first_range, &k2), 0);
-	for (int i = 0; i < 200 && !atomic_load(&commit_done); i++)
+	k2 = (struct committer){ .f = c.f, .len = 4096, .rc = -1 };
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&tid2, NULL, failing_commit, &k2),
+			      0);
+	for (int i = 0; i < 200 && !atomic_load(&k2.done); i++)
 		usleep(1000);
-	CU_ASSERT_FALSE(atomic_load(&commit_done));
+	CU_ASSERT_FALSE(atomic_load(&k2.done));
 	atomic_store(&hold_fdatasync, 0);
 	pthread_join(tid, NULL);
 	pthread_join(tid2, NULL);

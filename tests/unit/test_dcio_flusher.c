@@ -500,19 +500,17 @@ static void t_flush_overlap(void)
 	CU_ASSERT_EQUAL(atomic_load(&flush_in), 1);
 	/* over the file threshold: a pass now, inside the flush */
 	CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), 4096, DCIO_UNSTABLE), 0);
-	for (int i = 0; i < 3000 && tl_stat(c.x, "flusher.drops_retried") < 1;
-	     i++)
-		usleep(1000);
-	CU_ASSERT_TRUE(tl_stat(c.x, "flusher.drops_retried") >= 1);
+	CU_ASSERT_TRUE(tl_wait_stat(c.x, "flusher.drops_retried", TL_AT_LEAST,
+				    1, 3000) >= 1);
 	/* still held: the ranges stay the file's */
 	CU_ASSERT_TRUE(tl_stat(c.x, "flusher.held_bytes") > 0);
 	atomic_store(&flush_hold, false);
 	pthread_join(th, &rc);
 	CU_ASSERT_EQUAL((intptr_t)rc, 0);
 	double passes = tl_stat(c.x, "flusher.passes");
-	for (int i = 0; i < 300 && tl_stat(c.x, "flusher.held_bytes") > 0; i++)
-		usleep(10000);
-	CU_ASSERT_EQUAL(tl_stat(c.x, "flusher.held_bytes"), 0);
+	CU_ASSERT_EQUAL(
+		tl_wait_stat(c.x, "flusher.held_bytes", TL_AT_MOST, 0, 3000),
+		0);
 	CU_ASSERT_TRUE(tl_stat(c.x, "flusher.passes") > passes);
 	for (int i = 0;
 	     i < 100 && (res = tl_resident(tl_path(&c.fs, "o"))) > 0.05; i++)

@@ -233,8 +233,7 @@ static void workload(struct tl_ctx *c)
 				0);
 	/* the flusher's first pass (the file is due at flush_file_bytes) runs
 	 * on its own thread: a loaded machine may not run it before close */
-	for (int i = 0; i < 2000 && tl_stat(c->x, "flusher.passes") < 1; i++)
-		usleep(5000);
+	tl_wait_stat(c->x, "flusher.passes", TL_AT_LEAST, 1, 10000);
 	for (int i = 0; i < 3; i++)
 		CU_ASSERT_EQUAL(tl_read(c->f, buf, sizeof(buf), 0, &got), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c->f, 0, 0), EIO);
