@@ -17,13 +17,11 @@
  * writer sees at once (a few ms over the limit) stops nothing. Each worker
  * thread keeps its schedstat open from its first kicked write to its exit:
  * opening it for every write (a walk through /proc) took 3% of ganesha's CPU
- * at 64 writers. A pread of the kept fd takes 0.3-1.8 us, and a write whose
- * wall time is within the limit needs none after it, that time bounding its
- * sleep (16 writers on ext4: 0.91 preads per WRITE instead of 1.42). Past
- * the limit the export writes buffered until a hold has passed
- * (DCIO_KICK_HOLD_MS, doubled while the device stays slow) and the flusher
- * holds no more than half the writers' budget (where the device is slow,
- * coalesced writers sit at the budget); then it tries again. */
+ * at 64 writers; two preads of a kept fd take ~0.6 us. Past the limit the
+ * export writes buffered until a hold has passed (DCIO_KICK_HOLD_MS, doubled
+ * while the device stays slow) and the flusher holds no more than half the
+ * writers' budget (where the device is slow, coalesced writers sit at the
+ * budget); then it tries again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -190,19 +188,12 @@ void kick_timer_start(struct kick_timer *t)
 void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r)
 {
 	int err = errno;
-	uint64_t wall = now_ns() - t->wall, sched = KICK_NO_CLOCK, end;
-	uint64_t limit = (uint64_t)XP(x, kick_us_per_mib) * 1000;
+	uint64_t sched = kick_clock(t->fd), wall = now_ns() - t->wall;
 
-	/* A syscall whose wall time is within the limit slept no longer:
-	 * that bound is its sample, without a second read of schedstat
-	 * (nearly every write where the device keeps up) */
-	if (r > 0 && t->sched != KICK_NO_CLOCK &&
-	    (wall > UINT64_MAX >> 20 || (wall << 20) / (uint64_t)r > limit)) {
-		end = kick_clock(t->fd);
-		if (end != KICK_NO_CLOCK)
-			sched = end - t->sched;
-	}
 	if (r > 0)
-		kick_sample(x, (uint64_t)r, wall, sched);
+		kick_sample(x, (uint64_t)r, wall,
+			    t->sched == KICK_NO_CLOCK || sched == KICK_NO_CLOCK
+				    ? KICK_NO_CLOCK
+				    : sched - t->sched);
 	errno = err; /* the syscall's, for req_result */
 }

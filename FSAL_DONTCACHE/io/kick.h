@@ -58,9 +58,8 @@ void kick_timer_start(struct kick_timer *t);
  * call and kept until the thread exits; < 0 where it cannot be had. */
 int kick_sched_fd(void);
 /* The syscall returned r: when it moved bytes, its time asleep (the wall
- * time less the time it ran or waited for a CPU; the wall time alone where
- * that is within the limit) joins the export's average. errno stays as the
- * syscall left it. */
+ * time less the time it ran or waited for a CPU) joins the export's
+ * average. errno stays as the syscall left it. */
 void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r);
 
 #endif
