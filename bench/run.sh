@@ -44,7 +44,14 @@ usage: bench/run.sh [--quick] [options]
   --dir DIR            where export directories live (default /var/tmp/dcbench; must not be tmpfs)
   --fs ext4|xfs        put the exports on a fresh filesystem of that type instead: a sparse
                        image under --dir on a loop device (direct I/O, so the image's own
-                       filesystem caches nothing), made and mounted for the run, removed after
+                       filesystem caches nothing), made and mounted for the run, removed after;
+                       the loop device's request size (queue/max_sectors_kb) is set to its
+                       largest (max_hw_sectors_kb): the kernel keeps a cap that an earlier user
+                       of the same loop device set (the fault tests' 4 KiB) across detach
+  --disk-mbps N        with --fs: cap the loop device's writes at N MB/s (10^6 bytes; 1..100000)
+                       with a blkio throttle (cgroup v1 blkio.throttle.write_bps_device, removed
+                       after the run): a device slower than the clients, whatever the host's
+                       disk (default: none)
   --out DIR            output directory (default out/bench-<timestamp> in the repository)
   --drop-caches files|global  what is evicted from the page cache before each run: files
                        (default) the export directories' files (the hot set; a run's written
@@ -79,7 +86,7 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 # ---------------------------------------------------------------- options
 declare -A VARIANT=()
 VARIANTS=()
-QUICK=0 REPS=3 TIME= WARMUP=0 SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 DROP=files ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4 FS=
+QUICK=0 REPS=3 TIME= WARMUP=0 SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 DROP=files ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4 FS= DISK_MBPS=
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -95,6 +102,7 @@ while [ $# -gt 0 ]; do
     --module) MODULE=${2:-}; shift ;;
     --dir) DIR=${2:-}; shift ;;
     --fs) FS=${2:-}; shift ;;
+    --disk-mbps) DISK_MBPS=${2:-}; shift ;;
     --out) OUT=${2:-}; shift ;;
     --keep) KEEP=1 ;;
     --drop-caches) DROP=${2:-}; shift ;;
@@ -124,6 +132,12 @@ done
 : "${MEMLIM:=2G}"
 [[ $MEMLIM =~ ^[0-9]+[KMG]?$ ]] || die "--mem-limit like 2G or 512M"
 case $FS in ''|ext4|xfs) ;; *) die "--fs takes ext4 or xfs" ;; esac
+if [ -n "$DISK_MBPS" ]; then
+  [[ $DISK_MBPS =~ ^[1-9][0-9]{0,5}$ ]] && [ "$DISK_MBPS" -le 100000 ] || die "--disk-mbps must be 1..100000 (MB/s)"
+  [ -n "$FS" ] || die "--disk-mbps needs --fs (it throttles the bench's own loop device)"
+  [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ] ||
+    die "--disk-mbps needs the cgroup v1 blkio controller (/sys/fs/cgroup/blkio)"
+fi
 case $DROP in files|global) ;; *) die "--drop-caches takes files or global" ;; esac
 case $GANESHA in 4|4.3) GANESHA=4 ;; 6|6.5) GANESHA=6 ;; *) die "--ganesha takes 4 or 6" ;; esac
 to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
@@ -190,6 +204,7 @@ if [ $INNER = 0 ]; then
   [ -n "$ENGINE" ] && args+=(--engine "$ENGINE")
   [ -n "$EXPORT" ] && args+=(--export "$EXPORT")
   [ -n "$FS" ] && args+=(--fs "$FS")
+  [ -n "$DISK_MBPS" ] && args+=(--disk-mbps "$DISK_MBPS")
   for v in "${VARIANTS[@]}"; do args+=(--variant "$v=${VARIANT[$v]}"); done
   args+=(--ganesha "$GANESHA")
   [ $MALLOC_ALL = 1 ] && args+=(--malloc-all)
@@ -282,10 +297,25 @@ if [ -n "$FS" ]; then   # inside the private mount namespace: the mount dies wit
   [ "$avail" -ge "$isize" ] || die "not enough free space under $DIR for a $FS image of $(( (isize >> 30) + 1 )) GiB"
   truncate -s "$isize" "$img" && mkdir -p "$FSMNT" &&
     LOOPDEV=$(losetup --direct-io=on -f --show "$img") || { rm -f "$img"; die "cannot attach $img"; }
-  if ! "mkfs.$FS" -q "${mkfs_opts[@]}" "$LOOPDEV" >/dev/null 2>&1 || ! mount "$LOOPDEV" "$FSMNT"; then
-    losetup -d "$LOOPDEV"; rm -f "$img"; die "cannot make or mount $FS on $LOOPDEV"
+  # blkio throttle rules and the request size are the device's, kept across detach: set
+  # both, undo the rule at the end (the request size is left at the device's largest)
+  q=/sys/block/${LOOPDEV#/dev/}/queue throttle=/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device
+  devno=$(cat "/sys/block/${LOOPDEV#/dev/}/dev")
+  fs_cleanup() {
+    umount "$FSMNT" 2>/dev/null
+    [ -z "$DISK_MBPS" ] || echo "$devno 0" > "$throttle" 2>/dev/null
+    losetup -d "$LOOPDEV" 2>/dev/null; rm -f "$img"; rmdir "$FSMNT" 2>/dev/null
+  }
+  cat "$q/max_hw_sectors_kb" > "$q/max_sectors_kb" 2>/dev/null
+  LOOP_KB=$(cat "$q/max_sectors_kb")
+  [ "$LOOP_KB" = "$(cat "$q/max_hw_sectors_kb")" ] || { fs_cleanup; die "cannot set $q/max_sectors_kb to its largest"; }
+  if [ -n "$DISK_MBPS" ]; then
+    echo "$devno $((DISK_MBPS * 1000000))" > "$throttle" &&
+      grep -qx "$devno $((DISK_MBPS * 1000000))" "$throttle" || { fs_cleanup; die "cannot throttle $LOOPDEV in $throttle"; }
   fi
-  fs_cleanup() { umount "$FSMNT" 2>/dev/null; losetup -d "$LOOPDEV" 2>/dev/null; rm -f "$img"; rmdir "$FSMNT" 2>/dev/null; }
+  if ! "mkfs.$FS" -q "${mkfs_opts[@]}" "$LOOPDEV" >/dev/null 2>&1 || ! mount "$LOOPDEV" "$FSMNT"; then
+    fs_cleanup; die "cannot make or mount $FS on $LOOPDEV"
+  fi
   DIR=$FSMNT
 fi
 avail=$(( $(df -P -k "$DIR" | awk 'NR==2{print $4}') * 1024 ))
@@ -517,10 +547,10 @@ module: ${MODULE:-none}
 module DONTCACHE block: ${ENGINE:-defaults}; extra export parameters: ${EXPORT:-none}
 variants: $(for v in "${VARIANTS[@]}"; do printf "%s = [%s]  " "$v" "${VARIANT[$v]}"; done)
 malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE tunes its own only with Malloc_Tuning = true)")
-export dirs: $work/exp (filesystem $(findmnt -n -o FSTYPE -T "$DIR")$([ -n "$FS" ] && echo ": --fs $FS on $LOOPDEV, direct I/O"))
+export dirs: $work/exp (filesystem $(findmnt -n -o FSTYPE -T "$DIR")$([ -n "$FS" ] && echo ": --fs $FS on $LOOPDEV, direct I/O, max_sectors_kb $LOOP_KB")$([ -n "$DISK_MBPS" ] && echo ", writes throttled to $DISK_MBPS MB/s (--disk-mbps; blkio rule: $(grep "^$devno " "$throttle"))"))
 hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 page cache evicted before each run (--drop-caches): $DROP$([ "$DROP" = files ] && echo " (the export directories' files)" || echo " (the whole machine's)"); cache peaks are the growth over each run's start
-command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --drop-caches $DROP --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")
+command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --drop-caches $DROP --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")$([ -n "$FS" ] && echo " --fs $FS")$([ -n "$DISK_MBPS" ] && echo " --disk-mbps $DISK_MBPS")
 EOF
 if [ ${#excluded[@]} -gt 0 ]; then
   { echo "modes left out (preflight write+COMMIT failed):"; printf '  %s\n' "${excluded[@]}"; } >> "$OUT/config.txt"

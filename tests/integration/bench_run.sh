@@ -11,6 +11,10 @@
 # --fs ext4 at the default 2 GiB memory limit (a 26 GiB run: its image once left 25 GiB free,
 # ext4 reserving 5% for root, and every --fs ext4 run was refused): one 1-second seq1 run of
 # FSAL_VFS on it is ok (skipped where the host has less than 28 GiB free).
+# The loop device's request size is set to its largest whatever an earlier user left on it (a 4
+# KiB cap planted on the next free loop device first: the kernel keeps it across detach, and the
+# fault tests set it); with --disk-mbps the loop device's writes are throttled by a blkio rule
+# that config.txt names and that is gone after the run. --disk-mbps without --fs, or 0, is refused.
 # run.sh timeout: 360
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "the --variant half needs FSAL_DONTCACHE (run it with the module)"
@@ -32,12 +36,19 @@ bad "--fs btrfs" --fs btrfs --dir "$dir" --out "$IT_WORK/o1"
 bad "--variant without =" --variant nothing --dir "$dir" --out "$IT_WORK/o2"
 bad "--warmup not a number" --warmup soon --dir "$dir" --out "$IT_WORK/o4"
 bad "--drop-caches none" --drop-caches none --dir "$dir" --out "$IT_WORK/o5"
+bad "--disk-mbps without --fs" --disk-mbps 100 --dir "$dir" --out "$IT_WORK/o6"
+bad "--disk-mbps 0" --disk-mbps 0 --fs xfs --dir "$dir" --out "$IT_WORK/o7"
 bad "--variant named like a mode" --variant 'inline=Worker_Write_Max = 0;' --dir "$dir" --out "$IT_WORK/o3"
 
+# a cap left on the loop device run.sh is about to take
+next=$(losetup -f) && echo 4 > "/sys/block/${next#/dev/}/queue/max_sectors_kb" &&
+  it_log "planted max_sectors_kb 4 on $next" || it_log "could not plant a cap on the next loop device"
+throttle=/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device mbps=()
+[ -f "$throttle" ] && mbps=(--disk-mbps 2000) || it_log "no cgroup v1 blkio: --disk-mbps not run"
 gv=4 drop=()
 [ -n "${GSH_ROOT:-}" ] && { gv=6; drop=(--drop-caches global); export DC_DEBIAN13_ROOT=$GSH_ROOT; }
 it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv "${drop[@]}" --quick --reps 1 --time 1 --warmup 1 --mem-limit 512M --modes vfs \
-  --variant 'wzero=Worker_Write_Max = 0;' --scenarios seq1,cqd1 --fs xfs --dir "$dir" --out "$out" \
+  --variant 'wzero=Worker_Write_Max = 0;' --scenarios seq1,cqd1 --fs xfs "${mbps[@]}" --dir "$dir" --out "$out" \
   --module "$IT_MODULE" > "$IT_WORK/run.out" 2>&1 ||
   it_die "run.sh failed: $(tail -5 "$IT_WORK/run.out" | tr '\n' ' ')"
 rows=$(awk -F, 'NR > 1 && $4 == 1 {print $1 ":" $2}' "$out/runs.csv" | sort | tr '\n' ' ')
@@ -53,6 +64,22 @@ w=$(jq -r '.config.warmup_s' "$out/runs/seq1.vfs.1.json" 2>/dev/null)
   it_fail "--warmup 1: warmup_s '$w', config: $(grep 'seconds per run' "$out/config.txt")"
 grep -q 'filesystem xfs: --fs xfs on /dev/loop' "$out/config.txt" && it_pass "config.txt names the xfs loop filesystem" ||
   it_fail "config.txt: $(grep 'export dirs' "$out/config.txt")"
+loop=$(sed -n 's/.*--fs xfs on \(\/dev\/loop[0-9]*\),.*/\1/p' "$out/config.txt")
+kb=$(sed -n 's/.*direct I\/O, max_sectors_kb \([0-9]*\).*/\1/p' "$out/config.txt")
+hw=$(cat "/sys/block/${loop#/dev/}/queue/max_hw_sectors_kb" 2>/dev/null)
+[ -n "$kb" ] && [ "$kb" = "$hw" ] && it_pass "$loop ran at its largest request size ($kb KiB)" ||
+  it_fail "$loop request size '$kb' KiB, its largest '$hw': $(grep 'export dirs' "$out/config.txt")"
+# the planted cap goes, should run.sh have taken another device
+[ -n "$next" ] && cat "/sys/block/${next#/dev/}/queue/max_hw_sectors_kb" > "/sys/block/${next#/dev/}/queue/max_sectors_kb"
+if [ ${#mbps[@]} -gt 0 ]; then
+  devno=$(cat "/sys/block/${loop#/dev/}/dev" 2>/dev/null)
+  grep -q "writes throttled to 2000 MB/s (--disk-mbps; blkio rule: $devno 2000000000)" "$out/config.txt" &&
+    grep -q -- '--fs xfs --disk-mbps 2000$' "$out/config.txt" &&
+    it_pass "--disk-mbps 2000: the blkio rule $devno 2000000000 held during the run" ||
+    it_fail "--disk-mbps: $(grep -E 'export dirs|^command' "$out/config.txt" | tr '\n' ' ')"
+  grep -q "^$devno " "$throttle" && it_fail "the blkio rule is left: $(grep "^$devno " "$throttle")" ||
+    it_pass "the blkio rule is gone after the run"
+fi
 grep -q 'variants: wzero = \[Worker_Write_Max = 0;\]' "$out/config.txt" && it_pass "config.txt names the variant" ||
   it_fail "config.txt: $(grep 'variants' "$out/config.txt")"
 want=files; [ ${#drop[@]} = 0 ] || want=global

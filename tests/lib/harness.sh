@@ -89,7 +89,7 @@ it_cleanup() {
   local rc=$?
   trap - EXIT
   set +e
-  local p i f
+  local p i f q
   for p in "${IT_EXTRA_PIDS[@]}"; do
     kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
   done
@@ -98,7 +98,12 @@ it_cleanup() {
   for ((i = ${#IT_MOUNTS[@]} - 1; i >= 0; i--)); do
     umount "${IT_MOUNTS[$i]}" 2>/dev/null || umount -l "${IT_MOUNTS[$i]}" 2>/dev/null
   done
-  for p in "${IT_LOOPS[@]}"; do losetup -d "$p" 2>/dev/null; done
+  # a request-size cap (fault_eio's 4 KiB) outlives the detach: leave the device at its largest
+  for p in "${IT_LOOPS[@]}"; do
+    q=/sys/block/${p#/dev/}/queue
+    cat "$q/max_hw_sectors_kb" > "$q/max_sectors_kb" 2>/dev/null
+    losetup -d "$p" 2>/dev/null
+  done
   if [ -n "${DC_TEST_LOGDIR:-}" ] && [ -n "${IT_WORK:-}" ] && [ -d "$IT_WORK" ]; then
     mkdir -p "$DC_TEST_LOGDIR"
     for f in "$IT_WORK"/*.log "$IT_WORK"/*.conf; do
