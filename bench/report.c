@@ -300,6 +300,16 @@ void dcb_write_json(FILE *f, const struct dcb_opts *o,
 	jnum4(f, host_s < 0 ? NAN : host_s);
 	fputs(", \"host_cpu_s_per_gb\": ", f);
 	jnum4(f, host_s < 0 || gb <= 0 ? NAN : host_s / gb);
+	/* ganesha's minor page faults over the same window, per MiB moved: 256
+	 * would be every 4 KiB page of every WRITE buffer touched anew (a buffer
+	 * malloc gave back to the kernel and took again) */
+	double mf = dcb_sampler_server_minflt(sp);
+	if (mf < 0)
+		fputs(",\n    \"minor_faults\": null", f);
+	else
+		fprintf(f, ",\n    \"minor_faults\": %.0f", mf);
+	fputs(", \"minor_faults_per_mib\": ", f);
+	jnum(f, mf < 0 || gb <= 0 ? NAN : mf / (gb * 1e9 / 1048576.0));
 	fprintf(f,
 		", \"cpu_window_s\": %.3f, \"bytes_moved\": %llu,\n    \"cpu_pct\": {\n",
 		sp->n ? sp->s[sp->n - 1].t : 0.0,

@@ -379,7 +379,7 @@ run_exports() {
 # from its Stats_File at the end of the run (whole server lifetime, hot-set warm-up included).
 hdr="scenario,mode,rep,ok,mbps,mbps_durable,write_p50_ms,write_p99_ms,write_p999_ms,write_max_ms,commit_p50_ms,commit_p99_ms,commits,read_mbps,read_p99_ms,hot_end_pct,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,files_resident_peak_mib,server_cpu_pct,kswapd_cpu_pct,neighbour_mbps,bytes_asked,bytes_written,errors,verf_changes"
 hdr+=",read_p50_ms,read_p999_ms,writer_mbps,server_cpu_s,cpu_s_per_gb,rss_peak_mib,dc_fdatasyncs,dc_gc_requests,dc_gc_batches,dc_reads,dc_reads_nowait,dc_flusher_passes,fdatasync_per_commit,nowait_read_pct,dc_fallback"
-hdr+=",host_cpu_s,host_cpu_s_per_gb"
+hdr+=",host_cpu_s,host_cpu_s_per_gb,minor_faults_per_mib"
 echo "$hdr" > "$OUT/runs.csv"
 # the line of a run that produced no report
 fail_row() { echo "$1,$2,$3,0$(printf ',%.0s' $(seq $(( $(awk -F, '{print NF}' <<< "$hdr") - 4 ))))" >> "$OUT/runs.csv"; }
@@ -434,7 +434,7 @@ csv_row() {  # json scenario mode rep [FSAL_DONTCACHE stats file]
       (if $st == null or .commit.ops == 0 then "" else ratio($st.group_commit.syscalls; .commit.ops) end),
       (if $st == null or $st.reads.nowait == null then "" else ratio($st.reads.nowait * 100; $st.reads.ops) end),
       (if $st == null then "" elif $st.fallback then 1 else 0 end),
-      n(.server.host_cpu_s), n(.server.host_cpu_s_per_gb)
+      n(.server.host_cpu_s), n(.server.host_cpu_s_per_gb), n(.server.minor_faults_per_mib)
     ] | map(tostring) | join(",")' "$j"
 }
 

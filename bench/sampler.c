@@ -93,26 +93,44 @@ static int probe_cachestat(void)
 	return rc == 0;
 }
 
-uint64_t dcb_proc_ticks(int pid)
+/* /proc/PID/stat's minflt (field 10) and utime + stime (14, 15); -1 if it
+ * cannot be read */
+static int proc_stat(int pid, uint64_t *minflt, uint64_t *ticks)
 {
 	char p[64], buf[1024];
 	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
 	FILE *f = fopen(p, "re");
 	if (!f)
-		return 0;
+		return -1;
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = 0;
 	char *q = strrchr(buf, ')');
 	if (!q)
-		return 0;
-	unsigned long long ut = 0, st = 0;
-	/* after ") ": state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15) */
+		return -1;
+	unsigned long long mf = 0, ut = 0, st = 0;
+	/* after ") ": state(3) ppid pgrp session tty tpgid flags minflt(10) cminflt majflt cmajflt utime(14) stime(15) */
 	if (sscanf(q + 2,
-		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-		   &st) != 2)
-		return 0;
-	return ut + st;
+		   "%*c %*d %*d %*d %*d %*d %*u %llu %*u %*u %*u %llu %llu",
+		   &mf, &ut, &st) != 3)
+		return -1;
+	*minflt = mf;
+	*ticks = ut + st;
+	return 0;
+}
+
+uint64_t dcb_proc_ticks(int pid)
+{
+	uint64_t mf, t;
+
+	return proc_stat(pid, &mf, &t) ? 0 : t;
+}
+
+uint64_t dcb_proc_minflt(int pid)
+{
+	uint64_t mf, t;
+
+	return proc_stat(pid, &mf, &t) ? 0 : mf;
 }
 
 int dcb_parse_cpu_busy(const char *line, uint64_t *ticks)
@@ -373,6 +391,8 @@ int dcb_sampler_start(struct dcb_sampler *sp)
 		&s); /* baseline for CPU deltas, and the starting residency */
 	sp->hot_start_pct = s.hot_resident_pct;
 	sp->server_ticks_start = sp->prev_server_ticks;
+	sp->server_minflt_start =
+		sp->server_pid ? dcb_proc_minflt(sp->server_pid) : 0;
 	sp->host_ticks_start = host_busy_ticks();
 	sp->client_ticks_start = dcb_proc_ticks(getpid());
 	push(sp, &s);
@@ -393,6 +413,8 @@ void dcb_sampler_stop(struct dcb_sampler *sp)
 	dcb_sampler_take(sp, (double)(dcb_now_ns() - sp->start_ns) / 1e9, &s);
 	push(sp, &s);
 	sp->server_ticks_stop = sp->prev_server_ticks;
+	sp->server_minflt_stop =
+		sp->server_pid ? dcb_proc_minflt(sp->server_pid) : 0;
 	sp->host_ticks_stop = host_busy_ticks();
 	sp->client_ticks_stop = dcb_proc_ticks(getpid());
 	if (sp->server_pid) {
@@ -409,6 +431,14 @@ double dcb_sampler_server_cpu_s(const struct dcb_sampler *sp)
 		return -1;
 	return (double)(sp->server_ticks_stop - sp->server_ticks_start) /
 	       sysconf(_SC_CLK_TCK);
+}
+
+double dcb_sampler_server_minflt(const struct dcb_sampler *sp)
+{
+	if (!sp->server_minflt_start || !sp->server_minflt_stop ||
+	    sp->server_minflt_stop < sp->server_minflt_start)
+		return -1;
+	return (double)(sp->server_minflt_stop - sp->server_minflt_start);
 }
 
 double dcb_sampler_host_cpu_s(const struct dcb_sampler *sp)

@@ -48,6 +48,8 @@ struct dcb_sampler {
 	/* the server's utime+stime at dcb_sampler_start and dcb_sampler_stop (clock ticks;
 	 * 0: unknown) and its VmHWM at stop (-1: unknown) */
 	uint64_t server_ticks_start, server_ticks_stop;
+	/* the server's minor page faults (all its threads) at start and stop (0: unknown) */
+	uint64_t server_minflt_start, server_minflt_stop;
 	int64_t server_hwm_kib;
 	/* the machine's busy clock ticks (/proc/stat; 0: unknown) and this
 	 * process's own (the client's: the sampler runs in it) at start and stop */
@@ -80,6 +82,10 @@ double dcb_sampler_host_cpu_s(const struct dcb_sampler *sp);
 int dcb_parse_cpu_busy(const char *line, uint64_t *ticks);
 /* utime+stime of a process (all its threads, living and exited) in clock ticks; 0 if unknown. */
 uint64_t dcb_proc_ticks(int pid);
+/* Minor page faults of a process (all its threads, living and exited); 0 if unknown. */
+uint64_t dcb_proc_minflt(int pid);
+/* Minor faults of the server between dcb_sampler_start and dcb_sampler_stop, -1 if unknown. */
+double dcb_sampler_server_minflt(const struct dcb_sampler *sp);
 /* VmRSS and VmHWM of a process in KiB; returns -1 if /proc/PID/status cannot be read. */
 int dcb_proc_mem(int pid, int64_t *rss_kib, int64_t *hwm_kib);
 uint64_t dcb_now_ns(void);

@@ -56,6 +56,7 @@ END {
     fds = med(key, "dc_fdatasyncs"); fpc = med(key, "fdatasync_per_commit"); nw = med(key, "nowait_read_pct")
     fb = med(key, "dc_fallback")
     hcpg = med(key, "host_cpu_s_per_gb"); r_hcpg = ratio(hcpg, med(b, "host_cpu_s_per_gb"))
+    mfl = med(key, "minor_faults_per_mib")
     r_mb = ratio(mb, med(b, "mbps")); r_cpg = ratio(cpg, med(b, "cpu_s_per_gb")); r_rss = ratio(rss, med(b, "rss_peak_mib"))
     r_w50 = ratio(w50, med(b, "write_p50_ms")); r_w999 = ratio(w999, med(b, "write_p999_ms"))
     r_r50 = ratio(r50, med(b, "read_p50_ms")); r_r99 = ratio(r99, med(b, "read_p99_ms"))
@@ -77,6 +78,7 @@ END {
     if (s == "compete") note(sprintf("VFS neighbour %s MB/s", f(nbr, 1)))
     if (hcpg != "") note(sprintf("machine %s CPU-s/GB%s", f(hcpg, 3), (m != "vfs" && r_hcpg != "") ? sprintf(" (%.2fx)", r_hcpg) : ""))
     if (ksw != "" && ksw >= 1) note(sprintf("kswapd %s%%", f(ksw, 0)))
+    if (mfl != "") note(sprintf("%s faults/MiB", f(mfl, 1)))
     # the write path really used: no RWF_DONTCACHE on this kernel/filesystem -> dropbehind
     if ((m == "dontcache" || m == "inline" || m == "direct") && fb != "" && fb > 0)
       note("ran as dropbehind: no RWF_DONTCACHE here")
@@ -95,7 +97,7 @@ END {
     put("read_p50_ms", r50); put("read_p999_ms", r999); put("writer_mbps", wmb)
     put("server_cpu_s", cpus); put("cpu_s_per_gb", cpg); put("cpu_s_per_gb_ratio_vs_vfs", r_cpg)
     put("rss_peak_mib", rss); put("rss_ratio_vs_vfs", r_rss)
-    put("host_cpu_s_per_gb", hcpg); put("host_cpu_s_per_gb_ratio_vs_vfs", r_hcpg)
+    put("host_cpu_s_per_gb", hcpg); put("host_cpu_s_per_gb_ratio_vs_vfs", r_hcpg); put("minor_faults_per_mib", mfl)
     put("write_p50_ratio_vs_vfs", r_w50); put("write_p999_ratio_vs_vfs", r_w999)
     put("read_p50_ratio_vs_vfs", r_r50); put("read_p99_ratio_vs_vfs", r_r99)
     put("commit_p99_ratio_vs_vfs", r_c99); put("cache_ratio_vs_vfs", r_cache)
@@ -120,6 +122,8 @@ END {
   echo "  the same window, per GB: ganesha plus the kernel threads doing its writeback, I/O completion"
   echo "  and page drops (and anything else running: compare runs of one quiet machine);"
   echo "RSS: ganesha's peak resident set (VmHWM); (x VFS): against FSAL_VFS in the same scenario;"
+  echo "faults/MiB (notes): ganesha's minor page faults over the run per MiB moved (256: every page of"
+  echo "  every WRITE buffer faulted in anew, memory malloc gave back and took again);"
   echo "fdatasync/COMMIT, nowait reads: FSAL_DONTCACHE's own counters (Stats_File, runs/*.dcstats.json)."
 } >> "$out/table.txt"
 cat "$out/table.txt"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <math.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include "hist.h"
 #include "opts.h"
@@ -364,6 +365,8 @@ static void test_server_cpu_rss(void)
 	CU_ASSERT(rss > 0 && hwm >= rss);
 	CU_ASSERT(dcb_proc_mem(-1, &rss, &hwm) == -1 && rss == -1 && hwm == -1);
 	CU_ASSERT(dcb_proc_ticks(-1) == 0);
+	CU_ASSERT(dcb_proc_minflt(-1) == 0);
+	CU_ASSERT(dcb_proc_minflt(getpid()) > 0);
 
 	struct dcb_sampler sp;
 	dcb_sampler_init(&sp, dcb_now_ns(), getpid(), NULL);
@@ -371,7 +374,18 @@ static void test_server_cpu_rss(void)
 	CU_ASSERT_FATAL(dcb_sampler_start(&sp) == 0);
 	/* 0.3 s of this process's CPU time (not wall time: the machine may be busy) */
 	burn_cpu_s(0.3);
+	/* 2048 pages touched anew: at least as many minor faults (no huge
+	 * pages, which would take one fault for 512 of them) */
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), mlen = 2048 * pg;
+	char *m = mmap(NULL, mlen, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(m != MAP_FAILED);
+	madvise(m, mlen, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < mlen; i += pg)
+		m[i] = 1;
+	munmap(m, mlen);
 	dcb_sampler_stop(&sp);
+	CU_ASSERT(dcb_sampler_server_minflt(&sp) >= 2048);
 	double cpu = dcb_sampler_server_cpu_s(&sp);
 	/* clock-tick accounting: within a few ticks of the CPU time used */
 	CU_ASSERT(cpu >= 0.2 && cpu <= 1.5);
@@ -399,6 +413,12 @@ static void test_server_cpu_rss(void)
 	p = strstr(buf, "\"cpu_s_per_gb\": ");
 	CU_ASSERT_FATAL(p != NULL);
 	CU_ASSERT(rel_ok(strtod(p + 16, NULL), cpu, 0.001));
+	/* its minor faults per MiB moved (1 GB = 953.67 MiB) */
+	p = strstr(buf, "\"minor_faults_per_mib\": ");
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT(fabs(strtod(p + 24, NULL) -
+		       dcb_sampler_server_minflt(&sp) / (1e9 / 1048576.0)) <
+		  0.01);
 	CU_ASSERT(strstr(buf, "\"bytes_moved\": 1000000000") != NULL);
 	p = strstr(buf, "\"host_cpu_s_per_gb\": ");
 	CU_ASSERT_FATAL(p != NULL);

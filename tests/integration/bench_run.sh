@@ -15,6 +15,7 @@
 # KiB cap planted on the next free loop device first: the kernel keeps it across detach, and the
 # fault tests set it); with --disk-mbps the loop device's writes are throttled by a blkio rule
 # that config.txt names and that is gone after the run. --disk-mbps without --fs, or 0, is refused.
+# runs.csv has ganesha's minor page faults per MiB moved for every run, the table's notes too.
 # run.sh timeout: 360
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "the --variant half needs FSAL_DONTCACHE (run it with the module)"
@@ -100,6 +101,12 @@ h=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "host_cpu_s") a = i
 [ "$h" = 4/4 ] && grep -q 'seq1 .*machine [0-9.]* CPU-s/GB' "$out/table.txt" &&
   it_pass "machine CPU less the client's: at least ganesha's in $h runs, in the table" ||
   it_fail "machine CPU: $h runs at least ganesha's; table: $(grep -c 'machine' "$out/table.txt")"
+# ganesha's minor faults per MiB moved: a number in every run's row and in the table's notes
+mf=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "minor_faults_per_mib") c = i; next }
+              { n++; if (c && $c ~ /^[0-9]+(\.[0-9]+)?$/) ok++ } END { print ok + 0 "/" n + 0 }' "$out/runs.csv")
+[ "$mf" = 4/4 ] && grep -q 'seq1 .*[0-9.]* faults/MiB' "$out/table.txt" &&
+  it_pass "minor faults per MiB: in $mf runs, in the table" ||
+  it_fail "minor faults per MiB: $mf runs; table: $(grep -c 'faults/MiB' "$out/table.txt")"
 st=$(ls "$out"/runs/seq1.wzero.*.dcstats.json 2>/dev/null | head -1)
 if [ -s "$st" ]; then
   ww=$(jq -r '.engine.worker_writes.ops' "$st") wb=$(jq -r '.engine.writes.dontcache.bytes' "$st")
