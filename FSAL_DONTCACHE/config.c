@@ -57,7 +57,7 @@ static struct config_item dc_module_items[] = {
 	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module, use_io_uring),
 	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module,
 		       stats_interval_ms),
-	CONF_ITEM_BOOL("Malloc_Tuning", false, dc_module, malloc_tuning),
+	CONF_ITEM_BOOL("Malloc_Tuning", true, dc_module, malloc_tuning),
 	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, 10, dc_module,
 		       engine_nice),
 	CONF_ITEM_UI32("Writer_Nice", 0, UINT32_MAX, 19, dc_module,

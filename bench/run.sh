@@ -72,9 +72,9 @@ usage: bench/run.sh [--quick] [options]
                        block plus PARAMS, e.g. --variant 'ww16=Worker_Write_Max = 16777216;'
                        (repeatable, at most 8; list NAME in --modes, else it is appended)
   --malloc-all         give every ganesha (FSAL_VFS too) the malloc thresholds FSAL_DONTCACHE
-                       sets with Malloc_Tuning = true, through GLIBC_TUNABLES (to compare the
-                       FSALs with the same malloc; --engine "Malloc_Tuning = true;" tunes only
-                       the FSAL_DONTCACHE servers)
+                       sets with Malloc_Tuning = true (its default), through GLIBC_TUNABLES (to
+                       compare the FSALs with the same malloc; without it only the FSAL_DONTCACHE
+                       servers are tuned, --engine "Malloc_Tuning = false;" tunes none)
 environment: DCBENCH=PATH  use that dcbench binary instead of building build-bench/
              DCB_PERF=DIR  perf record -g each run's ganesha into DIR/TAG.perf.data
                            (profiling costs CPU: compare such runs only with each other)
@@ -546,7 +546,7 @@ ganesha: $([ -n "${GSH_ROOT:-}" ] && echo "6.5 (Debian 13 root $GSH_ROOT)" || ec
 module: ${MODULE:-none}
 module DONTCACHE block: ${ENGINE:-defaults}; extra export parameters: ${EXPORT:-none}
 variants: $(for v in "${VARIANTS[@]}"; do printf "%s = [%s]  " "$v" "${VARIANT[$v]}"; done)
-malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE tunes its own only with Malloc_Tuning = true)")
+malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE's Malloc_Tuning, default true, tunes the servers that load it)")
 export dirs: $work/exp (filesystem $(findmnt -n -o FSTYPE -T "$DIR")$([ -n "$FS" ] && echo ": --fs $FS on $LOOPDEV, direct I/O, max_sectors_kb $LOOP_KB")$([ -n "$DISK_MBPS" ] && echo ", writes throttled to $DISK_MBPS MB/s (--disk-mbps; blkio rule: $(grep "^$devno " "$throttle"))"))
 hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 page cache evicted before each run (--drop-caches): $DROP$([ "$DROP" = files ] && echo " (the export directories' files)" || echo " (the whole machine's)"); cache peaks are the growth over each run's start
