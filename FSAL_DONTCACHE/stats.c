@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -187,13 +188,112 @@ static int link_unnamed(int fd, int dfd, const char *base, char *name,
 	return EEXIST;
 }
 
+/* The two hidden hard links a stats file keeps beside it: ".<base>.keep-a"
+ * and ".<base>.keep-b" (not ending in .prom: node_exporter skips them). */
+static int keep_name(const char *base, int which, char *name, size_t len)
+{
+	return (size_t)snprintf(name, len, ".%s.keep-%c", base,
+				which ? 'b' : 'a') >= len
+		       ? ENAMETOOLONG
+		       : 0;
+}
+
+/* The keep file of dfd to write the next contents into, opened for writing
+ * (its old contents stay until overwritten): a regular file of ours with
+ * that name as its only link, so not the file now at base (target_ino),
+ * which keeps a keep name as its second link. A name someone else put there
+ * (a link, a FIFO, another owner's file, a second link to a file elsewhere)
+ * is removed and made anew (O_EXCL | O_NOFOLLOW); -EBUSY when this keep is
+ * the file now at base. */
+static int open_keep(int dfd, const char *keep, ino_t target_ino)
+{
+	struct stat st;
+	int fd = openat(dfd, keep,
+			O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (fstat(fd, &st) != 0) {
+			int err = errno;
+
+			close(fd);
+			return -err;
+		}
+		if (S_ISREG(st.st_mode) && st.st_uid == geteuid()) {
+			if (st.st_ino == target_ino && st.st_nlink == 2)
+				goto busy;
+			if (st.st_nlink == 1 && st.st_ino != target_ino) {
+				int fl = fcntl(fd, F_GETFL);
+
+				if (fl >= 0)
+					fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+				return fd;
+			}
+		}
+		close(fd);
+	} else if (errno == ENOENT) {
+		goto create;
+	}
+	if (unlinkat(dfd, keep, 0) != 0 && errno != ENOENT)
+		return -errno;
+create:
+	fd = openat(dfd, keep,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) != 0) {
+		int err = errno;
+
+		close(fd);
+		unlinkat(dfd, keep, 0);
+		return -err;
+	}
+	return fd;
+busy:
+	close(fd);
+	return -EBUSY;
+}
+
+/* The file to fill: one of the two keep files (the one not at base), else
+ * (neither can be had) an unnamed fresh file as open_unnamed makes. Renaming
+ * a keep file over base leaves the file it replaces its keep name: the
+ * rewrite frees no blocks. A file replaced and freed each interval made its
+ * blocks' discard on a filesystem mounted `discard` (ext4 discards as it
+ * frees), which the device ran behind the exports' writeback: every
+ * writer of the disk stopped for 0.5-2 s at each rewrite (bench/RESULTS.md
+ * "Round 15"). */
+static int open_target(int dfd, const char *base, char *tmp, size_t len,
+		       bool *named, bool *keep)
+{
+	char name[300];
+	struct stat st;
+	ino_t target_ino = 0;
+	int fd = -ENOENT;
+
+	*keep = false;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode))
+		target_ino = st.st_ino;
+	for (int which = 0; which < 2; which++) {
+		if (keep_name(base, which, name, sizeof(name)) != 0)
+			break;
+		fd = open_keep(dfd, name, target_ino);
+		if (fd >= 0) {
+			*keep = true;
+			*named = false;
+			return fd;
+		}
+	}
+	return open_unnamed(dfd, base, tmp, len, named);
+}
+
 /* Writes path atomically, never following a link: the contents go to a file
- * with no name (O_TMPFILE; or a fresh name of its own, O_EXCL|O_NOFOLLOW)
- * in the same directory, which gets a new unique name and is renamed over
- * path (rename replaces a link there, never its target). The temporary name
- * starts with '.' and does not end in .prom (node_exporter skips it). A
- * directory others could plant names in is refused (dir_unsafe). why gets
- * the reason of a failure. */
+ * no reader of path has (a keep file, open_target; or one with no name,
+ * O_TMPFILE, or a fresh name of its own, O_EXCL|O_NOFOLLOW) in the same
+ * directory, which gets a new unique name and is renamed over path (rename
+ * replaces a link there, never its target). The temporary name starts with
+ * '.' and does not end in .prom (node_exporter skips it). A directory others
+ * could plant names in is refused (dir_unsafe). why gets the reason of a
+ * failure. */
 static int write_atomic(struct dc_export *x, const char *path,
 			void (*fill)(struct dc_export *x, FILE *f), char *why,
 			size_t whylen)
@@ -201,7 +301,7 @@ static int write_atomic(struct dc_export *x, const char *path,
 	char dir[4096], tmp[300];
 	const char *base;
 	struct stat st;
-	bool named;
+	bool named, keep;
 	FILE *f;
 	int dfd, fd, err;
 
@@ -224,7 +324,7 @@ static int write_atomic(struct dc_export *x, const char *path,
 		close(dfd);
 		return err;
 	}
-	fd = open_unnamed(dfd, base, tmp, sizeof(tmp), &named);
+	fd = open_target(dfd, base, tmp, sizeof(tmp), &named, &keep);
 	if (fd < 0) {
 		close(dfd);
 		return -fd;
@@ -240,6 +340,10 @@ static int write_atomic(struct dc_export *x, const char *path,
 		err = errno;
 	else if (ferror(f))
 		err = EIO;
+	/* a keep file is overwritten in place: cut what is left past the new
+	 * end (a shorter file frees at most its last blocks) */
+	if (err == 0 && keep && ftruncate(fileno(f), ftello(f)) != 0)
+		err = errno;
 	if (err == 0 && !named) {
 		err = link_unnamed(fileno(f), dfd, base, tmp, sizeof(tmp));
 		named = err == 0;
@@ -248,11 +352,34 @@ static int write_atomic(struct dc_export *x, const char *path,
 		err = errno;
 	if (err == 0 && renameat(dfd, tmp, dfd, base) != 0)
 		err = errno;
+	/* (a rename between two links of one file leaves both: never the
+	 * case here, the keep file filled is not the one at base) */
+	if (err == 0)
+		unlinkat(dfd, tmp, 0);
 out:
 	if (err != 0 && named)
 		unlinkat(dfd, tmp, 0);
 	close(dfd);
 	return err;
+}
+
+/* Removes path's keep names (at release, or when a reload names another
+ * file): the file at path stays, with its one name. */
+static void drop_keeps(const char *path)
+{
+	char dir[4096], name[300];
+	const char *base;
+	int dfd;
+
+	if (path == NULL || dir_of(path, dir, sizeof(dir), &base) != 0)
+		return;
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	for (int which = 0; which < 2; which++)
+		if (keep_name(base, which, name, sizeof(name)) == 0)
+			unlinkat(dfd, name, 0);
+	close(dfd);
 }
 
 static void fill_json(struct dc_export *x, FILE *f)
@@ -380,6 +507,12 @@ void dc_stats_files_update(struct dc_export *x, char *stats_file,
 	if (has_files(x) && DC.stats_interval_ms != 0)
 		start_thread();
 	PTHREAD_MUTEX_unlock(&DC.lock);
+	if (old_stats != NULL &&
+	    (stats_file == NULL || strcmp(old_stats, stats_file) != 0))
+		drop_keeps(old_stats);
+	if (old_prom != NULL &&
+	    (prom_file == NULL || strcmp(old_prom, prom_file) != 0))
+		drop_keeps(old_prom);
 	gsh_free(old_stats);
 	gsh_free(old_prom);
 	dc_check_stats_paths(x);
@@ -405,6 +538,8 @@ void dc_stats_export_final(struct dc_export *x)
 	FILE *f;
 
 	dc_write_stats(x);
+	drop_keeps(x->cfg.stats_file);
+	drop_keeps(x->cfg.prom_file);
 	f = open_memstream(&buf, &len);
 	if (f == NULL)
 		return;

@@ -3,13 +3,14 @@
 # The stats writers never write through a name someone else put there (issue 17 item 1).
 # Export 1 writes Stats_File and Prometheus_File into a group-writable directory (allowed, as a
 # node_exporter textfile directory often is) where symlinks to root-owned files were planted at
-# the names the writer used to open with O_CREAT|O_TRUNC (<file>.tmp), and the Prometheus_File
-# itself is a symlink: both files are written as regular 0644 files, the link at the final name
-# is replaced, and the files the links point to keep their contents and mode; no temporary
-# file is left behind. Export 2's Stats_File is in a world-writable directory without the
-# sticky bit and export 3's in a directory owned by uid 1000: neither is written, the log says
-# why at start and when the writer refuses; export 2's Prometheus_File in a sticky
-# world-writable directory (/tmp-like) is written.
+# the names the writer used to open with O_CREAT|O_TRUNC (<file>.tmp) and at the keep files'
+# names (.<file>.keep-a/-b, stats_discard.sh), a FIFO at another keep name, and the
+# Prometheus_File itself is a symlink: both files are written as regular 0644 files, the link
+# at the final name is replaced, and the files the links point to keep their contents and mode;
+# no temporary file is left behind (nor a keep file after shutdown). Export 2's Stats_File is in
+# a world-writable directory without the sticky bit and export 3's in a directory owned by uid
+# 1000: neither is written, the log says why at start and when the writer refuses; export 2's
+# Prometheus_File in a sticky world-writable directory (/tmp-like) is written.
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "the stats files are FSAL_DONTCACHE's"
 command -v jq >/dev/null || it_skip "jq is not installed"
@@ -28,6 +29,10 @@ sum0=$(sha256sum "$victim" "$victim2")
 ln -s "$victim" "$S/stats.json.tmp"
 ln -s "$victim" "$S/dc.prom.tmp"
 ln -s "$victim2" "$S/dc.prom"
+# the keep files' names are known in advance (.<name>.keep-a/-b): a link and a FIFO planted there
+ln -s "$victim" "$S/.stats.json.keep-a"
+ln -s "$victim2" "$S/.stats.json.keep-b"
+mkfifo "$S/.dc.prom.keep-a"
 
 {
   echo "$IT_EXP|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-1; Stats_File = $S/stats.json; Prometheus_File = $S/dc.prom;"
@@ -55,8 +60,10 @@ grep -q '^dontcache_.*export_id="1"' "$S/dc.prom" && it_pass "Prometheus_File ho
   it_fail "Prometheus_File: $(head -c 200 "$S/dc.prom")"
 grep -q '^dontcache_.*export_id="2"' "$T/dc2.prom" 2>/dev/null &&
   it_pass "a sticky world-writable directory is written to" || it_fail "no $T/dc2.prom"
-left=$(ls -A "$S" | grep -v -x -e stats.json -e dc.prom -e stats.json.tmp -e dc.prom.tmp)
-[ -z "$left" ] && it_pass "no temporary file left in $S" || it_fail "left in $S: $left"
+left=$(ls -A "$S" | grep -v -x -e stats.json -e dc.prom -e stats.json.tmp -e dc.prom.tmp \
+  -e '\.stats\.json\.keep-[ab]' -e '\.dc\.prom\.keep-[ab]')
+[ -z "$left" ] && it_pass "no temporary file left in $S (only the keep files, stats_discard.sh)" ||
+  it_fail "left in $S: $left"
 [ -L "$S/stats.json.tmp" ] && [ -L "$S/dc.prom.tmp" ] &&
   it_pass "the planted links themselves are left alone" || it_fail "a planted .tmp link was removed or replaced"
 
@@ -87,3 +94,6 @@ gsh_stop && it_pass "ganesha stopped cleanly" || it_fail "ganesha exited non-zer
 [ "$(sha256sum "$victim" "$victim2")" = "$sum0" ] &&
   it_pass "the victims are unchanged after the final write at shutdown" ||
   it_fail "a planted link was followed at shutdown"
+left=$(ls -A "$S" | grep -v -x -e stats.json -e dc.prom -e stats.json.tmp -e dc.prom.tmp)
+[ -z "$left" ] && it_pass "after shutdown no keep or temporary file is left in $S" ||
+  it_fail "left in $S after shutdown: $left"
