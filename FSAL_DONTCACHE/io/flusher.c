@@ -97,11 +97,14 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len,
 	rs_add(rs, off, off + len, 0);
 	if (rs->n > DCIO_PENDING_CAP)
 		rs_collapse(rs);
+	uint64_t xlen = how == FL_KICKED ? len / DCIO_KICKED_SHARE : len;
+
 	f->fl.dirty_bytes += len;
 	ST_MAX(x->st.fl_held_peak,
 	       __atomic_add_fetch(&x->fl.held, len, __ATOMIC_RELAXED));
 	f->fl.nwrites++;
-	x->fl.dirty += len;
+	f->fl.x_bytes += xlen;
+	x->fl.dirty += xlen;
 	if (f->fl.dirty_bytes >= file_thr(x) && how != FL_KICKED)
 		f->fl.urgent = true;
 	if (x->fl.dirty >= export_thr(x))
@@ -156,7 +159,8 @@ static void take(struct dcio_flusher *fl, struct dcio_file *f)
 	f->fl.old_bytes = f->fl.wb_bytes;
 	f->fl.fresh_bytes = f->fl.dirty_bytes;
 	f->fl.wb_bytes = 0;
-	x->fl.dirty -= f->fl.dirty_bytes;
+	x->fl.dirty -= f->fl.x_bytes;
+	f->fl.x_bytes = 0;
 	ST_ADD(x->st.fl_files, 1);
 	ST_ADD(x->st.fl_writes, f->fl.nwrites);
 	if (x->fl.gen != fl->gen) {
@@ -326,7 +330,8 @@ static void start_busy(struct dcio_flusher *fl)
 		fl->nstart--;
 		rs_take(&rs, &f->fl.dirty);
 		keep_started(f, &rs, f->fl.dirty_bytes);
-		x->fl.dirty -= f->fl.dirty_bytes;
+		x->fl.dirty -= f->fl.x_bytes;
+		f->fl.x_bytes = 0;
 		f->fl.dirty_bytes = 0;
 		f->fl.starting = true;
 		fl->idle--;
@@ -431,7 +436,8 @@ void flusher_forget(struct dcio_file *f)
 	}
 	if (f->fl.listed)
 		list_del(fl, f);
-	f->x->fl.dirty -= f->fl.dirty_bytes;
+	f->x->fl.dirty -= f->fl.x_bytes;
+	f->fl.x_bytes = 0;
 	uint64_t held = __atomic_sub_fetch(&f->x->fl.held,
 					   f->fl.dirty_bytes + f->fl.wb_bytes,
 					   __ATOMIC_RELAXED);

@@ -60,6 +60,7 @@ struct fl_file {
 	struct dcio_rangeset dirty; /* to start: sync_file_range(WRITE) */
 	struct dcio_rangeset wb; /* started: wait, then drop */
 	uint64_t dirty_bytes, nwrites, last;
+	uint64_t x_bytes; /* of dirty_bytes, counted toward the export's */
 	uint64_t wb_bytes; /* noted bytes whose ranges are in wb */
 	uint64_t taken_gen; /* the pass that last took the file */
 	/* while busy (taken by a pass, only its thread touches these) */
@@ -79,9 +80,15 @@ enum fl_note {
 	 * drops the pages when their writeback ends in task context; a pass
 	 * drops what it left (ext4 overwrites end in IRQ context). Counts
 	 * toward the export's threshold, not the file's: one writer's 1.9
-	 * GB/s made 175 passes a second, 2-3% of ganesha's CPU. */
+	 * GB/s made 175 passes a second, 2-3% of ganesha's CPU. And at
+	 * 1/DCIO_KICKED_SHARE of their bytes: 64 writers' kicked writes at
+	 * ~1 GB/s counted in full made 150-194 passes in a 4 s run (a
+	 * sync_file_range and a POSIX_FADV_DONTNEED per 2 MiB): 1.36x inline
+	 * mode's CPU per byte and 1.9x its RSS; at a quarter, 1.01x and 0.98x
+	 * (bench/RESULTS.md "Round 15"). */
 	FL_KICKED,
 };
+#define DCIO_KICKED_SHARE 4
 void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len,
 		  enum fl_note how);
 void flusher_forget(struct dcio_file *f);
