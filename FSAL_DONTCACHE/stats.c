@@ -128,6 +128,22 @@ static int tmp_name(const char *base, char *name, size_t len)
 		       : 0;
 }
 
+/* fd, given mode 0644 whatever the umask (node_exporter runs as its own
+ * user); on failure fd is closed, name (if not NULL) removed from dfd, and
+ * -errno returned. */
+static int mode_0644(int fd, int dfd, const char *name)
+{
+	int err;
+
+	if (fchmod(fd, 0644) == 0)
+		return fd;
+	err = errno;
+	close(fd);
+	if (name != NULL)
+		unlinkat(dfd, name, 0);
+	return -err;
+}
+
 /* A fresh file in dfd for the contents, not reachable by any name: O_TMPFILE
  * (mode 0644 set explicitly, whatever the umask: node_exporter runs as its
  * own user), else a new name of its own (O_EXCL | O_NOFOLLOW: never a file
@@ -152,15 +168,7 @@ static int open_unnamed(int dfd, const char *base, char *name, size_t len,
 	}
 	if (fd < 0)
 		return -EEXIST;
-	if (fchmod(fd, 0644) != 0) {
-		int err = errno;
-
-		close(fd);
-		if (*named)
-			unlinkat(dfd, name, 0);
-		return -err;
-	}
-	return fd;
+	return mode_0644(fd, dfd, *named ? name : NULL);
 }
 
 /* Gives the unnamed file fd a new name of its own in dfd (linkat fails
@@ -240,14 +248,7 @@ create:
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	if (fchmod(fd, 0644) != 0) {
-		int err = errno;
-
-		close(fd);
-		unlinkat(dfd, keep, 0);
-		return -err;
-	}
-	return fd;
+	return mode_0644(fd, dfd, keep);
 busy:
 	close(fd);
 	return -EBUSY;
@@ -352,10 +353,6 @@ static int write_atomic(struct dc_export *x, const char *path,
 		err = errno;
 	if (err == 0 && renameat(dfd, tmp, dfd, base) != 0)
 		err = errno;
-	/* (a rename between two links of one file leaves both: never the
-	 * case here, the keep file filled is not the one at base) */
-	if (err == 0)
-		unlinkat(dfd, tmp, 0);
 out:
 	if (err != 0 && named)
 		unlinkat(dfd, tmp, 0);
