@@ -19,8 +19,13 @@
 # 4. the repository with N: apt upgrades; /etc/ganesha (with an administrator's ganesha.conf)
 #    and the handle key keep their bytes; ganesha with N serves the file written under N-1
 #    and nfs-cp / nfs-cat / nfs-ls; dontcache-stat runs, its manual page is installed;
-# 5. `apt-get remove`: the module goes, the key and /etc stay; `apt-get purge`: the key
-#    directory goes too, /etc/ganesha (nfs-ganesha's) stays, nfs-ganesha stays installed.
+#    `man -w ganesha-dontcache-config` finds the root's page, which renders without a
+#    warning and documents every user-facing parameter; the systemd drop-in for
+#    nfs-ganesha.service (glibc's malloc thresholds) is installed, byte for byte the source's
+#    config/systemd/dontcache-malloc.conf, beside the nfs-ganesha.service it extends;
+# 5. `apt-get remove`: the module and the drop-in go, the key and /etc stay; `apt-get purge`:
+#    the key directory goes too, /etc/ganesha (nfs-ganesha's) stays, nfs-ganesha stays
+#    installed.
 # Prints "time: STEP Ns" for each step. apt's downloads are kept in
 # third_party/clean-<suite>.archives (a second run installs without downloading).
 # Environment: DC_PACKAGE_RELEASE (4.3 or 6.5; default from GSH_ROOT), DC_PACKAGE_OUT (a
@@ -90,9 +95,11 @@ fsal_so=/usr/lib/x86_64-linux-gnu/ganesha/libfsaldontcache.so
 doc=/usr/share/doc/nfs-ganesha-dontcache
 example=$doc/examples/ganesha.conf
 man=/usr/share/man/man1/dontcache-stat.1.gz
+man8=/usr/share/man/man8/ganesha-dontcache-config.8.gz
+dropin=/usr/lib/systemd/system/nfs-ganesha.service.d/dontcache-malloc.conf
 dpkg-deb -c "$deb" > "$IT_WORK/contents.txt" || it_die "dpkg-deb -c $deb failed"
 for f in "$fsal_so" /usr/bin/dontcache-stat "$example" "$doc/README.md.gz" "$doc/copyright" \
-         "$doc/changelog.gz" "$man"; do
+         "$doc/changelog.gz" "$man" "$man8" "$dropin" "$doc/examples/ganesha-tuning.conf"; do
   grep -q " \.$f\$" "$IT_WORK/contents.txt" && it_pass "$name has $f" || it_fail "$name lacks $f"
 done
 dbg=$repo/nfs-ganesha-dontcache-dbgsym_${ver}_amd64.deb
@@ -257,6 +264,31 @@ grep -q '^usage: dontcache-stat' "$IT_WORK/stat.log" && grep -q '^exit 2$' "$IT_
   it_pass "dontcache-stat runs (jq installed with it)" ||
   it_fail "dontcache-stat does not run: $(tr '\n' ' ' < "$IT_WORK/stat.log")"
 [ -f "$root$man" ] && it_pass "manual page $man installed" || it_fail "no $man"
+# ganesha-dontcache-config(8): man (the host's man-db: a minbase root has none) finds the
+# root's page by name, and it renders without a groff warning (as lintian checks it) and
+# names every user-facing parameter (the man page's table: the FSAL block's nine and the
+# DONTCACHE block's Stats_Interval_Ms)
+mp=$(timeout 20 man -M "$root/usr/share/man" -w ganesha-dontcache-config 2>&1)
+[ "$mp" = "$root$man8" ] && it_pass "man -w ganesha-dontcache-config: $man8" ||
+  it_fail "man -w ganesha-dontcache-config in the root: '$mp' (want $root$man8)"
+LC_ALL=C.UTF-8 timeout 20 man --warnings -E UTF-8 -l -Tutf8 -Z "$root$man8" \
+  > /dev/null 2> "$IT_WORK/man8.err"
+LC_ALL=C.UTF-8 MANWIDTH=80 timeout 20 man -l "$root$man8" > "$IT_WORK/man8.txt" 2>&1
+missing=
+for p in Write_Mode Read_Mode Cache_Budget_Bytes Max_Inflight_Bytes Stable_Reply_Ms \
+         Handle_Key_File Handle_Key_Create Stats_File Prometheus_File Stats_Interval_Ms; do
+  grep -q "^ *$p(" "$IT_WORK/man8.txt" || missing+=" $p"
+done
+[ -s "$IT_WORK/man8.txt" ] && [ ! -s "$IT_WORK/man8.err" ] && [ -z "$missing" ] &&
+  it_pass "ganesha-dontcache-config(8) renders without warnings, one entry per parameter" ||
+  it_fail "ganesha-dontcache-config(8): warnings '$(head -c 300 "$IT_WORK/man8.err")', missing:${missing:- none}"
+# the malloc drop-in: where systemd reads nfs-ganesha.service's drop-ins, as shipped
+cmp -s "$root$dropin" "$IT_TOP/config/systemd/dontcache-malloc.conf" &&
+  grep -q '^Environment=MALLOC_MMAP_THRESHOLD_=[0-9]* MALLOC_TRIM_THRESHOLD_=[0-9]*$' "$root$dropin" &&
+  { [ -f "$root/usr/lib/systemd/system/nfs-ganesha.service" ] ||
+    [ -f "$root/lib/systemd/system/nfs-ganesha.service" ]; } &&
+  it_pass "systemd drop-in $dropin installed beside nfs-ganesha.service" ||
+  it_fail "drop-in $dropin: $(ls -l "$root$dropin" 2>&1), nfs-ganesha.service: $(ls "$root"/{usr/,}lib/systemd/system/nfs-ganesha.service 2>&1 | tr '\n' ' ')"
 lap "served (N)"
 
 # ---- 5. remove keeps the keys, purge removes them
@@ -268,9 +300,9 @@ apt_locked "$IT_WORK/remove.log" remove -y nfs-ganesha-dontcache ||
   { tail -n 20 "$IT_WORK/remove.log"; it_die "apt-get remove failed"; }
 st=$(status nfs-ganesha-dontcache)
 echo "status| after remove: $st"
-[ ! -e "$root$fsal_so" ] && [[ $st == *" deinstall ok config-files" ]] &&
-  it_pass "apt-get remove: module gone, package in config-files state" ||
-  it_fail "after apt-get remove: '$st', module $(ls "$root$fsal_so" 2>&1)"
+[ ! -e "$root$fsal_so" ] && [ ! -e "$root$dropin" ] && [[ $st == *" deinstall ok config-files" ]] &&
+  it_pass "apt-get remove: module and drop-in gone, package in config-files state" ||
+  it_fail "after apt-get remove: '$st', module $(ls "$root$fsal_so" 2>&1), drop-in $(ls "$root$dropin" 2>&1)"
 sums | cmp -s - "$IT_WORK/sums.before" && it_pass "remove kept /etc/ganesha and the handle key" ||
   it_fail "remove changed /etc/ganesha or the key: $(sums | diff "$IT_WORK/sums.before" - | tr '\n' ' ')"
 apt_locked "$IT_WORK/purge.log" purge -y nfs-ganesha-dontcache ||
