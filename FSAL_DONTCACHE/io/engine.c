@@ -339,6 +339,12 @@ static void pool_io_run(struct dcio_job *j)
 	req_exec_sync((struct dcio_req *)j);
 }
 
+void engine_pool_submit(struct dcio_engine *e, struct dcio_req *q)
+{
+	q->job.run = pool_io_run;
+	pool_post(&e->pool, &q->job);
+}
+
 void engine_submit(struct dcio_engine *e, struct dcio_req *q)
 {
 	if (q->inline_) {
