@@ -7,9 +7,9 @@
  *       CREATE UNCHECKED NAME (0644) in the export's root, then 1 MiB
  *       UNSTABLE WRITEs until MiB are written or one fails, then COMMIT:
  *       "fill written=BYTES status=ST at=write|commit|none"
- *   it_caller3 -e EXPORT -u UID -g GID poke NAME
- *       LOOKUP NAME, an 8-byte UNSTABLE WRITE at 0 and a COMMIT:
- *       "poke status=ST" */
+ *   it_caller3 -e EXPORT -u UID -g GID poke NAME [KiB]
+ *       LOOKUP NAME, one UNSTABLE WRITE at 0 of 8 bytes (or KiB KiB),
+ *       starting "written!", then a COMMIT: "poke status=ST" */
 #include "itlib.h"
 
 #include <stdio.h>
@@ -80,13 +80,19 @@ int main(int argc, char **argv)
 		return st == -1;
 	}
 	if (strcmp(argv[i], "poke") == 0) {
-		uint32_t count = 0;
+		uint32_t count = 0,
+			 len = argc - i > 2 ? (uint32_t)atoi(argv[i + 2]) * 1024
+					    : 8;
 		stable_how how;
+		char *buf = malloc(len);
 
+		memset(buf, 0x5a, len);
+		memcpy(buf, "written!", 8);
 		st = nfsc_lookup(&c, &c.root, argv[i + 1], &fh, NULL);
 		if (st == 0)
-			st = nfsc_write(&c, &fh, 0, "written!", 8, UNSTABLE,
-					&count, &how, verf);
+			st = nfsc_write(&c, &fh, 0, buf, len, UNSTABLE, &count,
+					&how, verf);
+		free(buf);
 		if (st == 0)
 			st = nfsc_commit(&c, &fh, 0, 0, verf);
 		printf("poke status=%s\n", nfsc_st(st));

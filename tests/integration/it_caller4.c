@@ -7,8 +7,9 @@
  *   fill NAME MiB    OPEN CREATE (UNCHECKED, 0644) for write, 1 MiB UNSTABLE
  *                    WRITEs until MiB are written or one fails, COMMIT, CLOSE:
  *                    "fill written=BYTES status=ST at=write|commit|none"
- *   poke NAME        OPEN for write, an 8-byte UNSTABLE WRITE at 0, COMMIT,
- *                    CLOSE: "poke status=ST"
+ *   poke NAME [KiB]  OPEN for write, one UNSTABLE WRITE at 0 of 8 bytes (or
+ *                    KiB KiB) starting "written!", COMMIT, CLOSE:
+ *                    "poke status=ST"
  *   alloc NAME MiB   OPEN CREATE for write, ALLOCATE [0, MiB), CLOSE:
  *                    "alloc status=ST" */
 #include <getopt.h>
@@ -42,6 +43,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cmd = argv[optind], *name = argv[optind + 1];
+	/* MiB for fill and alloc, KiB for poke */
 	uint64_t mib = argc - optind > 2 ? (uint64_t)atoi(argv[optind + 2]) : 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -83,7 +85,13 @@ int main(int argc, char **argv)
 		       (unsigned long long)done, nfs4c_st(st), at);
 		free(buf);
 	} else if (strcmp(cmd, "poke") == 0) {
-		st = nfs4c_write(&c, &f, 0, "written!", 8, UNSTABLE4, NULL);
+		uint32_t len = mib ? (uint32_t)mib * 1024 : 8;
+		char *buf = malloc(len);
+
+		memset(buf, 0x5a, len);
+		memcpy(buf, "written!", 8);
+		st = nfs4c_write(&c, &f, 0, buf, len, UNSTABLE4, NULL);
+		free(buf);
 		if (st == 0)
 			st = nfs4c_commit(&c, &f, 0, 0, NULL);
 		printf("poke status=%s\n", nfs4c_st(st));
