@@ -6,6 +6,9 @@
 #   as uid 1000 into a root:1000 02775 file (the caller's group): 0775;
 #   as root (No_Root_Squash) into a root-owned 06777 file: 06777 kept;
 #   as root through a Root_Squash export with Anonymous_Uid/Gid = 1000: squashed, 0777.
+# And a SETATTR size (NFSv3) as uid 1000 of a root-owned 06777 file runs as the caller too:
+# 0777, as the kernel's own server and a local truncate make it (DONTCACHE; FSAL_VFS
+# truncates as root and keeps 06777: printed).
 # Each as an 8-byte WRITE and a 1 MiB one, on every path a WRITE takes in the module: the
 # worker thread (default), the engine's rings (Worker_Write_Max = 0), Write_Mode = direct
 # (range lock, O_DIRECT middle), Flush_Mode = inline, and with Use_Io_Uring = false the pool
@@ -47,6 +50,23 @@ squashed() { # EXPORT-DIR PATH-NAME
     setid_case $v "$1" 0 "q6777v$v" 0:0 6777 777 "$2 v$v squashed root (Anonymous_Uid 1000) WRITE into root's 06777"
   done
 }
+truncate_case() { # EXPORT-DIR WANT WHAT
+  local f=$1/trunc6777 line m
+  printf 'original' > "$f"
+  chown 0:0 "$f" && chmod 6777 "$f"
+  line=$(caller 3 "$1" 1000 trunc trunc6777 4)
+  m=$(stat -c %a "$f")
+  it_log "v3 SETATTR size 4 as uid 1000 of root's 06777: $line, mode $m, size $(stat -c %s "$f")"
+  [ "$(st_of "$line")" = OK ] && [ "$(stat -c %s "$f")" = 4 ] || it_fail "$3: $line, size $(stat -c %s "$f")"
+  if [ -z "$2" ]; then
+    echo "# $3: mode $m"
+  elif [ "$m" = "$2" ]; then
+    it_pass "$3: mode $m"
+  else
+    it_fail "$3: mode $m, want $2"
+  fi
+  rm -f "$f"
+}
 # serve "DIR|PARAMS" ...: export i+1 = DIR (with the DONTCACHE params); the last one is
 # squashed (Root_Squash, Anonymous_Uid/Gid 1000)
 serve() {
@@ -74,6 +94,7 @@ if it_is_dontcache; then
   grep -q 'engine started: .*io_uring' "$IT_LOG" ||
     it_log "no io_uring here: the ring exports took the pool ($(grep -m1 'engine started' "$IT_LOG"))"
   cases "$e/worker" worker
+  truncate_case "$e/worker" 777 "v3 SETATTR size as uid 1000 of root's 06777"
   cases "$e/ring" ring
   cases "$e/direct" direct
   cases "$e/inline" inline
@@ -91,5 +112,6 @@ else
   serve "$e/worker|" "$e/sq|"
   cases "$e/worker" "$DC_TEST_FSAL"
   squashed "$e/sq" "$DC_TEST_FSAL"
+  truncate_case "$e/worker" "" "$DC_TEST_FSAL v3 SETATTR size as uid 1000 of root's 06777"
 fi
 it_check_alive "the set-id WRITEs"

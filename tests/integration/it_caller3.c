@@ -9,7 +9,9 @@
  *       "fill written=BYTES status=ST at=write|commit|none"
  *   it_caller3 -e EXPORT -u UID -g GID poke NAME [KiB]
  *       LOOKUP NAME, one UNSTABLE WRITE at 0 of 8 bytes (or KiB KiB),
- *       starting "written!", then a COMMIT: "poke status=ST" */
+ *       starting "written!", then a COMMIT: "poke status=ST"
+ *   it_caller3 -e EXPORT -u UID -g GID trunc NAME SIZE
+ *       LOOKUP NAME, SETATTR size SIZE: "trunc status=ST" */
 #include "itlib.h"
 
 #include <stdio.h>
@@ -96,6 +98,17 @@ int main(int argc, char **argv)
 		if (st == 0)
 			st = nfsc_commit(&c, &fh, 0, 0, verf);
 		printf("poke status=%s\n", nfsc_st(st));
+		nfsc_disconnect(&c);
+		return st == -1;
+	}
+	if (strcmp(argv[i], "trunc") == 0 && argc - i >= 3) {
+		sattr3 sa;
+
+		nfsc_sattr_size(&sa, strtoull(argv[i + 2], NULL, 0));
+		st = nfsc_lookup(&c, &c.root, argv[i + 1], &fh, NULL);
+		if (st == 0)
+			st = nfsc_setattr(&c, &fh, &sa);
+		printf("trunc status=%s\n", nfsc_st(st));
 		nfsc_disconnect(&c);
 		return st == -1;
 	}
