@@ -289,9 +289,10 @@ int dcio_file_close(struct dcio_file *f);
  * caller must not start I/O on f meanwhile. */
 bool dcio_file_close_clean(struct dcio_file *f, int *err);
 int dcio_file_fd(const struct dcio_file *f);
-/* ftruncate(size) through the engine: pending and lost ranges past size are
- * forgotten (data truncated away cannot be lost), except those acknowledged
- * or lost while it ran. 0 or errno (EFBIG: size > INT64_MAX). */
+/* ftruncate(size) through the engine, on the calling thread (with its
+ * credentials: the FSAL runs it as the caller): pending and lost ranges past
+ * size are forgotten (data truncated away cannot be lost), except those
+ * acknowledged or lost while it ran. 0 or errno (EFBIG: size > INT64_MAX). */
 int dcio_file_truncate(struct dcio_file *f, uint64_t size);
 /* Queue a write. In DCIO_FLUSH_INLINE mode reads and writes run on the
  * caller's thread and done is called before return. On files of a direct
