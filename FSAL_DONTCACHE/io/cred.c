@@ -104,7 +104,13 @@ int cred_enter(const struct cred_copy *c, struct cred_saved *s)
 		return err;
 	}
 	s->ngroups = (int)n;
-	if (syscall(SYS_setgroups, c->ngroups, c->groups) != 0) {
+	/* the same list (a squashed caller has none, as a server run
+	 * without supplementary groups): nothing to change or restore */
+	s->groups_kept =
+		(unsigned int)n == c->ngroups &&
+		memcmp(s->groups, c->groups, c->ngroups * sizeof(gid_t)) == 0;
+	if (!s->groups_kept &&
+	    syscall(SYS_setgroups, c->ngroups, c->groups) != 0) {
 		int err = errno;
 
 		if (s->groups != s->small)
@@ -124,7 +130,8 @@ void cred_leave(struct cred_saved *s)
 
 	(void)syscall(SYS_setfsuid, s->uid);
 	(void)syscall(SYS_setfsgid, s->gid);
-	(void)syscall(SYS_setgroups, s->ngroups, s->groups);
+	if (!s->groups_kept)
+		(void)syscall(SYS_setgroups, s->ngroups, s->groups);
 	if (s->groups != s->small)
 		free(s->groups);
 	errno = e;

@@ -25,6 +25,7 @@ struct cred_saved {
 	uid_t uid;
 	gid_t gid;
 	int ngroups;
+	bool groups_kept; /* the caller's groups were the thread's already */
 	gid_t *groups; /* small, or malloc'd when the thread has more */
 	gid_t small[CRED_SAVED_SMALL];
 };

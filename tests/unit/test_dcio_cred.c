@@ -97,6 +97,15 @@ static void table_path(struct dcio_export_params *p, size_t len, uint64_t off)
 	CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &caller), 0);
 	CU_ASSERT_TRUE(seen_calls >= 1);
 	check_seen(&caller);
+	/* a caller whose groups are the thread's own (no group change) */
+	struct dcio_cred same = self;
+
+	same.uid = 1000;
+	same.gid = 1001;
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &same), 0);
+	CU_ASSERT_TRUE(seen_calls >= 1);
+	check_seen(&same);
 	/* this thread is itself again */
 	CU_ASSERT_EQUAL(syscall(SYS_setfsuid, -1), 0);
 	CU_ASSERT_EQUAL(syscall(SYS_setfsgid, -1), 0);
