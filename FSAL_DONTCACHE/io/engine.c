@@ -278,6 +278,8 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 		e->kick_deferred = p->kick == DCIO_KICK_DEFERRED;
 	}
 	atomic_init(&e->verifier_gen, 1);
+	/* probed here, not on the first write's request path */
+	(void)cred_can_switch();
 	long page = sysconf(_SC_PAGESIZE);
 	e->page = page > 0 ? (uint32_t)page : 4096;
 	e->log = p->log ? p->log : dcio_log_stderr;
