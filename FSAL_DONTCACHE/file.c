@@ -102,8 +102,17 @@ static fsal_status_t truncate_locked(struct dc_handle *h, uint64_t size)
 
 	if (rc != 0)
 		return posix2fsal_status(rc);
+	/* as the caller, like a WRITE: the kernel then clears set-id bits and
+	 * applies the caller's reserve as for a local user's truncate */
+	fsal_set_credentials(&op_ctx->creds);
 	rc = dcio_file_truncate(io, size);
+	fsal_restore_ganesha_credentials();
 	dc_efile_io_done(h->file.ef);
+	if (rc != 0)
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: truncate to %" PRIu64 " as uid %u: %s",
+			     size, (unsigned int)op_ctx->creds.caller_uid,
+			     strerror(rc));
 	return posix2fsal_status(rc);
 }
 
@@ -541,6 +550,9 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 	}
 	st = dc_fd_check_io(h, bypass, a->state, need, false);
 	if (FSAL_IS_ERROR(st)) {
+		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: %s: share check: %s",
+			     is_read ? "read" : "write",
+			     msg_fsal_err(st.major));
 		done_cb(obj, st, a, caller_arg);
 		return;
 	}
@@ -548,12 +560,18 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 	want = iov_total(a);
 	st = check_range(a, is_read, want);
 	if (FSAL_IS_ERROR(st)) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: %s of %zu bytes at %" PRIu64 ": %s",
+			     is_read ? "read" : "write", want, a->offset,
+			     msg_fsal_err(st.major));
 		dc_fd_io_end(h, a->state, need);
 		done_cb(obj, st, a, caller_arg);
 		return;
 	}
 	rc = dc_efile_io(h->file.ef, !is_read, &file);
 	if (rc != 0) {
+		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: engine file: %s",
+			     strerror(rc));
 		dc_fd_io_end(h, a->state, need);
 		done_cb(obj, posix2fsal_status(rc), a, caller_arg);
 		return;
@@ -565,6 +583,10 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 	if (!is_read && want > 0 && a->offset + want > DC_SURE_FILE_SIZE &&
 	    lseek(dcio_file_fd(file), (off_t)(a->offset + want), SEEK_SET) <
 		    0) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: write end %" PRIu64
+			     " past the maximum file size",
+			     a->offset + want);
 		dc_efile_io_done(h->file.ef);
 		dc_fd_io_end(h, a->state, need);
 		done_cb(obj, fsalstat(ERR_FSAL_FBIG, EFBIG), a, caller_arg);
@@ -597,18 +619,34 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 			      .state = a->state,
 			      .is_read = is_read };
 	get_gsh_export_ref(io->gexp);
-	if (is_read)
+	if (is_read) {
 		rc = dcio_read(file, a->iov, a->iov_count, a->offset, io_done,
 			       io);
-	else
-		rc = dcio_write2(file, a->iov, a->iov_count, a->offset,
+	} else {
+		/* the data is written as the caller (op_ctx->creds: squashed
+		 * and anonymous callers carry the export's anonymous ids) on
+		 * whichever thread the engine issues it */
+		struct dcio_cred cred = {
+			.uid = op_ctx->creds.caller_uid,
+			.gid = op_ctx->creds.caller_gid,
+			.ngroups = op_ctx->creds.caller_glen,
+			.groups = op_ctx->creds.caller_garray,
+		};
+
+		rc = dcio_write3(file, a->iov, a->iov_count, a->offset,
 				 /* FILE_SYNC and DATA_SYNC both arrive as
 				  * fsal_stable: FILE_SYNC needs the metadata */
 				 a->fsal_stable ? DCIO_FILE_SYNC
 						: DCIO_UNSTABLE,
-				 &io->durable, io_done, io);
+				 &cred, &io->durable, io_done, io);
+	}
 	dc_efile_io_done(h->file.ef);
 	if (rc != 0) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: %s of %zu bytes at %" PRIu64
+			     " refused: %s",
+			     is_read ? "read" : "write", want, a->offset,
+			     strerror(rc));
 		/* refused at once (EAGAIN: in-flight bound full) */
 		put_gsh_export(io->gexp);
 		gsh_free(io);

@@ -161,6 +161,29 @@ typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
 int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		uint64_t offset, enum dcio_stable stable, bool *durable,
 		dcio_done_fn done, void *arg);
+/* The identity a write's data syscalls run with: the caller's file-system
+ * uid and gid and supplementary groups (copied; the caller's array need not
+ * outlive the call). The kernel then applies the caller's rules to the
+ * write: ext4's reserved blocks (refused unless the fsuid is the reserve's),
+ * set-id bits (cleared: a fsuid other than 0 has no CAP_FSETID), and
+ * whatever else it decides by the writer. */
+#define DCIO_CRED_MAX_GROUPS 65536
+struct dcio_cred {
+	uid_t uid;
+	gid_t gid;
+	unsigned int ngroups;
+	const gid_t *groups;
+};
+/* dcio_write2 whose pwritev2/io_uring writes run as cred on every path
+ * (the caller's thread, engine rings, the pool, direct and inline); NULL:
+ * as the engine's threads (dcio_write2). Writeback, flushes and the flusher
+ * stay the engine's. Refused with EINVAL (more than DCIO_CRED_MAX_GROUPS
+ * groups), ENOMEM; a write the thread cannot switch to cred for fails with
+ * that errno (EPERM where the process lacks CAP_SETUID/CAP_SETGID). */
+int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+		uint64_t offset, enum dcio_stable stable,
+		const struct dcio_cred *cred, bool *durable, dcio_done_fn done,
+		void *arg);
 /* (done must not call dcio_file_close on its own file: close waits for the
  * file's requests, this one included, to finish.) */
 
@@ -266,9 +289,10 @@ int dcio_file_close(struct dcio_file *f);
  * caller must not start I/O on f meanwhile. */
 bool dcio_file_close_clean(struct dcio_file *f, int *err);
 int dcio_file_fd(const struct dcio_file *f);
-/* ftruncate(size) through the engine: pending and lost ranges past size are
- * forgotten (data truncated away cannot be lost), except those acknowledged
- * or lost while it ran. 0 or errno (EFBIG: size > INT64_MAX). */
+/* ftruncate(size) through the engine, on the calling thread (with its
+ * credentials: the FSAL runs it as the caller): pending and lost ranges past
+ * size are forgotten (data truncated away cannot be lost), except those
+ * acknowledged or lost while it ran. 0 or errno (EFBIG: size > INT64_MAX). */
 int dcio_file_truncate(struct dcio_file *f, uint64_t size);
 /* Queue a write. In DCIO_FLUSH_INLINE mode reads and writes run on the
  * caller's thread and done is called before return. On files of a direct

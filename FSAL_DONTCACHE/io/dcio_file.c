@@ -269,6 +269,7 @@ static struct dcio_req *child(struct dcio_req *p, const struct iovec *iov,
 	if (!c)
 		return NULL;
 	c->parent = p;
+	c->cred = p->cred;
 	c->inline_ = p->inline_;
 	c->t0 = p->t0;
 	c->off = c->io_off = off;
@@ -336,17 +337,32 @@ int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		uint64_t offset, enum dcio_stable stable, bool *durable,
 		dcio_done_fn done, void *arg)
 {
+	return dcio_write3(f, iov, iovcnt, offset, stable, NULL, durable, done,
+			   arg);
+}
+
+int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
+		uint64_t offset, enum dcio_stable stable,
+		const struct dcio_cred *cred, bool *durable, dcio_done_fn done,
+		void *arg)
+{
 	if (!f || !done || iovcnt < 0 || (iovcnt && !iov) ||
 	    (unsigned)stable > DCIO_FILE_SYNC)
 		return EINVAL;
 	struct dcio_export *x = f->x;
 	uint64_t len = iov_total(iov, iovcnt);
+	int rc;
 	struct dcio_req *q = req_new(f, REQ_WRITE, iovcnt);
 	if (!q)
 		return ENOMEM;
-	int rc = inflight_admit(x, len);
+	q->cred = cred_copy_new(cred, &rc);
 	if (rc) {
 		free(q);
+		return rc;
+	}
+	rc = inflight_admit(x, len);
+	if (rc) {
+		req_free(q);
 		return rc;
 	}
 	file_get(f);
@@ -369,7 +385,7 @@ int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		if (rc == ENOMEM) {
 			inflight_release(x, len);
 			falloc_untrack(q);
-			free(q);
+			req_free(q);
 			file_put(f);
 			return ENOMEM;
 		}

@@ -278,6 +278,8 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 		e->kick_deferred = p->kick == DCIO_KICK_DEFERRED;
 	}
 	atomic_init(&e->verifier_gen, 1);
+	/* probed here, not on the first write's request path */
+	(void)cred_can_switch();
 	long page = sysconf(_SC_PAGESIZE);
 	e->page = page > 0 ? (uint32_t)page : 4096;
 	e->log = p->log ? p->log : dcio_log_stderr;
@@ -337,6 +339,12 @@ void engine_put(struct dcio_engine *e)
 static void pool_io_run(struct dcio_job *j)
 {
 	req_exec_sync((struct dcio_req *)j);
+}
+
+void engine_pool_submit(struct dcio_engine *e, struct dcio_req *q)
+{
+	q->job.run = pool_io_run;
+	pool_post(&e->pool, &q->job);
 }
 
 void engine_submit(struct dcio_engine *e, struct dcio_req *q)

@@ -13,6 +13,7 @@
 
 #include "bounce.h"
 #include "commit.h"
+#include "cred.h"
 #include "dcio.h"
 #include "dcio_stats.h"
 #include "errmem.h"
@@ -140,6 +141,8 @@ void dcio_read_seen(struct dcio_engine *e, uint64_t now);
 /* writes larger than this are the "large" ones */
 #define DCIO_NICE_WRITE_MIN (64u << 10)
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
+/* The request to the pool (a ring that cannot issue it as its caller) */
+void engine_pool_submit(struct dcio_engine *e, struct dcio_req *q);
 void engine_get(struct dcio_engine *e);
 void engine_put(struct dcio_engine *e);
 void cond_init_mono(pthread_cond_t *cv);

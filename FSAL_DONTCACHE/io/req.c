@@ -212,12 +212,29 @@ void req_exec_sync(struct dcio_req *q)
 
 		if (timed)
 			kick_timer_start(&kt);
-		if (q->op == REQ_WRITE)
+		if (q->op == REQ_WRITE && q->cred) {
+			struct cred_saved cs;
+			int err = cred_enter(q->cred, &cs);
+
+			if (err) {
+				DCIO_LOG_RL(
+					q->f->e, DCIO_LOG_WARN, 60,
+					"dcio: %s: cannot write as uid %u gid %u: %s",
+					q->f->x->name, (unsigned)q->cred->uid,
+					(unsigned)q->cred->gid, strerror(err));
+				req_finish(q, err);
+				return;
+			}
 			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off,
 					q->rwflags);
-		else
+			cred_leave(&cs);
+		} else if (q->op == REQ_WRITE) {
+			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off,
+					q->rwflags);
+		} else {
 			r = s->preadv2(q->fd, q->iov, q->iovcnt, off,
 				       q->rwflags);
+		}
 		if (timed)
 			kick_timer_end(&kt, q->f->x, r);
 		if (req_result(q, r < 0 ? -(long)errno : (long)r) == REQ_DONE)
@@ -376,6 +393,13 @@ static void top_finish(struct dcio_req *q, int err)
 	}
 }
 
+void req_free(struct dcio_req *q)
+{
+	if (!q->parent)
+		free(q->cred);
+	free(q);
+}
+
 /* Calls done and releases everything the request held. */
 void req_complete(struct dcio_req *q, int err)
 {
@@ -395,7 +419,7 @@ void req_complete(struct dcio_req *q, int err)
 	bounce_put(f->e, q->bounce, q->bounce_len);
 	if (q->durable)
 		*q->durable = q->is_durable && !err;
-	free(q);
+	req_free(q);
 	done(arg, err, bytes);
 	file_put(f);
 }

@@ -47,6 +47,9 @@ struct dcio_req {
 	void *arg;
 	void *bounce;
 	size_t bounce_len;
+	/* a write's caller (dcio_write3): its syscalls run as it; the top
+	 * request owns it, split children point at their parent's */
+	struct cred_copy *cred;
 	const struct iovec *uiov; /* caller's iovec, for bounce copy-back */
 	int uiovcnt;
 	struct gc_waiter w;
@@ -77,6 +80,8 @@ uint64_t req_retry_delay_ns(const struct dcio_req *q);
 void req_exec_sync(struct dcio_req *q);
 void req_finish(struct dcio_req *q, int err);
 void req_complete(struct dcio_req *q, int err);
+/* frees a top request (and its cred) that never ran */
+void req_free(struct dcio_req *q);
 uint64_t iov_total(const struct iovec *iov, int cnt);
 int iov_slice(const struct iovec *src, int cnt, uint64_t skip, uint64_t len,
 	      struct iovec *dst);

@@ -5,6 +5,7 @@
  * completions. RWF_DONTCACHE travels in sqe->rw_flags. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -24,13 +25,15 @@ static bool arm_wake(struct dcio_ring *r)
 	return true;
 }
 
-static void prep(struct io_uring_sqe *sqe, struct dcio_req *q)
+static void prep(struct io_uring_sqe *sqe, struct dcio_req *q, int pers)
 {
 	off_t off = (off_t)(q->io_off + q->xfer);
-	if (q->op == REQ_WRITE)
+	if (q->op == REQ_WRITE) {
 		io_uring_prep_writev2(sqe, q->fd, q->iov, q->iovcnt, off,
 				      q->rwflags);
-	else
+		if (pers > 0)
+			sqe->personality = (__u16)pers;
+	} else
 		io_uring_prep_readv2(sqe, q->fd, q->iov, q->iovcnt, off,
 				     q->rwflags);
 	io_uring_sqe_set_data(sqe, q);
@@ -59,6 +62,70 @@ static void bl_take(struct dcio_ring *r, struct backlog *b)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* The personality the ring issues c's writes with: registered while this
+ * thread holds c's identity (cred_enter), so that the kernel issues the
+ * write, on the ring or in io-wq, with c's fsuid, fsgid, groups and the
+ * capabilities left to them. Kept per ring, at most DCIO_RING_PERSONALITIES;
+ * the least recently used goes (the SQEs prepared so far are submitted
+ * first: the kernel takes a personality's credentials at submission).
+ * -1 when none can be had (the caller hands the request to the pool, whose
+ * thread switches its own identity around the syscall). */
+static int ring_personality(struct dcio_ring *r, const struct cred_copy *c)
+{
+	struct ring_pers *slot = NULL;
+	struct cred_saved cs;
+	int id, err;
+
+	if (r->pers_off)
+		return -1;
+	r->pers_tick++;
+	for (unsigned i = 0; i < DCIO_RING_PERSONALITIES; i++) {
+		struct ring_pers *p = &r->pers[i];
+
+		if (p->c && cred_copy_eq(p->c, c)) {
+			p->used = r->pers_tick;
+			return p->id;
+		}
+		if (!p->c) {
+			if (!slot || slot->c)
+				slot = p;
+		} else if (!slot || (slot->c && p->used < slot->used)) {
+			slot = p;
+		}
+	}
+	struct cred_copy *k = malloc(sizeof(*k) + c->ngroups * sizeof(gid_t));
+	if (!k)
+		return -1;
+	memcpy(k, c, sizeof(*k) + c->ngroups * sizeof(gid_t));
+	err = cred_enter(c, &cs);
+	if (err) {
+		free(k);
+		return -1;
+	}
+	id = io_uring_register_personality(&r->ring);
+	cred_leave(&cs);
+	if (id <= 0) {
+		free(k);
+		if (id == -EINVAL || id == -EOPNOTSUPP) {
+			r->pers_off = true;
+			r->e->log(
+				DCIO_LOG_WARN,
+				"dcio: engine ring: io_uring personalities unavailable (%s): writes with a caller's identity go to the pool",
+				strerror(-id));
+		}
+		return -1;
+	}
+	if (slot->c) {
+		io_uring_submit(&r->ring);
+		io_uring_unregister_personality(&r->ring, slot->id);
+		free(slot->c);
+	}
+	slot->c = k;
+	slot->id = id;
+	slot->used = r->pers_tick;
+	return id;
+}
+
 /* Moves backlog into SQEs while the CQ has room for their completions. */
 static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 		 bool *need_arm)
@@ -66,6 +133,18 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 	if (*need_arm && arm_wake(r))
 		*need_arm = false;
 	while (b->h && *inflight < r->cap) {
+		struct dcio_req *w = b->h;
+		int pers = 0;
+
+		if (w->op == REQ_WRITE && w->cred && w->io_len &&
+		    (pers = ring_personality(r, w->cred)) < 0) {
+			b->h = w->next;
+			if (!b->h)
+				b->t = NULL;
+			w->next = NULL;
+			engine_pool_submit(r->e, w);
+			continue;
+		}
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
 		if (!sqe) {
 			io_uring_submit(&r->ring);
@@ -81,7 +160,7 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 			io_uring_prep_nop(sqe);
 			io_uring_sqe_set_data(sqe, q);
 		} else {
-			prep(sqe, q);
+			prep(sqe, q, pers);
 		}
 		(*inflight)++;
 	}
@@ -257,6 +336,8 @@ void ring_stop(struct dcio_ring *r)
 		;
 	pthread_join(r->tid, NULL);
 	io_uring_queue_exit(&r->ring);
+	for (unsigned i = 0; i < DCIO_RING_PERSONALITIES; i++)
+		free(r->pers[i].c);
 	close(r->efd);
 	pthread_mutex_destroy(&r->mu);
 }

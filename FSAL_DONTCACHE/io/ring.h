@@ -10,6 +10,17 @@
 
 struct dcio_engine;
 struct dcio_req;
+struct cred_copy;
+
+/* Personalities registered per ring (one per caller identity seen lately):
+ * past this many the least recently used is unregistered. */
+#define DCIO_RING_PERSONALITIES 16
+
+struct ring_pers {
+	struct cred_copy *c; /* NULL: free slot */
+	int id;
+	uint64_t used; /* the ring's tick when last used */
+};
 
 struct dcio_ring {
 	struct dcio_engine *e;
@@ -22,6 +33,10 @@ struct dcio_ring {
 	bool stop;
 	atomic_int wake;
 	unsigned cap;
+	/* ring thread only */
+	struct ring_pers pers[DCIO_RING_PERSONALITIES];
+	uint64_t pers_tick;
+	bool pers_off; /* the kernel refused to register one: pool */
 };
 
 int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries,

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+/* Writes as the caller: the thread that issues a write's syscall takes the
+ * caller's fsuid, fsgid and groups around it (per-thread syscalls only),
+ * and rings register the caller's credentials as a personality. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+struct cred_copy *cred_copy_new(const struct dcio_cred *c, int *err)
+{
+	struct cred_copy *k;
+
+	*err = 0;
+	if (c == NULL)
+		return NULL;
+	if (c->ngroups > DCIO_CRED_MAX_GROUPS ||
+	    (c->ngroups && c->groups == NULL)) {
+		*err = EINVAL;
+		return NULL;
+	}
+	k = malloc(sizeof(*k) + (size_t)c->ngroups * sizeof(gid_t));
+	if (k == NULL) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	k->uid = c->uid;
+	k->gid = c->gid;
+	k->ngroups = c->ngroups;
+	if (c->ngroups)
+		memcpy(k->groups, c->groups, c->ngroups * sizeof(gid_t));
+	return k;
+}
+
+bool cred_copy_eq(const struct cred_copy *a, const struct cred_copy *b)
+{
+	return a->uid == b->uid && a->gid == b->gid &&
+	       a->ngroups == b->ngroups &&
+	       memcmp(a->groups, b->groups, a->ngroups * sizeof(gid_t)) == 0;
+}
+
+static bool can_switch;
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+/* On a thread of its own: nothing of the caller's changes either way. */
+static void *probe_thread(void *arg)
+{
+	bool *ok = arg;
+	long was = syscall(SYS_setfsuid, 65534);
+	long now = syscall(SYS_setfsuid, -1);
+	long gwas = syscall(SYS_setfsgid, 65534);
+	long gnow = syscall(SYS_setfsgid, -1);
+
+	(void)was;
+	(void)gwas;
+	*ok = now == 65534 && gnow == 65534 &&
+	      syscall(SYS_setgroups, 0, NULL) == 0;
+	return NULL;
+}
+
+static void probe(void)
+{
+	pthread_t t;
+	bool ok = false;
+
+	if (pthread_create(&t, NULL, probe_thread, &ok) != 0)
+		return;
+	pthread_join(t, NULL);
+	can_switch = ok;
+}
+
+bool cred_can_switch(void)
+{
+	pthread_once(&probe_once, probe);
+	return can_switch;
+}
+
+int cred_enter(const struct cred_copy *c, struct cred_saved *s)
+{
+	long n;
+
+	if (!cred_can_switch())
+		return EPERM;
+	s->groups = s->small;
+	n = syscall(SYS_getgroups, CRED_SAVED_SMALL, s->small);
+	if (n < 0 && errno == EINVAL) {
+		n = syscall(SYS_getgroups, 0, NULL);
+		if (n < 0)
+			return errno;
+		s->groups = malloc((size_t)(n ? n : 1) * sizeof(gid_t));
+		if (s->groups == NULL)
+			return ENOMEM;
+		n = syscall(SYS_getgroups, n, s->groups);
+	}
+	if (n < 0) {
+		int err = errno;
+
+		if (s->groups != s->small)
+			free(s->groups);
+		return err;
+	}
+	s->ngroups = (int)n;
+	/* the same list (a squashed caller has none, as a server run
+	 * without supplementary groups): nothing to change or restore */
+	s->groups_kept =
+		(unsigned int)n == c->ngroups &&
+		memcmp(s->groups, c->groups, c->ngroups * sizeof(gid_t)) == 0;
+	if (!s->groups_kept &&
+	    syscall(SYS_setgroups, c->ngroups, c->groups) != 0) {
+		int err = errno;
+
+		if (s->groups != s->small)
+			free(s->groups);
+		return err;
+	}
+	/* both return the previous id whether or not they succeed: the
+	 * probe said they do */
+	s->gid = (gid_t)syscall(SYS_setfsgid, c->gid);
+	s->uid = (uid_t)syscall(SYS_setfsuid, c->uid);
+	return 0;
+}
+
+void cred_leave(struct cred_saved *s)
+{
+	int e = errno;
+
+	(void)syscall(SYS_setfsuid, s->uid);
+	(void)syscall(SYS_setfsgid, s->gid);
+	if (!s->groups_kept)
+		(void)syscall(SYS_setgroups, s->ngroups, s->groups);
+	if (s->groups != s->small)
+		free(s->groups);
+	errno = e;
+}

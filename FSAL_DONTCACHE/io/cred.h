@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* cred.c: a write's syscall issued with its caller's file-system identity
+ * (fsuid, fsgid, supplementary groups) on whatever engine or caller thread
+ * runs it, and io_uring personalities for the rings. */
+#ifndef DCIO_CRED_H
+#define DCIO_CRED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct dcio_cred;
+
+/* The engine's copy of a dcio_cred, owned by the request it came with. */
+struct cred_copy {
+	uid_t uid;
+	gid_t gid;
+	unsigned int ngroups;
+	gid_t groups[];
+};
+
+/* A thread's identity as it was before cred_enter. */
+#define CRED_SAVED_SMALL 32
+struct cred_saved {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	bool groups_kept; /* the caller's groups were the thread's already */
+	gid_t *groups; /* small, or malloc'd when the thread has more */
+	gid_t small[CRED_SAVED_SMALL];
+};
+
+/* NULL for NULL; else a malloc'd copy (NULL with *err = ENOMEM/EINVAL). */
+struct cred_copy *cred_copy_new(const struct dcio_cred *c, int *err);
+bool cred_copy_eq(const struct cred_copy *a, const struct cred_copy *b);
+/* Whether this process may switch a thread's fsuid/fsgid/groups
+ * (CAP_SETUID and CAP_SETGID); probed once, on a thread of its own. */
+bool cred_can_switch(void);
+/* The calling thread takes c's identity with per-thread syscalls
+ * (setgroups, setfsgid, setfsuid: glibc's setgroups would change every
+ * thread of the process). 0, or the errno with the thread unchanged. A
+ * fsuid other than 0 takes the file-system capabilities (CAP_FSETID,
+ * CAP_DAC_OVERRIDE...) out of the thread's effective set, as for a local
+ * user's write: set-id bits are cleared, ext4's reserve is refused. */
+int cred_enter(const struct cred_copy *c, struct cred_saved *s);
+/* Back to what cred_enter saved. errno is kept. */
+void cred_leave(struct cred_saved *s);
+
+#endif

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+/* dcio_write3: a write's data syscall runs with the caller's fsuid, fsgid and
+ * groups on every path (the caller's thread, the pool, Flush_Mode inline,
+ * direct), the thread gets its own back afterwards, and the io_uring path
+ * issues it as the caller too (a root-owned 06777 file loses its set-id
+ * bits, as to a local user's write; a write as root keeps them). Needs root
+ * (CAP_SETUID, CAP_SETGID). */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "dcio_testlib.h"
+
+/* What the table's pwritev2 saw on the thread that issued it. */
+static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
+static long seen_fsuid, seen_fsgid;
+static int seen_ngroups;
+static gid_t seen_groups[64];
+static int seen_calls;
+
+static ssize_t rec_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
+			    int flags)
+{
+	pthread_mutex_lock(&seen_mu);
+	/* both fail for -1 and return the thread's current id */
+	seen_fsuid = syscall(SYS_setfsuid, -1);
+	seen_fsgid = syscall(SYS_setfsgid, -1);
+	seen_ngroups = (int)syscall(SYS_getgroups, 64, seen_groups);
+	seen_calls++;
+	pthread_mutex_unlock(&seen_mu);
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+static const gid_t groups[] = { 1002, 1003, 1004 };
+static const struct dcio_cred caller = {
+	.uid = 1000, .gid = 1001, .ngroups = 3, .groups = groups
+};
+
+static int write3(struct dcio_file *f, const void *buf, size_t len,
+		  uint64_t off, const struct dcio_cred *cred)
+{
+	struct tl_wait w;
+	struct iovec iov = { (void *)buf, len };
+
+	tl_wait_init(&w);
+	int rc = dcio_write3(f, &iov, 1, off, DCIO_UNSTABLE, cred, NULL,
+			     tl_done, &w);
+	if (rc)
+		return rc;
+	tl_wait_for(&w, 1);
+	return w.last_err;
+}
+
+static void check_seen(const struct dcio_cred *c)
+{
+	pthread_mutex_lock(&seen_mu);
+	CU_ASSERT_EQUAL(seen_fsuid, (long)c->uid);
+	CU_ASSERT_EQUAL(seen_fsgid, (long)c->gid);
+	CU_ASSERT_EQUAL(seen_ngroups, (int)c->ngroups);
+	if (seen_ngroups == (int)c->ngroups)
+		for (unsigned i = 0; i < c->ngroups; i++)
+			CU_ASSERT_EQUAL(seen_groups[i], c->groups[i]);
+	pthread_mutex_unlock(&seen_mu);
+}
+
+/* One export configuration through the recording table (so the pool, never
+ * a ring): as the caller, then without a caller (the thread's own back). */
+static void table_path(struct dcio_export_params *p, size_t len, uint64_t off)
+{
+	struct dcio_syscalls sys = { .pwritev2 = rec_pwritev2 };
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = true };
+	gid_t mine[64];
+	int nmine = (int)syscall(SYS_getgroups, 64, mine);
+	struct dcio_cred self = { .uid = 0,
+				  .gid = 0,
+				  .ngroups = nmine > 0 ? (unsigned)nmine : 0,
+				  .groups = mine };
+	struct tl_ctx c;
+	static char buf[1 << 20];
+
+	tl_ctx_open(&c, &(struct tl_setup){ .p = p,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .name = "cred",
+					    .flags = O_TRUNC });
+	CU_ASSERT_FALSE(dcio_engine_uses_uring(c.e));
+	tl_fill(buf, len, off, 3);
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &caller), 0);
+	CU_ASSERT_TRUE(seen_calls >= 1);
+	check_seen(&caller);
+	/* a caller whose groups are the thread's own (no group change) */
+	struct dcio_cred same = self;
+
+	same.uid = 1000;
+	same.gid = 1001;
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &same), 0);
+	CU_ASSERT_TRUE(seen_calls >= 1);
+	check_seen(&same);
+	/* this thread is itself again */
+	CU_ASSERT_EQUAL(syscall(SYS_setfsuid, -1), 0);
+	CU_ASSERT_EQUAL(syscall(SYS_setfsgid, -1), 0);
+	/* and so is the engine thread that ran it: a write without a caller
+	 * runs as the engine */
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(c.f, buf, len, off, NULL), 0);
+	CU_ASSERT_TRUE(seen_calls >= 1);
+	check_seen(&self);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
+static void t_pool(void)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	table_path(&p, 256 << 10, 0);
+}
+
+static void t_caller_thread(void)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	p.caller_write_max = 64 << 20;
+	table_path(&p, 256 << 10, 0);
+}
+
+static void t_inline(void)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_INLINE);
+	table_path(&p, 256 << 10, 0);
+}
+
+static void t_direct(void)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DIRECT, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	/* head, aligned middle (O_DIRECT), tail: each leaf as the caller */
+	table_path(&p, (1 << 20) - 8192, 100);
+}
+
+static mode_t mode_of(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return 0;
+	return st.st_mode & 07777;
+}
+
+/* The real syscalls: io_uring. A root-owned 06777 file written as uid
+ * 1000 loses both set-id bits (the kernel's rule for a writer without
+ * CAP_FSETID); written as root it keeps them. More identities than a ring
+ * keeps personalities for, in turn. */
+static void ring_setid(enum dcio_write_mode wm, size_t len)
+{
+	struct dcio_export_params p =
+		tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = true };
+	struct tl_ctx c;
+	static char buf[1 << 20];
+
+	tl_ctx_open(&c,
+		    &(struct tl_setup){
+			    .p = &p, .ep = &ep, .name = "ring", .flags = 0 });
+	if (!dcio_engine_uses_uring(c.e)) {
+		fprintf(stderr,
+			"(no io_uring here: the ring part is not run)\n");
+		CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+		return;
+	}
+	int fd = dcio_file_fd(c.f);
+	tl_fill(buf, len, 0, 9);
+	CU_ASSERT_EQUAL(fchown(fd, 0, 0), 0);
+	CU_ASSERT_EQUAL(fchmod(fd, 06777), 0);
+	CU_ASSERT_EQUAL(write3(c.f, buf, len, 0, NULL), 0);
+	CU_ASSERT_EQUAL(mode_of(fd), 06777);
+	for (unsigned i = 0; i < 24; i++) {
+		struct dcio_cred u = { .uid = 1000 + i % 20,
+				       .gid = 1000 + i % 20,
+				       .ngroups = 1,
+				       .groups = &groups[i % 3] };
+
+		CU_ASSERT_EQUAL(fchmod(fd, 06777), 0);
+		CU_ASSERT_EQUAL(write3(c.f, buf, len, 0, &u), 0);
+		CU_ASSERT_EQUAL(mode_of(fd), 0777);
+	}
+	/* a group-executable setgid file of a group the caller is in */
+	CU_ASSERT_EQUAL(fchown(fd, 0, 1003), 0);
+	CU_ASSERT_EQUAL(fchmod(fd, 02775), 0);
+	CU_ASSERT_EQUAL(write3(c.f, buf, len, 0, &caller), 0);
+	CU_ASSERT_EQUAL(mode_of(fd), 0775);
+	/* root again: kept */
+	CU_ASSERT_EQUAL(fchmod(fd, 06777), 0);
+	CU_ASSERT_EQUAL(write3(c.f, buf, len, 0, NULL), 0);
+	CU_ASSERT_EQUAL(mode_of(fd), 06777);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
+static void t_ring(void)
+{
+	ring_setid(DCIO_WRITE_DONTCACHE, 64 << 10);
+}
+
+static void t_ring_direct(void)
+{
+	ring_setid(DCIO_WRITE_DIRECT, 1 << 20);
+}
+
+static const struct tl_case cases[] = {
+	{ "pool: the write as the caller, the thread restored", t_pool },
+	{ "caller's thread: as the caller, restored", t_caller_thread },
+	{ "Flush_Mode inline: as the caller, restored", t_inline },
+	{ "direct: every leaf as the caller", t_direct },
+	{ "io_uring: set-id bits cleared as for the caller", t_ring },
+	{ "io_uring direct: set-id bits cleared", t_ring_direct },
+};
+
+int main(void)
+{
+	tl_require(0);
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: needs root (CAP_SETUID, CAP_SETGID)\n");
+		return TL_SKIP;
+	}
+	return TL_RUN_SUITE("writes as the caller", cases);
+}
