@@ -199,16 +199,16 @@ static struct dcio_export_params engine_params(const struct dc_export_cfg *c)
 	return (struct dcio_export_params){
 		.write_mode = c->write_mode,
 		.read_mode = c->read_mode,
-		.flush_mode = c->flush_mode,
+		.flush_mode = c->bench.flush_mode,
 		.max_inflight_bytes = c->max_inflight_bytes,
-		.inflight_wait_ms = c->inflight_wait_ms,
-		.caller_write_max = c->worker_write_max,
+		.inflight_wait_ms = c->bench.inflight_wait_ms,
+		.caller_write_max = c->bench.worker_write_max,
 		.stable_reply_ms = c->stable_reply_ms,
-		.kick_us_per_mib = c->kick_us_per_mib,
+		.kick_us_per_mib = c->bench.kick_us_per_mib,
 		.cache_budget_bytes = c->cache_budget_bytes,
-		.flush_file_bytes = c->flush_file_bytes,
-		.flush_export_bytes = c->flush_export_bytes,
-		.flush_interval_ms = c->flush_interval_ms,
+		.flush_file_bytes = c->bench.flush_file_bytes,
+		.flush_export_bytes = c->bench.flush_export_bytes,
+		.flush_interval_ms = c->bench.flush_interval_ms,
 	};
 }
 
@@ -435,15 +435,15 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 
 	DC_MODE_CHANGE(write_mode, "Write_Mode", dcio_write_mode_name);
 	DC_MODE_CHANGE(read_mode, "Read_Mode", dcio_read_mode_name);
-	DC_MODE_CHANGE(flush_mode, "Flush_Mode", dcio_flush_mode_name);
+	DC_MODE_CHANGE(bench.flush_mode, "Flush_Mode", dcio_flush_mode_name);
 	DC_NUM_CHANGE(max_inflight_bytes, "Max_Inflight_Bytes", PRIu64);
-	DC_NUM_CHANGE(inflight_wait_ms, "Inflight_Wait_Ms", PRIu32);
-	DC_NUM_CHANGE(flush_file_bytes, "Flush_File_Bytes", PRIu64);
-	DC_NUM_CHANGE(flush_export_bytes, "Flush_Export_Bytes", PRIu64);
-	DC_NUM_CHANGE(flush_interval_ms, "Flush_Interval_Ms", PRIu32);
-	DC_NUM_CHANGE(worker_write_max, "Worker_Write_Max", PRIu32);
+	DC_NUM_CHANGE(bench.inflight_wait_ms, "Inflight_Wait_Ms", PRIu32);
+	DC_NUM_CHANGE(bench.flush_file_bytes, "Flush_File_Bytes", PRIu64);
+	DC_NUM_CHANGE(bench.flush_export_bytes, "Flush_Export_Bytes", PRIu64);
+	DC_NUM_CHANGE(bench.flush_interval_ms, "Flush_Interval_Ms", PRIu32);
+	DC_NUM_CHANGE(bench.worker_write_max, "Worker_Write_Max", PRIu32);
 	DC_NUM_CHANGE(stable_reply_ms, "Stable_Reply_Ms", PRIu32);
-	DC_NUM_CHANGE(kick_us_per_mib, "Kick_Us_Per_MiB", PRIu32);
+	DC_NUM_CHANGE(bench.kick_us_per_mib, "Kick_Us_Per_MiB", PRIu32);
 	DC_NUM_CHANGE(cache_budget_bytes, "Cache_Budget_Bytes", PRIu64);
 	if (str_differ(c->stats_file, o->stats_file) ||
 	    str_differ(c->prom_file, o->prom_file)) {

@@ -552,13 +552,14 @@ void dc_stats_export_final(struct dc_export *x)
 void dc_log_export_start(struct dc_export *x)
 {
 	const struct dc_export_cfg *c = &x->cfg;
-	char wwhy[256], rwhy[256], cfg[1536];
+	char wwhy[256], rwhy[256], kwhy[224], cfg[1792];
 	const char *wpath = dcio_export_write_path(x->io, wwhy, sizeof(wwhy));
 	const char *rpath = dcio_export_read_path(x->io, rwhy, sizeof(rwhy));
 	bool wfb = wwhy[0] != '\0' &&
 		   (strcmp(wpath, dcio_write_mode_name(c->write_mode)) != 0 ||
 		    c->write_mode == DCIO_WRITE_DIRECT);
 	bool rfb = rwhy[0] != '\0';
+	bool kdef = dcio_export_kick_deferred(x->io, kwhy, sizeof(kwhy));
 
 	snprintf(
 		cfg, sizeof(cfg),
@@ -568,18 +569,19 @@ void dc_log_export_start(struct dc_export *x)
 		" Flush_Interval_Ms=%u Worker_Write_Max=%u Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
 		" Kick_Us_Per_MiB=%u"
 		" Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
-		" (engine: %s, Stats_Interval_Ms=%u)",
+		" (engine: %s, Stats_Interval_Ms=%u; writeback kick %s: %s)",
 		dcio_write_mode_name(c->write_mode),
 		dcio_read_mode_name(c->read_mode),
-		dcio_flush_mode_name(c->flush_mode), c->max_inflight_bytes,
-		c->inflight_wait_ms, c->flush_file_bytes, c->flush_export_bytes,
-		c->flush_interval_ms, c->worker_write_max, c->stable_reply_ms,
-		c->cache_budget_bytes, c->kick_us_per_mib,
-		c->key_file ? c->key_file : "(none)",
+		dcio_flush_mode_name(c->bench.flush_mode),
+		c->max_inflight_bytes, c->bench.inflight_wait_ms,
+		c->bench.flush_file_bytes, c->bench.flush_export_bytes,
+		c->bench.flush_interval_ms, c->bench.worker_write_max,
+		c->stable_reply_ms, c->cache_budget_bytes,
+		c->bench.kick_us_per_mib, c->key_file ? c->key_file : "(none)",
 		c->stats_file ? c->stats_file : "(none)",
 		c->prom_file ? c->prom_file : "(none)",
 		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
-		DC.stats_interval_ms);
+		DC.stats_interval_ms, kdef ? "deferred" : "inline", kwhy);
 	if (wfb || rfb)
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE export %u: %s does not support RWF_DONTCACHE: %s; write path %s%s%s%s, read path %s%s%s%s; %s",
