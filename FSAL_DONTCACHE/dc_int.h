@@ -19,6 +19,10 @@
 
 #define DC_NAME "DONTCACHE"
 
+/* The module is built with -fvisibility=hidden: only its entry points
+ * (registration at load, unregistration at unload) are exported. */
+#define DC_EXPORT __attribute__((visibility("default")))
+
 /* DONTCACHE { Bench { } }: the engine's settings, for benchmarks and
  * tests (not in the man page's table) */
 struct dc_module_bench {

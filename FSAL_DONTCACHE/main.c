@@ -143,7 +143,7 @@ static void make_verifier_salt(void)
 		strerror(errno));
 }
 
-MODULE_INIT void dc_init(void)
+MODULE_INIT DC_EXPORT void dc_init(void)
 {
 	make_verifier_salt();
 	if (register_fsal(&DC.fsal, DC_NAME, FSAL_MAJOR_VERSION,
@@ -169,7 +169,7 @@ MODULE_INIT void dc_init(void)
 	dc_handle_ops_init(&DC.handle_ops);
 }
 
-MODULE_FINI void dc_fini(void)
+MODULE_FINI DC_EXPORT void dc_fini(void)
 {
 	dc_stats_shutdown();
 	/* the engine files kept for their lost data (and the engine exports

@@ -140,7 +140,7 @@ fi
 for t in bound drop over; do mkdir -p "$IT_WORK/exp-$t" "$IT_WORK/rec-$t"; done
 files() { echo "Handle_Key_File = $IT_WORK/key-$1; Stats_File = $IT_WORK/stats-$1.json;"; }
 {
-  echo "$IT_WORK/exp-bound|1|Name = DONTCACHE; Max_Inflight_Bytes = 1048576; Inflight_Wait_Ms = 20000; $(files bound)"
+  echo "$IT_WORK/exp-bound|1|Name = DONTCACHE; Max_Inflight_Bytes = 1048576; Bench { Inflight_Wait_Ms = 20000; } $(files bound)"
   echo "$IT_WORK/exp-drop|2|Name = DONTCACHE; Write_Mode = dropbehind; $(files drop)"
   echo "$IT_WORK/exp-over|3|Name = DONTCACHE; $(files over)"
 } | it_conf "$IT_WORK/bound.conf"
