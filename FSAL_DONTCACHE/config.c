@@ -474,19 +474,33 @@ static int mkdir_p(const char *dir)
 	char buf[4096];
 	size_t n = strlen(dir);
 
-	if (n == 0 || n >= sizeof(buf))
+	if (n == 0 || n >= sizeof(buf)) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: directory name of %zu bytes refused",
+			     n);
 		return EINVAL;
+	}
 	memcpy(buf, dir, n + 1);
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-			return errno;
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+			int err = errno;
+
+			LogFullDebug(COMPONENT_FSAL, "DONTCACHE: mkdir %s: %s",
+				     buf, strerror(err));
+			return err;
+		}
 		*p = '/';
 	}
-	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-		return errno;
+	if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+		int err = errno;
+
+		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: mkdir %s: %s", buf,
+			     strerror(err));
+		return err;
+	}
 	return 0;
 }
 
@@ -568,6 +582,22 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 	snprintf(where, sizeof(where), "DONTCACHE export %u", x->export_id);
 	if (check_ranges(where, export_ranges, c) != 0)
 		rc = EINVAL;
+	LogDebug(
+		COMPONENT_FSAL,
+		"DONTCACHE export %u: FSAL block %s: Write_Mode=%s Read_Mode=%s Max_Inflight_Bytes=%" PRIu64
+		" Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
+		" Bench { Flush_Mode=%s Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64
+		" Flush_Export_Bytes=%" PRIu64
+		" Flush_Interval_Ms=%u Worker_Write_Max=%u Kick_Us_Per_MiB=%u }",
+		x->export_id, rc == 0 ? "loaded" : "refused",
+		c->write_mode_s ? c->write_mode_s : "(none)",
+		c->read_mode_s ? c->read_mode_s : "(none)",
+		c->max_inflight_bytes, c->stable_reply_ms,
+		c->cache_budget_bytes,
+		c->bench.flush_mode_s ? c->bench.flush_mode_s : "(none)",
+		c->bench.inflight_wait_ms, c->bench.flush_file_bytes,
+		c->bench.flush_export_bytes, c->bench.flush_interval_ms,
+		c->bench.worker_write_max, c->bench.kick_us_per_mib);
 	/* Handle_Key_File not given: the export's file in the state dir */
 	if (c->key_file == NULL)
 		c->key_file = default_path(DC_STATE_DIR, x->export_id, "key");
@@ -592,6 +622,9 @@ static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN],
 	fd = open(x->cfg.key_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		rc = errno;
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: open(%s, O_NOFOLLOW): %s",
+			     x->export_id, x->cfg.key_file, strerror(rc));
 		if (rc == ENOENT) {
 			LogCrit(COMPONENT_FSAL,
 				"DONTCACHE export %u: Handle_Key_File %s does not exist and Handle_Key_Create = false: not creating a key (copy the cluster's key there, 16 bytes, 0600 root); export not started",
@@ -601,6 +634,10 @@ static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN],
 		return rc;
 	}
 	rc = fstat(fd, &before) == 0 ? 0 : errno;
+	if (rc != 0)
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: fstat(%s): %s", x->export_id,
+			     x->cfg.key_file, strerror(rc));
 	if (rc == 0)
 		rc = dc_key_load(x->cfg.key_file, secret);
 	if (rc == 0 &&
@@ -624,10 +661,20 @@ int dc_read_key_file(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
 	bool logged = false;
 	int rc;
 
+	LogFullDebug(
+		COMPONENT_FSAL,
+		"DONTCACHE export %u: reading Handle_Key_File %s (Handle_Key_Create %s)",
+		x->export_id, x->cfg.key_file,
+		x->cfg.key_create ? "true" : "false");
 	if (!x->cfg.key_create) {
 		rc = read_existing_key(x, secret, &logged);
 	} else {
 		rc = make_parent_dir(x->cfg.key_file);
+		if (rc != 0)
+			LogFullDebug(
+				COMPONENT_FSAL,
+				"DONTCACHE export %u: the directory of %s: %s",
+				x->export_id, x->cfg.key_file, strerror(rc));
 		if (rc == 0)
 			rc = dc_key_load(x->cfg.key_file, secret);
 	}

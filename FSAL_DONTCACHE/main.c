@@ -8,6 +8,8 @@
 #include "dc_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,8 +145,21 @@ static void make_verifier_salt(void)
 		strerror(errno));
 }
 
+/* handle_codec.c's failing steps (the key file) at FULL_DEBUG */
+static void dc_codec_log(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	LogFullDebug(COMPONENT_FSAL, "DONTCACHE: %s", buf);
+}
+
 MODULE_INIT DC_EXPORT void dc_init(void)
 {
+	dc_codec_debug = dc_codec_log;
 	make_verifier_salt();
 	if (register_fsal(&DC.fsal, DC_NAME, FSAL_MAJOR_VERSION,
 			  FSAL_MINOR_VERSION, FSAL_ID_NO_PNFS) != 0) {
@@ -182,6 +197,7 @@ MODULE_FINI DC_EXPORT void dc_fini(void)
 	}
 	gsh_free(DC.bench.dontcache_kick_s);
 	DC.bench.dontcache_kick_s = NULL;
+	dc_codec_debug = NULL;
 	if (unregister_fsal(&DC.fsal) != 0)
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE module could not unregister");

@@ -51,11 +51,12 @@ CONF
       it_fail "$tag: no engine start line with 3 threads, nice 7, Dontcache_Kick $kick: $(grep 'engine started' "$IT_WORK/$tag.log" | head -n1)"
     # ganesha's own threads keep the nice value and policy ganesha gave them, whatever the
     # module writes beside reads: sampled every 50 ms while the writers run (the old module
-    # reniced a worker copying a large WRITE beside reads and left it so)
-    base=$(ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^dcio-/ {print $1 "/" $2}' | sort -u | tr '\n' ' ')
+    # reniced a worker copying a large WRITE beside reads and left it so; the engine's threads
+    # and the io_uring workers its rings create, iou-wrk-*, are the module's own)
+    base=$(ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^(dcio-|iou-)/ {print $1 "/" $2}' | sort -u | tr '\n' ' ')
     rm -f "$IT_WORK/prio-$tag.stop"
     ( end=$((SECONDS + 400)); while [ $SECONDS -lt $end ] && [ ! -e "$IT_WORK/prio-$tag.stop" ]; do
-        ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^dcio-/ {print $1 "/" $2}'; sleep 0.05
+        ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^(dcio-|iou-)/ {print $1 "/" $2}'; sleep 0.05
       done | sort -u > "$IT_WORK/prio-$tag" ) &
     sampler=$!
     it_run -t 180 "$FT_BIN/ft_writer" -e "$dir" -r "$IT_WORK/rec-$tag" -n 32 -L $((3 * 1024 * 1024)) \
