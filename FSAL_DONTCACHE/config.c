@@ -110,8 +110,13 @@ static int gone_refuse(const char *token, enum term_type type_hint,
 	return 1;
 }
 
-#define DC_GONE(_name_, _struct_) \
-	CONF_ITEM_PROC(_name_, gone_init, gone_refuse, _struct_, refused)
+/* (spelled out: 4.3 has CONF_ITEM_PROC, 6.5 CONF_ITEM_PROC_MULT) */
+#define DC_GONE(_name_, _struct_)                                              \
+	{                                                                      \
+		.name = _name_, .type = CONFIG_PROC, .u.proc.init = gone_init, \
+		.u.proc.handler = gone_refuse,                                 \
+		.off = offsetof(struct _struct_, refused)                      \
+	}
 
 /* The module block ----------------------------------------------------- */
 
