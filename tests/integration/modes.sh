@@ -50,20 +50,26 @@ CONF
       it_pass "$tag: the engine runs with 3 threads, nice 7, Dontcache_Kick $kick" ||
       it_fail "$tag: no engine start line with 3 threads, nice 7, Dontcache_Kick $kick: $(grep 'engine started' "$IT_WORK/$tag.log" | head -n1)"
     # ganesha's own threads keep the nice value and policy ganesha gave them, whatever the
-    # module writes beside reads: sampled every 50 ms while the writers run (the old module
-    # reniced a worker copying a large WRITE beside reads and left it so; the engine's threads
-    # and the io_uring workers its rings create, iou-wrk-*, are the module's own)
+    # module writes beside reads: a client reads a file in a loop while the writers run, and
+    # the threads are sampled every 50 ms (the old module reniced a worker copying a large
+    # WRITE beside reads, nice 19 under SCHED_IDLE, and left it so; the engine's threads and
+    # the io_uring workers its rings create, iou-wrk-*, are the module's own)
+    head -c 262144 /dev/urandom > "$dir/hot"
     base=$(ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^(dcio-|iou-)/ {print $1 "/" $2}' | sort -u | tr '\n' ' ')
     rm -f "$IT_WORK/prio-$tag.stop"
     ( end=$((SECONDS + 400)); while [ $SECONDS -lt $end ] && [ ! -e "$IT_WORK/prio-$tag.stop" ]; do
         ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^(dcio-|iou-)/ {print $1 "/" $2}'; sleep 0.05
       done | sort -u > "$IT_WORK/prio-$tag" ) &
     sampler=$!
+    ( end=$((SECONDS + 400)); while [ $SECONDS -lt $end ] && [ ! -e "$IT_WORK/prio-$tag.stop" ]; do
+        timeout -k 2 20 nfs-cat "$(it_url "$dir/hot")" > /dev/null 2>&1; sleep 0.02
+      done ) &
+    reader=$!
     it_run -t 180 "$FT_BIN/ft_writer" -e "$dir" -r "$IT_WORK/rec-$tag" -n 32 -L $((3 * 1024 * 1024)) \
       -W $((1024 * 1024)) -b 262144 -q 4 -s 20 -c 524288 -S $n >/dev/null
     it_run -t 180 "$FT_BIN/ft_verify" -e "$dir" "$IT_WORK/rec-$tag"/*.rec >/dev/null &&
       it_pass "$tag (Read_Mode=$rm_): 32 writers, every acknowledged byte read back"
-    touch "$IT_WORK/prio-$tag.stop"; wait "$sampler"
+    touch "$IT_WORK/prio-$tag.stop"; wait "$sampler" "$reader"
     seen=$(tr '\n' ' ' < "$IT_WORK/prio-$tag")
     [ -n "$seen" ] && [ "$seen" = "$base" ] &&
       it_pass "$tag: ganesha's threads stayed at nice/policy $base throughout" ||
