@@ -230,7 +230,8 @@ static enum write_path write_path(const struct dcio_file *f,
 
 	if (f->dfd >= 0 && XP(x, write_mode) == DCIO_WRITE_DIRECT)
 		return PATH_RANGELOCK;
-	if (!q->inline_ && q->len <= XP(x, caller_write_max))
+	if (!q->inline_ && q->len <= XP(x, caller_write_max) &&
+	    !engine_pace_write(f->e, q->len))
 		return PATH_CALLER;
 	return PATH_ENGINE;
 }
@@ -452,6 +453,7 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->done = done;
 	q->arg = arg;
 	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
+	engine_read_seen(f->e, now_ns());
 	if (XP(x, read_mode) == DCIO_READ_DIRECT && f->dfd >= 0 && q->len) {
 		if (!setup_direct_read(q, iov, iovcnt)) {
 			free(q);

@@ -49,6 +49,7 @@ struct dcio_engine {
 	pthread_cond_t cv;
 	long outstanding;
 	int nice; /* of the engine's own threads */
+	uint64_t last_read_ns; /* now_ns() of the latest read (atomic) */
 	enum dcio_kick kick; /* AUTO: each export probes its filesystem */
 	/* bumped with every export's verifier_gen: a file is written through
 	 * whichever export its handle came from (dcio_engine_verifier_gen) */
@@ -112,6 +113,16 @@ struct dcio_file {
 
 /* engine.c */
 void thread_nice(int nice);
+/* Reads beside a streaming writer: a write larger than DCIO_PACE_WRITE_MIN
+ * that would be copied on the caller's thread goes to the engine's own
+ * threads instead while reads are being served (one in the last
+ * DCIO_PACE_READ_WINDOW_MS) and those threads are niced: under CPU
+ * contention the reads run first. The caller's thread is ganesha's and
+ * keeps its priority; it hands the copy off and returns. */
+#define DCIO_PACE_WRITE_MIN (64u << 10)
+#define DCIO_PACE_READ_WINDOW_MS 200
+void engine_read_seen(struct dcio_engine *e, uint64_t now);
+bool engine_pace_write(const struct dcio_engine *e, uint64_t len);
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
 void engine_get(struct dcio_engine *e);
 void engine_put(struct dcio_engine *e);

@@ -819,7 +819,8 @@ static void t_kick_auto_real(void)
 
 /* A large write beside a reader leaves the caller's thread (ganesha's) at
  * its own nice value and scheduling policy, during the copy and after:
- * the engine renices only threads it created. */
+ * the engine renices only threads it created, and hands such a copy to
+ * them while reads are served (readers first under CPU contention). */
 static _Atomic int seen_nice = -100;
 static _Atomic int seen_policy = -1;
 
@@ -904,20 +905,34 @@ static void t_caller_thread_untouched(void)
 	before = getpriority(PRIO_PROCESS, 0);
 	CU_ASSERT_EQUAL_FATAL(errno, 0);
 	CU_ASSERT_EQUAL(pool_nice(7), 7); /* the engine's own: reniced */
+	/* no read yet: copied on the caller, at its own nice */
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
 	CU_ASSERT_FATAL(side_reader_start(&r, t.f));
 	for (int i = 0; i < 3; i++) {
-		CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-		CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
-		CU_ASSERT_EQUAL(atomic_load(&seen_policy), policy);
+		/* beside reads: handed to the engine's niced threads */
+		CU_ASSERT_FALSE(
+			write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+		CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
 		CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
 		CU_ASSERT_EQUAL(sched_getscheduler(0), policy);
 	}
+	/* a small write stays on the caller, at its own nice */
+	CU_ASSERT(write_here(&t, buf, 4096, 1 << 20, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
+	CU_ASSERT_EQUAL(atomic_load(&seen_policy), policy);
 	side_reader_stop(&r);
+	usleep((DCIO_PACE_READ_WINDOW_MS + 100) * 1000);
+	/* the readers gone: on the caller again */
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
+	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT_EQUAL(sched_getscheduler(0), policy);
 	teardown(&t);
 }
 
 static const struct tl_case cases[] = {
-	{ "large writes beside a reader leave the caller's nice and policy",
+	{ "large writes beside a reader go to the engine's threads, the caller's nice and policy kept",
 	  t_caller_thread_untouched },
 	{ "kernel deferring the kick: caller writes go dontcache",
 	  t_kick_deferred },
