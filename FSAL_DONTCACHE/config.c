@@ -47,36 +47,145 @@ static int check_ranges(const char *where, const struct dc_param_range *r,
 	return rc;
 }
 
+/* Parameters that left the configuration --------------------------------
+ *
+ * An old ganesha.conf must not silently change behaviour: each removed or
+ * moved parameter is refused (the block, so the export or the start) with
+ * a line naming what replaced it. */
+struct dc_gone {
+	const char *name;
+	const char *why;
+};
+
+static const struct dc_gone dc_gone_params[] = {
+	{ "Malloc_Tuning",
+	  "was removed: malloc's thresholds are the daemon's, set for every FSAL by the systemd drop-in /usr/lib/systemd/system/nfs-ganesha.service.d/dontcache-malloc.conf (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_)" },
+	{ "Writer_Nice",
+	  "was removed: the module no longer changes the priority of ganesha's threads; delete the line" },
+	{ "Writer_Idle",
+	  "was removed: the module no longer changes the scheduling policy of ganesha's threads; delete the line" },
+	{ "Engine_Threads", "moved to DONTCACHE { Bench { Engine_Threads } }" },
+	{ "Ring_Entries", "moved to DONTCACHE { Bench { Ring_Entries } }" },
+	{ "Use_Io_Uring", "moved to DONTCACHE { Bench { Use_Io_Uring } }" },
+	{ "Engine_Nice", "moved to DONTCACHE { Bench { Engine_Nice } }" },
+	{ "Dontcache_Kick", "moved to DONTCACHE { Bench { Dontcache_Kick } }" },
+	{ "Flush_Mode", "moved to the export's FSAL { Bench { Flush_Mode } }" },
+	{ "Flush_File_Bytes",
+	  "moved to the export's FSAL { Bench { Flush_File_Bytes } }" },
+	{ "Flush_Export_Bytes",
+	  "moved to the export's FSAL { Bench { Flush_Export_Bytes } }" },
+	{ "Flush_Interval_Ms",
+	  "moved to the export's FSAL { Bench { Flush_Interval_Ms } }" },
+	{ "Inflight_Wait_Ms",
+	  "moved to the export's FSAL { Bench { Inflight_Wait_Ms } }" },
+	{ "Worker_Write_Max",
+	  "moved to the export's FSAL { Bench { Worker_Write_Max } }" },
+	{ "Kick_Us_Per_MiB",
+	  "moved to the export's FSAL { Bench { Kick_Us_Per_MiB } }" },
+	{ NULL, NULL }
+};
+
+static void *gone_init(void *link_mem, void *self_struct)
+{
+	return self_struct != NULL ? self_struct : link_mem;
+}
+
+/* A removed or moved parameter was given: counted in *param_addr (the
+ * block's refused count) and named in the log with its replacement
+ * (ganesha's config_proc_error, which would add file:line, is not
+ * exported to modules). */
+static int gone_refuse(const char *token, enum term_type type_hint,
+		       struct config_item *item, void *param_addr, void *cnode,
+		       struct config_error_type *err_type)
+{
+	const struct dc_gone *g = dc_gone_params;
+
+	while (g->name != NULL && strcasecmp(g->name, item->name) != 0)
+		g++;
+	LogCrit(COMPONENT_FSAL,
+		"DONTCACHE: config error: %s = %s is refused: %s", item->name,
+		token, g->why != NULL ? g->why : "no longer a parameter");
+	err_type->invalid = true;
+	(*(uint32_t *)param_addr)++;
+	return 1;
+}
+
+/* (spelled out: 4.3 has CONF_ITEM_PROC, 6.5 CONF_ITEM_PROC_MULT) */
+#define DC_GONE(_name_, _struct_)                                              \
+	{                                                                      \
+		.name = _name_, .type = CONFIG_PROC, .u.proc.init = gone_init, \
+		.u.proc.handler = gone_refuse,                                 \
+		.off = offsetof(struct _struct_, refused)                      \
+	}
+
 /* The module block ----------------------------------------------------- */
 
-static struct config_item dc_module_items[] = {
-	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, 2, dc_module,
-		       engine_threads),
-	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, 256, dc_module,
-		       ring_entries),
-	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module, use_io_uring),
-	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module,
-		       stats_interval_ms),
-	CONF_ITEM_BOOL("Malloc_Tuning", true, dc_module, malloc_tuning),
-	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, 10, dc_module,
-		       engine_nice),
-	CONF_ITEM_UI32("Writer_Nice", 0, UINT32_MAX, 19, dc_module,
-		       writer_nice),
-	CONF_ITEM_BOOL("Writer_Idle", true, dc_module, writer_idle),
-	CONF_ITEM_STR("Dontcache_Kick", 1, 32, "auto", dc_module,
+#define DC_DEF_ENGINE_THREADS 2
+#define DC_DEF_RING_ENTRIES 256
+#define DC_DEF_ENGINE_NICE 10
+#define DC_DEF_KICK "auto"
+
+/* DONTCACHE { Bench { } }. ganesha sets a sub-block's defaults only when
+ * the sub-block is present: its init sets them when the parent block is
+ * initialised (link_mem NULL), and frees the string it made before ganesha
+ * sets the defaults again for a present sub-block (self_struct NULL). */
+static void *module_bench_init(void *link_mem, void *self_struct)
+{
+	struct dc_module_bench *b;
+
+	if (link_mem != NULL && self_struct != NULL)
+		return NULL; /* embedded: nothing to free */
+	b = link_mem != NULL ? link_mem : self_struct;
+	gsh_free(b->dontcache_kick_s);
+	b->dontcache_kick_s = NULL;
+	if (link_mem != NULL)
+		return b;
+	b->engine_threads = DC_DEF_ENGINE_THREADS;
+	b->ring_entries = DC_DEF_RING_ENTRIES;
+	b->use_io_uring = true;
+	b->engine_nice = DC_DEF_ENGINE_NICE;
+	b->dontcache_kick_s = gsh_strdup(DC_DEF_KICK);
+	return b;
+}
+
+static struct config_item dc_module_bench_items[] = {
+	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, DC_DEF_ENGINE_THREADS,
+		       dc_module_bench, engine_threads),
+	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, DC_DEF_RING_ENTRIES,
+		       dc_module_bench, ring_entries),
+	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module_bench, use_io_uring),
+	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, DC_DEF_ENGINE_NICE,
+		       dc_module_bench, engine_nice),
+	CONF_ITEM_STR("Dontcache_Kick", 1, 32, DC_DEF_KICK, dc_module_bench,
 		      dontcache_kick_s),
 	CONFIG_EOL
 };
 
+static struct config_item dc_module_items[] = {
+	CONF_ITEM_UI32("Stats_Interval_Ms", 0, UINT32_MAX, 1000, dc_module,
+		       stats_interval_ms),
+	CONF_ITEM_BLOCK("Bench", dc_module_bench_items, module_bench_init,
+			noop_conf_commit, dc_module, bench),
+	DC_GONE("Malloc_Tuning", dc_module),
+	DC_GONE("Writer_Nice", dc_module),
+	DC_GONE("Writer_Idle", dc_module),
+	DC_GONE("Engine_Threads", dc_module),
+	DC_GONE("Ring_Entries", dc_module),
+	DC_GONE("Use_Io_Uring", dc_module),
+	DC_GONE("Engine_Nice", dc_module),
+	DC_GONE("Dontcache_Kick", dc_module),
+	CONFIG_EOL
+};
+
 static const struct dc_param_range module_ranges[] = {
-	{ "Engine_Threads", offsetof(struct dc_module, engine_threads), 4, 1,
-	  64 },
-	{ "Ring_Entries", offsetof(struct dc_module, ring_entries), 4, 8,
-	  4096 },
+	{ "Bench { Engine_Threads }",
+	  offsetof(struct dc_module, bench.engine_threads), 4, 1, 64 },
+	{ "Bench { Ring_Entries }",
+	  offsetof(struct dc_module, bench.ring_entries), 4, 8, 4096 },
 	{ "Stats_Interval_Ms", offsetof(struct dc_module, stats_interval_ms), 4,
 	  0, 3600000 },
-	{ "Engine_Nice", offsetof(struct dc_module, engine_nice), 4, 0, 19 },
-	{ "Writer_Nice", offsetof(struct dc_module, writer_nice), 4, 0, 19 },
+	{ "Bench { Engine_Nice }",
+	  offsetof(struct dc_module, bench.engine_nice), 4, 0, 19 },
 	{ NULL, 0, 0, 0, 0 }
 };
 
@@ -96,13 +205,18 @@ int dc_load_module_config(config_file_t root,
 {
 	bool bogus = err_type->bogus;
 	uint32_t before = err_type->errors;
-	int rc;
+	int rc, loaded;
 
 	err_type->bogus = false;
-	(void)load_config_from_parse(root, &dc_module_block, &DC, true,
-				     err_type);
+	DC.refused = 0;
+	loaded = load_config_from_parse(root, &dc_module_block, &DC, true,
+					err_type);
+	LogFullDebug(
+		COMPONENT_FSAL,
+		"DONTCACHE: load_config_from_parse(DONTCACHE) = %d, %u errors, bogus %d, %u refused",
+		loaded, err_type->errors - before, err_type->bogus, DC.refused);
 	rc = err_type->errors != before || err_type->bogus ||
-	     !config_error_is_harmless(err_type);
+	     !config_error_is_harmless(err_type) || DC.refused != 0;
 	err_type->bogus |= bogus;
 	if (rc) {
 		LogCrit(COMPONENT_FSAL,
@@ -113,13 +227,19 @@ int dc_load_module_config(config_file_t root,
 		err_type->invalid = true;
 		return EINVAL;
 	}
-	if (dcio_parse_kick(DC.dontcache_kick_s, &DC.kick) != 0) {
+	if (dcio_parse_kick(DC.bench.dontcache_kick_s, &DC.bench.kick) != 0) {
 		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE block: config error: Dontcache_Kick = \"%s\" is not one of auto, inline, deferred",
-			DC.dontcache_kick_s);
+			"DONTCACHE block: config error: Bench { Dontcache_Kick } = \"%s\" is not one of auto, inline, deferred",
+			DC.bench.dontcache_kick_s);
 		err_type->invalid = true;
 		return EINVAL;
 	}
+	LogDebug(
+		COMPONENT_FSAL,
+		"DONTCACHE block: Stats_Interval_Ms=%u Bench { Engine_Threads=%u Ring_Entries=%u Use_Io_Uring=%d Engine_Nice=%u Dontcache_Kick=%s }",
+		DC.stats_interval_ms, DC.bench.engine_threads,
+		DC.bench.ring_entries, DC.bench.use_io_uring,
+		DC.bench.engine_nice, dcio_kick_name(DC.bench.kick));
 	return 0;
 }
 
@@ -148,35 +268,41 @@ config_file_t dc_parse_root(void *node)
 void dc_module_reload_check(config_file_t root)
 {
 	static struct {
-		uint32_t threads, ring, interval, nice, wnice;
-		bool uring, mtune, widle;
+		uint32_t threads, ring, interval, nice;
+		bool uring;
 		enum dcio_kick kick;
 	} seen;
 	static bool seen_init;
 	struct config_error_type err;
 	struct dc_module *m;
+	int rc;
 
 	if (!seen_init) {
-		seen.threads = DC.engine_threads;
-		seen.ring = DC.ring_entries;
+		seen.threads = DC.bench.engine_threads;
+		seen.ring = DC.bench.ring_entries;
 		seen.interval = DC.stats_interval_ms;
-		seen.nice = DC.engine_nice;
-		seen.wnice = DC.writer_nice;
-		seen.widle = DC.writer_idle;
-		seen.uring = DC.use_io_uring;
-		seen.mtune = DC.malloc_tuning;
-		seen.kick = DC.kick;
+		seen.nice = DC.bench.engine_nice;
+		seen.uring = DC.bench.use_io_uring;
+		seen.kick = DC.bench.kick;
 		seen_init = true;
 	}
 	/* errors in the block are the parse's own business: not reported
 	 * here (no memstream: ganesha then writes nothing) */
 	memset(&err, 0, sizeof(err));
-	if (root == NULL)
+	if (root == NULL) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE: reload: no parse tree: DONTCACHE block not checked");
 		return;
+	}
 	m = gsh_calloc(1, sizeof(*m));
-	if (load_config_from_parse(root, &dc_module_block, m, true, &err) >=
-		    0 &&
-	    err.errors == 0) {
+	rc = load_config_from_parse(root, &dc_module_block, m, true, &err);
+	if (rc < 0 || err.errors != 0 || m->refused != 0) {
+		LogDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE: reload: the DONTCACHE block did not load (%d, %u errors, %u refused): not compared",
+			rc, err.errors, m->refused);
+	} else {
 #define DC_MODULE_CHANGE(field, sfield, name, fmt)                                                                               \
 	do {                                                                                                                     \
 		if (m->field != seen.sfield)                                                                                     \
@@ -187,28 +313,29 @@ void dc_module_reload_check(config_file_t root)
 				seen.sfield, m->field, DC.field);                                                                \
 		seen.sfield = m->field;                                                                                          \
 	} while (0)
-		DC_MODULE_CHANGE(engine_threads, threads, "Engine_Threads",
-				 PRIu32);
-		DC_MODULE_CHANGE(ring_entries, ring, "Ring_Entries", PRIu32);
-		DC_MODULE_CHANGE(engine_nice, nice, "Engine_Nice", PRIu32);
-		DC_MODULE_CHANGE(writer_nice, wnice, "Writer_Nice", PRIu32);
-		DC_MODULE_CHANGE(writer_idle, widle, "Writer_Idle", "d");
+		DC_MODULE_CHANGE(bench.engine_threads, threads,
+				 "Bench { Engine_Threads }", PRIu32);
+		DC_MODULE_CHANGE(bench.ring_entries, ring,
+				 "Bench { Ring_Entries }", PRIu32);
+		DC_MODULE_CHANGE(bench.engine_nice, nice,
+				 "Bench { Engine_Nice }", PRIu32);
 		DC_MODULE_CHANGE(stats_interval_ms, interval,
 				 "Stats_Interval_Ms", PRIu32);
-		DC_MODULE_CHANGE(use_io_uring, uring, "Use_Io_Uring", "d");
-		DC_MODULE_CHANGE(malloc_tuning, mtune, "Malloc_Tuning", "d");
+		DC_MODULE_CHANGE(bench.use_io_uring, uring,
+				 "Bench { Use_Io_Uring }", "d");
 #undef DC_MODULE_CHANGE
-		if (dcio_parse_kick(m->dontcache_kick_s, &m->kick) == 0 &&
-		    m->kick != seen.kick) {
+		if (dcio_parse_kick(m->bench.dontcache_kick_s,
+				    &m->bench.kick) == 0 &&
+		    m->bench.kick != seen.kick) {
 			LogWarn(COMPONENT_FSAL,
-				"DONTCACHE: reload: Dontcache_Kick %s -> %s not applied (the DONTCACHE block is read at start only: restart ganesha); running with %s",
+				"DONTCACHE: reload: Bench { Dontcache_Kick } %s -> %s not applied (the DONTCACHE block is read at start only: restart ganesha); running with %s",
 				dcio_kick_name(seen.kick),
-				dcio_kick_name(m->kick),
-				dcio_kick_name(DC.kick));
-			seen.kick = m->kick;
+				dcio_kick_name(m->bench.kick),
+				dcio_kick_name(DC.bench.kick));
+			seen.kick = m->bench.kick;
 		}
 	}
-	gsh_free(m->dontcache_kick_s);
+	gsh_free(m->bench.dontcache_kick_s);
 	gsh_free(m);
 }
 
@@ -218,25 +345,83 @@ static const struct dc_param_range export_ranges[] = {
 	{ "Max_Inflight_Bytes",
 	  offsetof(struct dc_export_cfg, max_inflight_bytes), 8, 1 * MiB,
 	  64ULL * 1024 * MiB },
-	{ "Inflight_Wait_Ms", offsetof(struct dc_export_cfg, inflight_wait_ms),
-	  4, 0, 600000 },
-	{ "Flush_File_Bytes", offsetof(struct dc_export_cfg, flush_file_bytes),
-	  8, 64 * 1024, 64ULL * 1024 * MiB },
-	{ "Flush_Export_Bytes",
-	  offsetof(struct dc_export_cfg, flush_export_bytes), 8, 64 * 1024,
-	  1024ULL * 1024 * MiB },
-	{ "Flush_Interval_Ms",
-	  offsetof(struct dc_export_cfg, flush_interval_ms), 4, 1, 600000 },
+	{ "Bench { Inflight_Wait_Ms }",
+	  offsetof(struct dc_export_cfg, bench.inflight_wait_ms), 4, 0,
+	  600000 },
+	{ "Bench { Flush_File_Bytes }",
+	  offsetof(struct dc_export_cfg, bench.flush_file_bytes), 8, 64 * 1024,
+	  64ULL * 1024 * MiB },
+	{ "Bench { Flush_Export_Bytes }",
+	  offsetof(struct dc_export_cfg, bench.flush_export_bytes), 8,
+	  64 * 1024, 1024ULL * 1024 * MiB },
+	{ "Bench { Flush_Interval_Ms }",
+	  offsetof(struct dc_export_cfg, bench.flush_interval_ms), 4, 1,
+	  600000 },
 	{ "Stable_Reply_Ms", offsetof(struct dc_export_cfg, stable_reply_ms), 4,
 	  0, 10000 },
 	{ "Cache_Budget_Bytes",
 	  offsetof(struct dc_export_cfg, cache_budget_bytes), 8, 0,
 	  1024ULL * 1024 * MiB },
-	{ "Worker_Write_Max", offsetof(struct dc_export_cfg, worker_write_max),
-	  4, 0, 64 * MiB },
-	{ "Kick_Us_Per_MiB", offsetof(struct dc_export_cfg, kick_us_per_mib), 4,
-	  0, 10000000 },
+	{ "Bench { Worker_Write_Max }",
+	  offsetof(struct dc_export_cfg, bench.worker_write_max), 4, 0,
+	  64 * MiB },
+	{ "Bench { Kick_Us_Per_MiB }",
+	  offsetof(struct dc_export_cfg, bench.kick_us_per_mib), 4, 0,
+	  10000000 },
 	{ NULL, 0, 0, 0, 0 }
+};
+
+#define DC_DEF_FLUSH_MODE "coalesced"
+#define DC_DEF_INFLIGHT_WAIT_MS 5000
+#define DC_DEF_FLUSH_FILE_BYTES (8 * MiB)
+#define DC_DEF_FLUSH_EXPORT_BYTES (64 * MiB)
+#define DC_DEF_FLUSH_INTERVAL_MS 1000
+#define DC_DEF_WORKER_WRITE_MAX (64 * MiB)
+#define DC_DEF_KICK_US_PER_MIB 8000
+
+/* FSAL { Bench { } }: as module_bench_init */
+static void *export_bench_init(void *link_mem, void *self_struct)
+{
+	struct dc_export_bench *b;
+
+	if (link_mem != NULL && self_struct != NULL)
+		return NULL; /* embedded: nothing to free */
+	b = link_mem != NULL ? link_mem : self_struct;
+	gsh_free(b->flush_mode_s);
+	b->flush_mode_s = NULL;
+	if (link_mem != NULL)
+		return b;
+	b->flush_mode_s = gsh_strdup(DC_DEF_FLUSH_MODE);
+	b->inflight_wait_ms = DC_DEF_INFLIGHT_WAIT_MS;
+	b->flush_file_bytes = DC_DEF_FLUSH_FILE_BYTES;
+	b->flush_export_bytes = DC_DEF_FLUSH_EXPORT_BYTES;
+	b->flush_interval_ms = DC_DEF_FLUSH_INTERVAL_MS;
+	b->worker_write_max = DC_DEF_WORKER_WRITE_MAX;
+	b->kick_us_per_mib = DC_DEF_KICK_US_PER_MIB;
+	return b;
+}
+
+static struct config_item dc_export_bench_items[] = {
+	CONF_ITEM_STR("Flush_Mode", 1, 32, DC_DEF_FLUSH_MODE, dc_export_bench,
+		      flush_mode_s),
+	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX,
+		       DC_DEF_INFLIGHT_WAIT_MS, dc_export_bench,
+		       inflight_wait_ms),
+	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX,
+		       DC_DEF_FLUSH_FILE_BYTES, dc_export_bench,
+		       flush_file_bytes),
+	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX,
+		       DC_DEF_FLUSH_EXPORT_BYTES, dc_export_bench,
+		       flush_export_bytes),
+	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX,
+		       DC_DEF_FLUSH_INTERVAL_MS, dc_export_bench,
+		       flush_interval_ms),
+	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX,
+		       DC_DEF_WORKER_WRITE_MAX, dc_export_bench,
+		       worker_write_max),
+	CONF_ITEM_UI32("Kick_Us_Per_MiB", 0, UINT32_MAX, DC_DEF_KICK_US_PER_MIB,
+		       dc_export_bench, kick_us_per_mib),
+	CONFIG_EOL
 };
 
 static struct config_item dc_export_items[] = {
@@ -245,32 +430,27 @@ static struct config_item dc_export_items[] = {
 		      write_mode_s),
 	CONF_ITEM_STR("Read_Mode", 1, 32, "buffered", dc_export_cfg,
 		      read_mode_s),
-	CONF_ITEM_STR("Flush_Mode", 1, 32, "coalesced", dc_export_cfg,
-		      flush_mode_s),
 	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, 256 * MiB,
 		       dc_export_cfg, max_inflight_bytes),
-	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX, 5000, dc_export_cfg,
-		       inflight_wait_ms),
-	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX, 8 * MiB,
-		       dc_export_cfg, flush_file_bytes),
-	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX, 64 * MiB,
-		       dc_export_cfg, flush_export_bytes),
-	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, 1000, dc_export_cfg,
-		       flush_interval_ms),
-	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX, 64 * MiB,
-		       dc_export_cfg, worker_write_max),
 	CONF_ITEM_UI32("Stable_Reply_Ms", 0, UINT32_MAX, 0, dc_export_cfg,
 		       stable_reply_ms),
 	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX, 0, dc_export_cfg,
 		       cache_budget_bytes),
-	CONF_ITEM_UI32("Kick_Us_Per_MiB", 0, UINT32_MAX, 8000, dc_export_cfg,
-		       kick_us_per_mib),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
 		       key_file),
 	CONF_ITEM_BOOL("Handle_Key_Create", true, dc_export_cfg, key_create),
 	CONF_ITEM_PATH("Stats_File", 1, 4096, NULL, dc_export_cfg, stats_file),
 	CONF_ITEM_PATH("Prometheus_File", 1, 4096, NULL, dc_export_cfg,
 		       prom_file),
+	CONF_ITEM_BLOCK("Bench", dc_export_bench_items, export_bench_init,
+			noop_conf_commit, dc_export_cfg, bench),
+	DC_GONE("Flush_Mode", dc_export_cfg),
+	DC_GONE("Flush_File_Bytes", dc_export_cfg),
+	DC_GONE("Flush_Export_Bytes", dc_export_cfg),
+	DC_GONE("Flush_Interval_Ms", dc_export_cfg),
+	DC_GONE("Inflight_Wait_Ms", dc_export_cfg),
+	DC_GONE("Worker_Write_Max", dc_export_cfg),
+	DC_GONE("Kick_Us_Per_MiB", dc_export_cfg),
 	CONFIG_EOL
 };
 
@@ -288,7 +468,7 @@ void dc_export_cfg_free(struct dc_export_cfg *c)
 {
 	gsh_free(c->write_mode_s);
 	gsh_free(c->read_mode_s);
-	gsh_free(c->flush_mode_s);
+	gsh_free(c->bench.flush_mode_s);
 	gsh_free(c->key_file);
 	gsh_free(c->stats_file);
 	gsh_free(c->prom_file);
@@ -299,19 +479,33 @@ static int mkdir_p(const char *dir)
 	char buf[4096];
 	size_t n = strlen(dir);
 
-	if (n == 0 || n >= sizeof(buf))
+	if (n == 0 || n >= sizeof(buf)) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: directory name of %zu bytes refused",
+			     n);
 		return EINVAL;
+	}
 	memcpy(buf, dir, n + 1);
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-			return errno;
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+			int err = errno;
+
+			LogFullDebug(COMPONENT_FSAL, "DONTCACHE: mkdir %s: %s",
+				     buf, strerror(err));
+			return err;
+		}
 		*p = '/';
 	}
-	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-		return errno;
+	if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+		int err = errno;
+
+		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: mkdir %s: %s", buf,
+			     strerror(err));
+		return err;
+	}
 	return 0;
 }
 
@@ -362,13 +556,22 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 	 * not fail the block for it): look at the flags for this block alone. */
 	err_type->bogus = false;
 	err_type->invalid = false;
-	if (load_config_from_node(parse_node, &dc_export_block, c, true,
-				  err_type) != 0 ||
-	    err_type->errors != before || err_type->bogus ||
-	    err_type->invalid) {
+	c->refused = 0;
+	rc = load_config_from_node(parse_node, &dc_export_block, c, true,
+				   err_type);
+	LogFullDebug(
+		COMPONENT_FSAL,
+		"DONTCACHE export %u: load_config_from_node(FSAL) = %d, %u errors, bogus %d, invalid %d, %u refused",
+		x->export_id, rc, err_type->errors - before, err_type->bogus,
+		err_type->invalid, c->refused);
+	if (rc != 0 || err_type->errors != before || err_type->bogus ||
+	    err_type->invalid || c->refused != 0) {
 		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE export %u: config error in the FSAL block (%u: see the CONFIG lines above; unknown parameters are named there)",
-			x->export_id, err_type->errors - before);
+			"DONTCACHE export %u: config error in the FSAL block (%u: see the CONFIG lines above; unknown parameters are named there%s)",
+			x->export_id, err_type->errors - before,
+			c->refused != 0
+				? "; removed and moved ones in the lines above too, with what replaced them"
+				: "");
 		rc = EINVAL;
 	}
 	if (dcio_parse_write_mode(c->write_mode_s, &c->write_mode) != 0)
@@ -377,12 +580,29 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 	if (dcio_parse_read_mode(c->read_mode_s, &c->read_mode) != 0)
 		rc = bad_mode(x->export_id, "Read_Mode", c->read_mode_s,
 			      "buffered, dontcache, direct");
-	if (dcio_parse_flush_mode(c->flush_mode_s, &c->flush_mode) != 0)
-		rc = bad_mode(x->export_id, "Flush_Mode", c->flush_mode_s,
-			      "coalesced, inline");
+	if (dcio_parse_flush_mode(c->bench.flush_mode_s,
+				  &c->bench.flush_mode) != 0)
+		rc = bad_mode(x->export_id, "Bench { Flush_Mode }",
+			      c->bench.flush_mode_s, "coalesced, inline");
 	snprintf(where, sizeof(where), "DONTCACHE export %u", x->export_id);
 	if (check_ranges(where, export_ranges, c) != 0)
 		rc = EINVAL;
+	LogDebug(
+		COMPONENT_FSAL,
+		"DONTCACHE export %u: FSAL block %s: Write_Mode=%s Read_Mode=%s Max_Inflight_Bytes=%" PRIu64
+		" Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
+		" Bench { Flush_Mode=%s Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64
+		" Flush_Export_Bytes=%" PRIu64
+		" Flush_Interval_Ms=%u Worker_Write_Max=%u Kick_Us_Per_MiB=%u }",
+		x->export_id, rc == 0 ? "loaded" : "refused",
+		c->write_mode_s ? c->write_mode_s : "(none)",
+		c->read_mode_s ? c->read_mode_s : "(none)",
+		c->max_inflight_bytes, c->stable_reply_ms,
+		c->cache_budget_bytes,
+		c->bench.flush_mode_s ? c->bench.flush_mode_s : "(none)",
+		c->bench.inflight_wait_ms, c->bench.flush_file_bytes,
+		c->bench.flush_export_bytes, c->bench.flush_interval_ms,
+		c->bench.worker_write_max, c->bench.kick_us_per_mib);
 	/* Handle_Key_File not given: the export's file in the state dir */
 	if (c->key_file == NULL)
 		c->key_file = default_path(DC_STATE_DIR, x->export_id, "key");
@@ -407,6 +627,9 @@ static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN],
 	fd = open(x->cfg.key_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		rc = errno;
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: open(%s, O_NOFOLLOW): %s",
+			     x->export_id, x->cfg.key_file, strerror(rc));
 		if (rc == ENOENT) {
 			LogCrit(COMPONENT_FSAL,
 				"DONTCACHE export %u: Handle_Key_File %s does not exist and Handle_Key_Create = false: not creating a key (copy the cluster's key there, 16 bytes, 0600 root); export not started",
@@ -416,6 +639,10 @@ static int read_existing_key(struct dc_export *x, uint8_t secret[DC_KEY_LEN],
 		return rc;
 	}
 	rc = fstat(fd, &before) == 0 ? 0 : errno;
+	if (rc != 0)
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: fstat(%s): %s", x->export_id,
+			     x->cfg.key_file, strerror(rc));
 	if (rc == 0)
 		rc = dc_key_load(x->cfg.key_file, secret);
 	if (rc == 0 &&
@@ -439,10 +666,20 @@ int dc_read_key_file(struct dc_export *x, uint8_t secret[DC_KEY_LEN])
 	bool logged = false;
 	int rc;
 
+	LogFullDebug(
+		COMPONENT_FSAL,
+		"DONTCACHE export %u: reading Handle_Key_File %s (Handle_Key_Create %s)",
+		x->export_id, x->cfg.key_file,
+		x->cfg.key_create ? "true" : "false");
 	if (!x->cfg.key_create) {
 		rc = read_existing_key(x, secret, &logged);
 	} else {
 		rc = make_parent_dir(x->cfg.key_file);
+		if (rc != 0)
+			LogFullDebug(
+				COMPONENT_FSAL,
+				"DONTCACHE export %u: the directory of %s: %s",
+				x->export_id, x->cfg.key_file, strerror(rc));
 		if (rc == 0)
 			rc = dc_key_load(x->cfg.key_file, secret);
 	}

@@ -269,10 +269,19 @@ static bool put_export(struct out *o, DBusMessageIter *arr, struct dc_export *x)
 	FILE *mf;
 
 	mf = open_memstream(&json, &len);
-	if (mf == NULL)
+	if (mf == NULL) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE export %u: GetFSALStats: open_memstream: %s",
+			x->export_id, strerror(errno));
 		return false;
+	}
 	dcio_export_stats_json(x->io, mf);
 	if (fclose(mf) != 0) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE export %u: GetFSALStats: the stats JSON: %s",
+			x->export_id, strerror(errno));
 		free(json);
 		return false;
 	}
@@ -283,6 +292,12 @@ static bool put_export(struct out *o, DBusMessageIter *arr, struct dc_export *x)
 			parsed &= put_dict(o, &st, json, k);
 		close_c(o, arr, &st);
 	}
+	if (!parsed || !o->ok)
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: GetFSALStats: %s",
+			     x->export_id,
+			     !o->ok ? "a DBus append failed (out of memory)"
+				    : "the stats JSON did not parse");
 	free(json);
 	return parsed;
 }
@@ -334,6 +349,11 @@ static void dc_reset_stats(struct fsal_module *const fsal_hdl)
 
 		if (x->io != NULL)
 			dcio_export_stats_reset(x->io);
+		else
+			LogFullDebug(
+				COMPONENT_FSAL,
+				"DONTCACHE export %u: ResetStats: no engine export (not started)",
+				x->export_id);
 	}
 	PTHREAD_MUTEX_unlock(&DC.lock);
 	LogEvent(COMPONENT_FSAL, "DONTCACHE: stats reset over DBus");

@@ -19,25 +19,40 @@
 
 #define DC_NAME "DONTCACHE"
 
-/* Malloc_Tuning: WRITE buffers (up to 1 MiB) stay in malloc's arenas */
-#define DC_MMAP_THRESHOLD (4 << 20)
-#define DC_TRIM_THRESHOLD (512 << 20)
+/* The module is built with -fvisibility=hidden: only its entry points
+ * (registration at load, unregistration at unload) are exported. */
+#define DC_EXPORT __attribute__((visibility("default")))
+
+/* DONTCACHE { Bench { } }: the engine's settings, for benchmarks and
+ * tests (not in the man page's table) */
+struct dc_module_bench {
+	uint32_t engine_threads;
+	uint32_t ring_entries;
+	bool use_io_uring;
+	uint32_t engine_nice; /* the engine's own threads only */
+	char *dontcache_kick_s; /* Dontcache_Kick: auto, inline, deferred */
+	enum dcio_kick kick;
+};
+
+/* FSAL { Bench { } } of an export: switches that compare paths */
+struct dc_export_bench {
+	char *flush_mode_s;
+	enum dcio_flush_mode flush_mode;
+	uint32_t inflight_wait_ms;
+	uint64_t flush_file_bytes;
+	uint64_t flush_export_bytes;
+	uint32_t flush_interval_ms;
+	uint32_t worker_write_max;
+	uint32_t kick_us_per_mib;
+};
 
 struct dc_module {
 	struct fsal_module fsal;
 	struct fsal_obj_ops handle_ops;
 	/* module config block DONTCACHE { } */
-	uint32_t engine_threads;
-	uint32_t ring_entries;
-	bool use_io_uring;
 	uint32_t stats_interval_ms;
-	uint32_t engine_nice;
-	uint32_t writer_nice;
-	bool writer_idle;
-	bool malloc_tuning;
-	bool malloc_tuned;
-	char *dontcache_kick_s; /* Dontcache_Kick: auto, inline, deferred */
-	enum dcio_kick kick;
+	struct dc_module_bench bench;
+	uint32_t refused; /* removed or moved parameters given (config.c) */
 
 	struct dcio_engine *engine;
 	pthread_mutex_t lock; /* exports list, stats thread */
@@ -63,19 +78,13 @@ extern struct dc_module DC;
 struct dc_export_cfg {
 	char *write_mode_s;
 	char *read_mode_s;
-	char *flush_mode_s;
 	enum dcio_write_mode write_mode;
 	enum dcio_read_mode read_mode;
-	enum dcio_flush_mode flush_mode;
 	uint64_t max_inflight_bytes;
-	uint32_t inflight_wait_ms;
-	uint64_t flush_file_bytes;
-	uint64_t flush_export_bytes;
-	uint32_t flush_interval_ms;
-	uint32_t worker_write_max;
 	uint32_t stable_reply_ms;
-	uint32_t kick_us_per_mib;
 	uint64_t cache_budget_bytes;
+	struct dc_export_bench bench;
+	uint32_t refused; /* removed or moved parameters given (config.c) */
 	char *key_file;
 	char *stats_file; /* NULL: no JSON file */
 	char *prom_file; /* NULL: no Prometheus file */

@@ -65,8 +65,14 @@ static fsal_status_t dc_get_dynamic_info(struct fsal_export *exp_hdl,
 	 * own size */
 	int fd = obj_hdl != NULL ? dc_hdl(obj_hdl)->fs->mount_fd : x->root_fd;
 
-	if (fstatvfs(fd, &sv) != 0)
-		return posix2fsal_status(errno);
+	if (fstatvfs(fd, &sv) != 0) {
+		int err = errno;
+
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: fstatvfs(%d): %s",
+			     x->export_id, fd, strerror(err));
+		return posix2fsal_status(err);
+	}
 	memset(info, 0, sizeof(*info));
 	info->total_bytes = (uint64_t)sv.f_frsize * sv.f_blocks;
 	info->free_bytes = (uint64_t)sv.f_frsize * sv.f_bfree;
@@ -105,8 +111,13 @@ static fsal_status_t dc_host_to_key(struct fsal_export *exp_hdl,
 	struct dc_fh fh;
 
 	if (dc_fh_from_desc(dc_exp(exp_hdl), fh_desc->addr, fh_desc->len,
-			    &fh) != 0)
+			    &fh) != 0) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE export %u: host_to_key: a handle of %zu bytes is not a host handle",
+			dc_exp(exp_hdl)->export_id, fh_desc->len);
 		return fsalstat(ERR_FSAL_BADHANDLE, 0);
+	}
 	fh_desc->len = fh.len; /* the key is the host form */
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
@@ -159,6 +170,10 @@ static int open_root(struct dc_export *x)
 	if (x->root_fd < 0) {
 		int err = errno;
 
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: open(%s, O_DIRECTORY): %s",
+			     x->export_id, x->path, strerror(err));
+
 		LogCrit(COMPONENT_FSAL, "DONTCACHE export %u: Path %s: %s",
 			x->export_id, x->path,
 			err == ENOTDIR ? "not a directory" : strerror(err));
@@ -174,8 +189,12 @@ static int load_key(struct dc_export *x)
 	int rc, mnt_id;
 
 	rc = dc_read_key_file(x, secret);
-	if (rc != 0)
+	if (rc != 0) {
+		LogDebug(COMPONENT_FSAL,
+			 "DONTCACHE export %u: no handle key: %s", x->export_id,
+			 strerror(rc));
 		return rc;
+	}
 	/* bind the MAC to this export (id and root): exports sharing a key
 	 * file refuse each other's relabelled handles */
 	k.fh.handle_bytes = MAX_HANDLE_SZ;
@@ -199,16 +218,16 @@ static struct dcio_export_params engine_params(const struct dc_export_cfg *c)
 	return (struct dcio_export_params){
 		.write_mode = c->write_mode,
 		.read_mode = c->read_mode,
-		.flush_mode = c->flush_mode,
+		.flush_mode = c->bench.flush_mode,
 		.max_inflight_bytes = c->max_inflight_bytes,
-		.inflight_wait_ms = c->inflight_wait_ms,
-		.caller_write_max = c->worker_write_max,
+		.inflight_wait_ms = c->bench.inflight_wait_ms,
+		.caller_write_max = c->bench.worker_write_max,
 		.stable_reply_ms = c->stable_reply_ms,
-		.kick_us_per_mib = c->kick_us_per_mib,
+		.kick_us_per_mib = c->bench.kick_us_per_mib,
 		.cache_budget_bytes = c->cache_budget_bytes,
-		.flush_file_bytes = c->flush_file_bytes,
-		.flush_export_bytes = c->flush_export_bytes,
-		.flush_interval_ms = c->flush_interval_ms,
+		.flush_file_bytes = c->bench.flush_file_bytes,
+		.flush_export_bytes = c->bench.flush_export_bytes,
+		.flush_interval_ms = c->bench.flush_interval_ms,
 	};
 }
 
@@ -218,10 +237,17 @@ static int start_io(struct dc_export *x)
 	char name[64];
 	int rc;
 
-	if (DC.engine == NULL)
+	if (DC.engine == NULL) {
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u: the I/O engine is not running (see the DONTCACHE block's errors above)",
+			x->export_id);
 		return ENXIO;
+	}
 	snprintf(name, sizeof(name), "export-%u", x->export_id);
 	/* The probe needs a real directory fd for O_TMPFILE: root_fd is one. */
+	LogFullDebug(COMPONENT_FSAL,
+		     "DONTCACHE export %u: dcio_export_create (probing %s)",
+		     x->export_id, x->path);
 	rc = dcio_export_create(DC.engine, &p, name, x->root_fd, &x->io);
 	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL, "DONTCACHE export %u: engine: %s",
@@ -247,6 +273,8 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	dc_export_ops_init(&x->export.exp_ops);
 	x->export_id = op_ctx->ctx_export->export_id;
 
+	LogFullDebug(COMPONENT_FSAL, "DONTCACHE export %u: creating",
+		     x->export_id);
 	rc = dc_load_export_cfg(x, parse_node, err_type);
 	if (rc != 0)
 		goto fail;
@@ -255,13 +283,21 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	if (rc != 0)
 		goto fail;
 	rc = fsal_attach_export(fsal_hdl, &x->export.exports);
-	if (rc != 0)
+	if (rc != 0) {
+		LogDebug(COMPONENT_FSAL,
+			 "DONTCACHE export %u: fsal_attach_export: %s",
+			 x->export_id, strerror(rc));
 		goto fail;
+	}
 	attached = true;
 	x->export.fsal = fsal_hdl;
 	x->export.up_ops = up_ops;
 	/* Path's filesystem and those mounted under it */
 	rc = dc_ident_export_init(x);
+	if (rc != 0)
+		LogDebug(COMPONENT_FSAL,
+			 "DONTCACHE export %u: claiming %s's filesystems: %s",
+			 x->export_id, x->path, strerror(rc));
 	if (rc == 0)
 		rc = load_key(x);
 	if (rc == 0) {
@@ -279,6 +315,8 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 
 fail:
+	LogDebug(COMPONENT_FSAL, "DONTCACHE export %u: not created: %s",
+		 x->export_id, strerror(rc));
 	if (attached) {
 		dc_ident_export_fini(x);
 		fsal_detach_export(fsal_hdl, &x->export.exports);
@@ -384,8 +422,13 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 	/* ganesha's own check that the stacking did not change */
 	st = update_export(fsal_hdl, parse_node, err_type, original,
 			   updated_super);
-	if (FSAL_IS_ERROR(st))
+	if (FSAL_IS_ERROR(st)) {
+		LogDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE export %u: ganesha's update_export check refused the reload: %s",
+			x->export_id, fsal_err_txt(st));
 		return st;
+	}
 #if FSAL_MAJOR_VERSION < 13
 	/* (6.5 hands the DONTCACHE block to update_config) */
 	dc_module_reload_check(dc_parse_root(parse_node));
@@ -435,15 +478,15 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 
 	DC_MODE_CHANGE(write_mode, "Write_Mode", dcio_write_mode_name);
 	DC_MODE_CHANGE(read_mode, "Read_Mode", dcio_read_mode_name);
-	DC_MODE_CHANGE(flush_mode, "Flush_Mode", dcio_flush_mode_name);
+	DC_MODE_CHANGE(bench.flush_mode, "Flush_Mode", dcio_flush_mode_name);
 	DC_NUM_CHANGE(max_inflight_bytes, "Max_Inflight_Bytes", PRIu64);
-	DC_NUM_CHANGE(inflight_wait_ms, "Inflight_Wait_Ms", PRIu32);
-	DC_NUM_CHANGE(flush_file_bytes, "Flush_File_Bytes", PRIu64);
-	DC_NUM_CHANGE(flush_export_bytes, "Flush_Export_Bytes", PRIu64);
-	DC_NUM_CHANGE(flush_interval_ms, "Flush_Interval_Ms", PRIu32);
-	DC_NUM_CHANGE(worker_write_max, "Worker_Write_Max", PRIu32);
+	DC_NUM_CHANGE(bench.inflight_wait_ms, "Inflight_Wait_Ms", PRIu32);
+	DC_NUM_CHANGE(bench.flush_file_bytes, "Flush_File_Bytes", PRIu64);
+	DC_NUM_CHANGE(bench.flush_export_bytes, "Flush_Export_Bytes", PRIu64);
+	DC_NUM_CHANGE(bench.flush_interval_ms, "Flush_Interval_Ms", PRIu32);
+	DC_NUM_CHANGE(bench.worker_write_max, "Worker_Write_Max", PRIu32);
 	DC_NUM_CHANGE(stable_reply_ms, "Stable_Reply_Ms", PRIu32);
-	DC_NUM_CHANGE(kick_us_per_mib, "Kick_Us_Per_MiB", PRIu32);
+	DC_NUM_CHANGE(bench.kick_us_per_mib, "Kick_Us_Per_MiB", PRIu32);
 	DC_NUM_CHANGE(cache_budget_bytes, "Cache_Budget_Bytes", PRIu64);
 	if (str_differ(c->stats_file, o->stats_file) ||
 	    str_differ(c->prom_file, o->prom_file)) {

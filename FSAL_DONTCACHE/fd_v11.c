@@ -19,8 +19,11 @@ static fsal_status_t open_func(struct fsal_obj_handle *obj,
 
 static fsal_status_t close_func(struct fsal_obj_handle *obj, struct fsal_fd *fd)
 {
-	if (fd->openflags == FSAL_O_CLOSED)
+	if (fd->openflags == FSAL_O_CLOSED) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: close of a ganesha fd not open");
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
+	}
 	fd->openflags = FSAL_O_CLOSED;
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
@@ -113,12 +116,23 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 
 	if (takes_reservation(state, need)) {
 		st = reserve(h, bypass, need);
-		if (FSAL_IS_ERROR(st))
+		if (FSAL_IS_ERROR(st)) {
+			LogFullDebug(
+				COMPONENT_FSAL,
+				"DONTCACHE: share reservation for openflags 0x%x refused: %s",
+				(unsigned int)need, fsal_err_txt(st));
 			return st;
+		}
 	}
 	st = fsal_find_fd(&out_fd, &h->obj_handle, &h->file.gfd, &h->file.share,
 			  bypass, state, need, open_func, close_func, &has_lock,
 			  &closefd, for_locks, &reusing);
+	if (FSAL_IS_ERROR(st))
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: fsal_find_fd (openflags 0x%x, %s): %s",
+			     (unsigned int)need,
+			     state != NULL ? "state" : "stateless",
+			     fsal_err_txt(st));
 	if (closefd)
 		close_func(&h->obj_handle, out_fd);
 	if (has_lock)
@@ -136,8 +150,13 @@ static fsal_status_t dc_close(struct fsal_obj_handle *obj)
 	struct dc_handle *h = dc_hdl(obj);
 	bool was_open;
 
-	if (obj->type != REGULAR_FILE)
+	if (obj->type != REGULAR_FILE) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE: close of an object of type %d: not opened",
+			(int)obj->type);
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
+	}
 	/* ganesha counts the global open (open_fd_count) and uncounts it when
 	 * this returns anything but NOT_OPENED: its view closes either way. */
 	PTHREAD_RWLOCK_wrlock(&obj->obj_lock);

@@ -10,6 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void (*dc_codec_debug)(const char *fmt, ...);
+
+/* a failing step of the key file, with its errno */
+#define KEY_DEBUG(fmt, ...)                                 \
+	do {                                                \
+		if (dc_codec_debug != NULL)                 \
+			dc_codec_debug(fmt, ##__VA_ARGS__); \
+	} while (0)
+
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
 static uint64_t le64(const uint8_t *p)
@@ -196,22 +205,43 @@ const uint8_t *dc_fh_kernel_bytes(const struct dc_fh *fh)
 	return fh->host + kernel_at(fh->host) + 2;
 }
 
-static int read_key(int fd, uint8_t key[DC_KEY_LEN])
+static int read_key(const char *path, int fd, uint8_t key[DC_KEY_LEN])
 {
 	struct stat st;
 	ssize_t n;
+	int err;
 
-	if (fstat(fd, &st) != 0)
-		return errno;
-	if (!S_ISREG(st.st_mode) || st.st_size != DC_KEY_LEN)
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		KEY_DEBUG("key file %s: fstat: %s", path, strerror(err));
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size != DC_KEY_LEN) {
+		KEY_DEBUG(
+			"key file %s: mode 0%o, %lld bytes: not a regular file of %d bytes",
+			path, (unsigned int)st.st_mode, (long long)st.st_size,
+			DC_KEY_LEN);
 		return EINVAL;
+	}
 	/* a secret others can read (or that another user could replace)
 	 * lets them forge handles */
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+		KEY_DEBUG(
+			"key file %s: owner %u, mode 0%o: must be owned by %u with no group or other bits",
+			path, (unsigned int)st.st_uid,
+			(unsigned int)(st.st_mode & 07777),
+			(unsigned int)geteuid());
 		return EPERM;
+	}
 	n = pread(fd, key, DC_KEY_LEN, 0);
-	if (n < 0)
-		return errno;
+	if (n < 0) {
+		err = errno;
+		KEY_DEBUG("key file %s: pread: %s", path, strerror(err));
+		return err;
+	}
+	if (n != DC_KEY_LEN)
+		KEY_DEBUG("key file %s: read %zd bytes of %d", path, n,
+			  DC_KEY_LEN);
 	return n == DC_KEY_LEN ? 0 : EINVAL;
 }
 
@@ -233,10 +263,15 @@ static int sync_parent(const char *path)
 	else
 		*slash = '\0';
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (fsync(fd) != 0)
+	if (fd < 0) {
 		rc = errno;
+		KEY_DEBUG("key directory %s: open: %s", dir, strerror(rc));
+		return rc;
+	}
+	if (fsync(fd) != 0) {
+		rc = errno;
+		KEY_DEBUG("key directory %s: fsync: %s", dir, strerror(rc));
+	}
 	close(fd);
 	return rc;
 }
@@ -246,20 +281,37 @@ static int create_key(const char *path, uint8_t key[DC_KEY_LEN])
 	char tmp[4096];
 	int fd, rc = 0;
 
-	if (getrandom(key, DC_KEY_LEN, 0) != DC_KEY_LEN)
-		return errno ? errno : EIO;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path,
-			     (int)getpid()) >= sizeof(tmp))
-		return ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return errno;
-	if (write(fd, key, DC_KEY_LEN) != DC_KEY_LEN || fsync(fd) != 0)
+	errno = 0;
+	if (getrandom(key, DC_KEY_LEN, 0) != DC_KEY_LEN) {
 		rc = errno ? errno : EIO;
+		KEY_DEBUG("key file %s: getrandom: %s", path, strerror(rc));
+		return rc;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path,
+			     (int)getpid()) >= sizeof(tmp)) {
+		KEY_DEBUG("key file %s: path too long", path);
+		return ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = errno;
+		KEY_DEBUG("key file %s: creating %s: %s", path, tmp,
+			  strerror(rc));
+		return rc;
+	}
+	errno = 0;
+	if (write(fd, key, DC_KEY_LEN) != DC_KEY_LEN || fsync(fd) != 0) {
+		rc = errno ? errno : EIO;
+		KEY_DEBUG("key file %s: writing %s: %s", path, tmp,
+			  strerror(rc));
+	}
 	close(fd);
 	/* link() rather than rename(): a racing creator keeps the first key. */
-	if (rc == 0 && link(tmp, path) != 0)
+	if (rc == 0 && link(tmp, path) != 0) {
 		rc = errno;
+		KEY_DEBUG("key file %s: link from %s: %s", path, tmp,
+			  strerror(rc));
+	}
 	unlink(tmp);
 	if (rc == 0)
 		rc = sync_parent(path);
@@ -273,16 +325,22 @@ int dc_key_load(const char *path, uint8_t key[DC_KEY_LEN])
 	for (int attempt = 0; attempt < 2; attempt++) {
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd >= 0) {
-			rc = read_key(fd, key);
+			rc = read_key(path, fd, key);
 			close(fd);
 			return rc;
 		}
-		if (errno != ENOENT)
-			return errno;
+		if (errno != ENOENT) {
+			rc = errno;
+			KEY_DEBUG("key file %s: open: %s", path, strerror(rc));
+			return rc;
+		}
+		KEY_DEBUG("key file %s: absent: creating it", path);
 		rc = create_key(path, key);
 		if (rc != EEXIST)
 			return rc;
 	}
+	KEY_DEBUG("key file %s: created and removed by someone else twice",
+		  path);
 	return EEXIST;
 }
 

@@ -72,6 +72,12 @@ int dc_fh_type(const struct dc_fh *fh);
 unsigned int dc_fh_kernel_len(const struct dc_fh *fh);
 const uint8_t *dc_fh_kernel_bytes(const struct dc_fh *fh);
 
+/* Where dc_key_load says which step failed and its errno (one line, no
+ * newline): the module points it at ganesha's LogFullDebug; NULL (the unit
+ * tests) says nothing. */
+extern void (*dc_codec_debug)(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 /* Loads the 16-byte secret from path, creating it (0600, from getrandom, the
  * directory fsynced) if it does not exist. Returns 0 or an errno: a file of
  * the wrong size is EINVAL; one not owned by root (the effective uid) or

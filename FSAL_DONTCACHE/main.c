@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 /* FSAL_DONTCACHE module: registration, init (the DONTCACHE block read by
- * config.c, malloc tuning, engine start) and unload. */
+ * config.c, engine start) and unload. The module sets nothing of the
+ * process it is loaded into: malloc's thresholds for WRITE buffers are the
+ * administrator's (the systemd drop-in config/systemd/dontcache-malloc.conf),
+ * and only the engine's own threads (dcio-ring*, dcio-pool*, dcio-flush)
+ * run at Bench { Engine_Nice }. */
 #include "dc_int.h"
 
-#include <malloc.h>
-
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,60 +52,40 @@ struct dc_module DC = {
 static int start_engine(void)
 {
 	struct dcio_engine_params p = {
-		.threads = DC.engine_threads,
-		.ring_entries = DC.ring_entries,
-		.use_uring = DC.use_io_uring,
-		.nice = (int)DC.engine_nice,
-		.writer_nice = (int)DC.writer_nice,
-		.writer_idle = DC.writer_idle,
+		.threads = DC.bench.engine_threads,
+		.ring_entries = DC.bench.ring_entries,
+		.use_uring = DC.bench.use_io_uring,
+		.nice = (int)DC.bench.engine_nice,
 		.log = dc_engine_log,
-		.kick = DC.kick,
+		.kick = DC.bench.kick,
 	};
-	int rc = dcio_engine_create(&p, NULL, &DC.engine);
+	int rc;
 
+	LogDebug(
+		COMPONENT_FSAL,
+		"DONTCACHE: starting the I/O engine: %u threads, %u ring entries, io_uring %s, nice %u, Dontcache_Kick %s",
+		p.threads, p.ring_entries, p.use_uring ? "true" : "false",
+		DC.bench.engine_nice, dcio_kick_name(p.kick));
+	rc = dcio_engine_create(&p, NULL, &DC.engine);
 	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE: cannot start the I/O engine: %s",
 			strerror(rc));
 		return rc;
 	}
-	if (DC.use_io_uring && !dcio_engine_uses_uring(DC.engine))
+	if (DC.bench.use_io_uring && !dcio_engine_uses_uring(DC.engine))
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE: io_uring unavailable, using a pwritev2 thread pool");
 	LogEvent(
 		COMPONENT_FSAL,
-		"DONTCACHE: engine started: %u threads, %s, nice %u, Writer_Nice %u, Writer_Idle %s, Dontcache_Kick %s: worker-thread writes go %s",
-		DC.engine_threads,
+		"DONTCACHE: engine started: %u threads, %s, nice %u (the engine's own threads), Dontcache_Kick %s%s",
+		DC.bench.engine_threads,
 		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
-		DC.engine_nice, DC.writer_nice,
-		DC.writer_idle ? "true" : "false", dcio_kick_name(DC.kick),
-		dcio_engine_kick_deferred(DC.engine)
-			? "RWF_DONTCACHE (the kernel defers its writeback kick)"
-			: "RWF_DONTCACHE from 1 MiB while their kicks keep within the export's Kick_Us_Per_MiB, else buffered, written back and dropped by the flusher");
+		DC.bench.engine_nice, dcio_kick_name(DC.bench.kick),
+		DC.bench.kick == DCIO_KICK_AUTO
+			? " (probed on each export's filesystem)"
+			: "");
 	return 0;
-}
-
-/* Ganesha allocates a fresh buffer for every WRITE's data and frees it when
- * the reply is sent (on an engine thread here). With glibc's defaults the
- * freed memory goes back to the kernel (munmap of chunks over the dynamic
- * mmap threshold, madvise when an arena's top is trimmed) and the next WRITE
- * faults it in again: measured at ~30% of ganesha's CPU at 16 writers x
- * 1 MiB. Fixed thresholds keep the buffers in the arenas for reuse. */
-static void tune_malloc(void)
-{
-	if (!DC.malloc_tuning || DC.malloc_tuned)
-		return;
-	if (mallopt(M_MMAP_THRESHOLD, DC_MMAP_THRESHOLD) != 1 ||
-	    mallopt(M_TRIM_THRESHOLD, DC_TRIM_THRESHOLD) != 1) {
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE: mallopt refused the WRITE-buffer thresholds");
-		return;
-	}
-	DC.malloc_tuned = true;
-	LogEvent(
-		COMPONENT_FSAL,
-		"DONTCACHE: malloc tuned for WRITE buffers: M_MMAP_THRESHOLD=%d MiB, M_TRIM_THRESHOLD=%d MiB (Malloc_Tuning = true; costs resident memory)",
-		DC_MMAP_THRESHOLD >> 20, DC_TRIM_THRESHOLD >> 20);
 }
 
 static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
@@ -110,13 +94,16 @@ static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
 {
 	int rc;
 
+	LogFullDebug(COMPONENT_FSAL, "DONTCACHE: reading the DONTCACHE block");
 	if (dc_load_module_config(config_struct, err_type) != 0)
 		return fsalstat(ERR_FSAL_INVAL, 0);
-	tune_malloc();
 	if (DC.engine == NULL) {
 		rc = start_engine();
 		if (rc != 0)
 			return posix2fsal_status(rc);
+	} else {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: engine already running: kept");
 	}
 	display_fsinfo(fsal_hdl);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
@@ -141,11 +128,15 @@ static void make_verifier_salt(void)
 {
 	struct timespec ts;
 	uint32_t r;
+	ssize_t n;
 
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r)) {
+	n = getrandom(&r, sizeof(r), GRND_NONBLOCK);
+	if (n == (ssize_t)sizeof(r)) {
 		DC.verifier_salt = r;
 		return;
 	}
+	LogDebug(COMPONENT_FSAL, "DONTCACHE: getrandom returned %zd: %s", n,
+		 n < 0 ? strerror(errno) : "short");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	DC.verifier_salt = (uint32_t)ts.tv_nsec ^ ((uint32_t)getpid() << 16) ^
 			   (uint32_t)getpid();
@@ -154,12 +145,27 @@ static void make_verifier_salt(void)
 		strerror(errno));
 }
 
-MODULE_INIT void dc_init(void)
+/* handle_codec.c's failing steps (the key file) at FULL_DEBUG */
+static void dc_codec_log(const char *fmt, ...)
 {
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	LogFullDebug(COMPONENT_FSAL, "DONTCACHE: %s", buf);
+}
+
+MODULE_INIT DC_EXPORT void dc_init(void)
+{
+	dc_codec_debug = dc_codec_log;
 	make_verifier_salt();
 	if (register_fsal(&DC.fsal, DC_NAME, FSAL_MAJOR_VERSION,
 			  FSAL_MINOR_VERSION, FSAL_ID_NO_PNFS) != 0) {
-		LogCrit(COMPONENT_FSAL, "DONTCACHE module failed to register");
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE module failed to register (FSAL API %d.%d)",
+			FSAL_MAJOR_VERSION, FSAL_MINOR_VERSION);
 		return;
 	}
 	DC.fsal.m_ops.create_export = dc_create_export;
@@ -178,7 +184,7 @@ MODULE_INIT void dc_init(void)
 	dc_handle_ops_init(&DC.handle_ops);
 }
 
-MODULE_FINI void dc_fini(void)
+MODULE_FINI DC_EXPORT void dc_fini(void)
 {
 	dc_stats_shutdown();
 	/* the engine files kept for their lost data (and the engine exports
@@ -189,8 +195,9 @@ MODULE_FINI void dc_fini(void)
 		dcio_engine_destroy(DC.engine);
 		DC.engine = NULL;
 	}
-	gsh_free(DC.dontcache_kick_s);
-	DC.dontcache_kick_s = NULL;
+	gsh_free(DC.bench.dontcache_kick_s);
+	DC.bench.dontcache_kick_s = NULL;
+	dc_codec_debug = NULL;
 	if (unregister_fsal(&DC.fsal) != 0)
 		LogCrit(COMPONENT_FSAL,
 			"DONTCACHE module could not unregister");

@@ -300,36 +300,43 @@ static int write_atomic(struct dc_export *x, const char *path,
 			size_t whylen)
 {
 	char dir[4096], tmp[300];
-	const char *base;
+	const char *base, *step = "its directory's name";
 	struct stat st;
-	bool named, keep;
+	bool named = false, keep;
 	FILE *f;
-	int dfd, fd, err;
+	int dfd = -1, fd, err;
 
 	why[0] = '\0';
 	err = dir_of(path, dir, sizeof(dir), &base);
 	if (err != 0)
-		return err;
-	if (strlen(base) > 200)
-		return ENAMETOOLONG;
+		goto out;
+	step = "its name's length";
+	if (strlen(base) > 200) {
+		err = ENAMETOOLONG;
+		goto out;
+	}
+	step = "open of its directory";
 	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return errno;
+	if (dfd < 0) {
+		err = errno;
+		goto out;
+	}
+	step = "fstat of its directory";
 	if (fstat(dfd, &st) != 0) {
 		err = errno;
-		close(dfd);
-		return err;
+		goto out;
 	}
+	step = "its directory's owner and mode";
 	err = dir_unsafe(&st, dir, why, whylen);
-	if (err != 0) {
-		close(dfd);
-		return err;
-	}
+	if (err != 0)
+		goto out;
+	step = "open of a keep or temporary file";
 	fd = open_target(dfd, base, tmp, sizeof(tmp), &named, &keep);
 	if (fd < 0) {
-		close(dfd);
-		return -fd;
+		err = -fd;
+		goto out;
 	}
+	step = "fdopen";
 	f = fdopen(fd, "w");
 	if (f == NULL) {
 		err = errno;
@@ -337,26 +344,42 @@ static int write_atomic(struct dc_export *x, const char *path,
 		goto out;
 	}
 	fill(x, f);
+	step = "write";
 	if (fflush(f) != 0)
 		err = errno;
 	else if (ferror(f))
 		err = EIO;
 	/* a keep file is overwritten in place: cut what is left past the new
 	 * end (a shorter file frees at most its last blocks) */
-	if (err == 0 && keep && ftruncate(fileno(f), ftello(f)) != 0)
-		err = errno;
+	if (err == 0 && keep) {
+		step = "ftruncate of the keep file";
+		if (ftruncate(fileno(f), ftello(f)) != 0)
+			err = errno;
+	}
 	if (err == 0 && !named) {
+		step = "link of the unnamed file";
 		err = link_unnamed(fileno(f), dfd, base, tmp, sizeof(tmp));
 		named = err == 0;
 	}
-	if (fclose(f) != 0 && err == 0)
+	if (fclose(f) != 0 && err == 0) {
+		step = "close";
 		err = errno;
-	if (err == 0 && renameat(dfd, tmp, dfd, base) != 0)
-		err = errno;
+	}
+	if (err == 0) {
+		step = "rename over the file";
+		if (renameat(dfd, tmp, dfd, base) != 0)
+			err = errno;
+	}
 out:
-	if (err != 0 && named)
-		unlinkat(dfd, tmp, 0);
-	close(dfd);
+	if (err != 0) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: writing %s: %s failed: %s",
+			     x->export_id, path, step, strerror(err));
+		if (named)
+			unlinkat(dfd, tmp, 0);
+	}
+	if (dfd >= 0)
+		close(dfd);
 	return err;
 }
 
@@ -371,11 +394,20 @@ static void drop_keeps(const char *path)
 	if (path == NULL || dir_of(path, dir, sizeof(dir), &base) != 0)
 		return;
 	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	if (dfd < 0) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE: removing %s's keep files: open of %s: %s",
+			path, dir, strerror(errno));
 		return;
+	}
 	for (int which = 0; which < 2; which++)
-		if (keep_name(base, which, name, sizeof(name)) == 0)
-			unlinkat(dfd, name, 0);
+		if (keep_name(base, which, name, sizeof(name)) == 0 &&
+		    unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
+			LogFullDebug(
+				COMPONENT_FSAL,
+				"DONTCACHE: removing %s's keep file %s: %s",
+				path, name, strerror(errno));
 	close(dfd);
 }
 
@@ -552,13 +584,14 @@ void dc_stats_export_final(struct dc_export *x)
 void dc_log_export_start(struct dc_export *x)
 {
 	const struct dc_export_cfg *c = &x->cfg;
-	char wwhy[256], rwhy[256], cfg[1536];
+	char wwhy[256], rwhy[256], kwhy[224], cfg[1792];
 	const char *wpath = dcio_export_write_path(x->io, wwhy, sizeof(wwhy));
 	const char *rpath = dcio_export_read_path(x->io, rwhy, sizeof(rwhy));
 	bool wfb = wwhy[0] != '\0' &&
 		   (strcmp(wpath, dcio_write_mode_name(c->write_mode)) != 0 ||
 		    c->write_mode == DCIO_WRITE_DIRECT);
 	bool rfb = rwhy[0] != '\0';
+	bool kdef = dcio_export_kick_deferred(x->io, kwhy, sizeof(kwhy));
 
 	snprintf(
 		cfg, sizeof(cfg),
@@ -568,18 +601,19 @@ void dc_log_export_start(struct dc_export *x)
 		" Flush_Interval_Ms=%u Worker_Write_Max=%u Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
 		" Kick_Us_Per_MiB=%u"
 		" Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
-		" (engine: %s, Stats_Interval_Ms=%u)",
+		" (engine: %s, Stats_Interval_Ms=%u; writeback kick %s: %s)",
 		dcio_write_mode_name(c->write_mode),
 		dcio_read_mode_name(c->read_mode),
-		dcio_flush_mode_name(c->flush_mode), c->max_inflight_bytes,
-		c->inflight_wait_ms, c->flush_file_bytes, c->flush_export_bytes,
-		c->flush_interval_ms, c->worker_write_max, c->stable_reply_ms,
-		c->cache_budget_bytes, c->kick_us_per_mib,
-		c->key_file ? c->key_file : "(none)",
+		dcio_flush_mode_name(c->bench.flush_mode),
+		c->max_inflight_bytes, c->bench.inflight_wait_ms,
+		c->bench.flush_file_bytes, c->bench.flush_export_bytes,
+		c->bench.flush_interval_ms, c->bench.worker_write_max,
+		c->stable_reply_ms, c->cache_budget_bytes,
+		c->bench.kick_us_per_mib, c->key_file ? c->key_file : "(none)",
 		c->stats_file ? c->stats_file : "(none)",
 		c->prom_file ? c->prom_file : "(none)",
 		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
-		DC.stats_interval_ms);
+		DC.stats_interval_ms, kdef ? "deferred" : "inline", kwhy);
 	if (wfb || rfb)
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE export %u: %s does not support RWF_DONTCACHE: %s; write path %s%s%s%s, read path %s%s%s%s; %s",

@@ -291,7 +291,6 @@ int dcio_commit(struct dcio_file *f, uint64_t offset, uint64_t len)
 {
 	if (!f)
 		return EINVAL;
-	dcio_nice_restore();
 	return gc_commit(f, offset, len, GC_CHECK_LOST);
 }
 

@@ -50,11 +50,20 @@ enum dcio_flush_mode {
  * writes are issued buffered and this engine's flusher writes them back and
  * drops them. 7.2 hands the kick to the writeback flusher, which coalesces
  * it: worker-thread writes then go RWF_DONTCACHE and the kernel does the
- * rest (the flusher still drops what completes in IRQ context). */
+ * rest (the flusher still drops what completes in IRQ context). A
+ * distribution kernel may have either behaviour whatever its version, so
+ * AUTO asks the export's filesystem (dcio_export_create's probe). */
 enum dcio_kick {
-	DCIO_KICK_AUTO = 0, /* from the running kernel's version (>= 7.2) */
+	DCIO_KICK_AUTO = 0, /* probed per export: a RWF_DONTCACHE write of a
+			     * few MiB, then cachestat(2) of its pages at
+			     * once: left dirty = deferred, else inline */
 	DCIO_KICK_INLINE, /* the kernel kicks in the syscall */
 	DCIO_KICK_DEFERRED, /* the kernel's flusher does */
+};
+
+/* Page-cache state of a file range (cachestat(2), Linux 6.5), in pages */
+struct dcio_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback;
 };
 
 enum dcio_stable {
@@ -78,16 +87,13 @@ struct dcio_engine_params {
 	unsigned int threads; /* engine threads, each with its own ring; >= 1 */
 	unsigned int ring_entries; /* SQ size per ring; power of two, >= 8 */
 	bool use_uring; /* false forces the pwritev2 thread pool */
-	int nice; /* nice value of every engine thread (0..19;
-					 * 0 leaves it): when the CPU is short, the
-					 * request path (reads, small writes) runs
-					 * first and write-back work waits */
-	int writer_nice; /* nice value (0..19; 0 leaves it) of a caller's
-			  * thread copying a large write while reads are
-			  * served (dcio_nice_write) */
-	bool writer_idle; /* that thread also runs under SCHED_IDLE then */
+	int nice; /* nice value of every engine thread (0..19; 0 leaves
+		   * it), the engine's own threads only: when the CPU is
+		   * short, the request path (reads, small writes) runs
+		   * first and write-back work waits. No thread the engine
+		   * did not create is ever reniced. */
 	dcio_log_fn log; /* where the engine's warnings go; NULL: stderr */
-	enum dcio_kick kick; /* AUTO: dcio_kernel_defers_kick(uname) */
+	enum dcio_kick kick; /* AUTO: probed on each export's filesystem */
 };
 
 struct dcio_export_params {
@@ -142,6 +148,9 @@ struct dcio_syscalls {
 	int (*posix_fadvise)(int fd, off_t off, off_t len, int advice);
 	int (*ftruncate)(int fd, off_t len);
 	int (*fallocate)(int fd, int mode, off_t off, off_t len);
+	/* cachestat(2) of [off, off + len): the Dontcache_Kick probe */
+	int (*cachestat)(int fd, uint64_t off, uint64_t len,
+			 struct dcio_cachestat *cs);
 };
 
 struct dcio_engine;
@@ -196,12 +205,6 @@ void dcio_engine_destroy(struct dcio_engine *e);
 /* true when I/O goes through io_uring; false when the engine fell back to the
  * pwritev2/preadv2 thread pool (the caller logs that once) */
 bool dcio_engine_uses_uring(const struct dcio_engine *e);
-/* true when the engine takes the kernel to defer RWF_DONTCACHE's writeback
- * kick (enum dcio_kick): writes on the caller's thread then go dontcache */
-bool dcio_engine_kick_deferred(const struct dcio_engine *e);
-/* whether a kernel of this uname release ("7.2.0-1-amd64") defers the kick:
- * >= 7.2; false when it cannot be parsed */
-bool dcio_kernel_defers_kick(const char *release);
 
 /* Export ----------------------------------------------------------------- */
 /* dirfd: a directory on the export's filesystem; the probe creates and removes
@@ -258,6 +261,12 @@ void dcio_json_string(FILE *o, const char *s);
  * why, "" otherwise). */
 const char *dcio_export_write_path(const struct dcio_export *x, char *why,
 				   size_t whylen);
+/* Whether the kernel defers a RWF_DONTCACHE write's writeback kick on the
+ * export's filesystem (enum dcio_kick): large writes on the caller's thread
+ * then go dontcache; else kick.c decides per write. why (when whylen > 0)
+ * says how it was decided: the engine's setting, or the probe's figures. */
+bool dcio_export_kick_deferred(const struct dcio_export *x, char *why,
+			       size_t whylen);
 /* The same for reads ("buffered" when dontcache reads were refused). */
 const char *dcio_export_read_path(const struct dcio_export *x, char *why,
 				  size_t whylen);

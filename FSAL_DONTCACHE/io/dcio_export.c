@@ -3,6 +3,7 @@
  * write verifier generation. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,6 +54,117 @@ static int probe(struct dcio_export *x, int dirfd)
 	return 0;
 }
 
+/* Dontcache_Kick = auto: what a RWF_DONTCACHE write does on this
+ * filesystem, asked of the kernel rather than read from its version (a
+ * distribution kernel may have backported the deferred kick, a later one
+ * reverted it). A write of KICK_PROBE_BYTES, then at once cachestat(2) of
+ * its pages: a kernel that kicks writeback inside the syscall left them
+ * under writeback or already written and dropped; one that defers the kick
+ * to its flusher left them dirty. More than half of them dirty is taken as
+ * deferred. Where it cannot be told (no probe file, the write or cachestat
+ * refused: cachestat is Linux 6.5, RWF_DONTCACHE 6.14) the kick is taken
+ * as inline, what every kernel before 7.2 does: kick.c then still writes
+ * buffered whenever kicked writes are slow. The write uses the real
+ * syscall (it asks the filesystem), cachestat the engine's table (the
+ * unit tests' seam). */
+#define KICK_PROBE_BYTES (4u << 20)
+
+static bool kick_probe(struct dcio_export *x, int dirfd, char *why,
+		       size_t whylen)
+{
+	struct dcio_cachestat cs = { 0 };
+	uint64_t pages;
+	ssize_t r;
+	char *buf;
+	int fd, err;
+
+	fd = probe_file(dirfd);
+	if (fd < 0) {
+		snprintf(why, whylen,
+			 "probe skipped (no probe file: %s): taken as inline",
+			 strerror(errno));
+		return false;
+	}
+	buf = malloc(KICK_PROBE_BYTES);
+	if (!buf) {
+		close(fd);
+		snprintf(why, whylen, "probe skipped (%s): taken as inline",
+			 strerror(ENOMEM));
+		return false;
+	}
+	memset(buf, 0x6b, KICK_PROBE_BYTES);
+	struct iovec iov = { buf, KICK_PROBE_BYTES };
+	r = pwritev2(fd, &iov, 1, 0, RWF_DONTCACHE);
+	err = errno;
+	if (r <= 0) {
+		snprintf(
+			why, whylen,
+			"the probe's RWF_DONTCACHE write failed (%s): taken as inline",
+			r < 0 ? strerror(err) : "nothing written");
+		goto out;
+	}
+	pages = ((uint64_t)r + x->e->page - 1) / x->e->page;
+	if (x->e->sys.cachestat(fd, 0, (uint64_t)r, &cs) != 0) {
+		snprintf(
+			why, whylen,
+			"cachestat of the probe's pages failed (%s): taken as inline",
+			strerror(errno));
+		goto out;
+	}
+	snprintf(
+		why, whylen,
+		"probed: a %zd-byte RWF_DONTCACHE write left %llu of its %llu pages dirty (%llu under writeback, %llu cached): the kernel %s",
+		r, (unsigned long long)cs.nr_dirty, (unsigned long long)pages,
+		(unsigned long long)cs.nr_writeback,
+		(unsigned long long)cs.nr_cache,
+		cs.nr_dirty * 2 > pages ? "defers the writeback kick"
+					: "kicks writeback in the syscall");
+	free(buf);
+	close(fd);
+	return cs.nr_dirty * 2 > pages;
+out:
+	free(buf);
+	close(fd);
+	return false;
+}
+
+static void kick_decide(struct dcio_export *x, int dirfd)
+{
+	size_t n = sizeof(x->kick_why);
+
+	switch (x->e->kick) {
+	case DCIO_KICK_INLINE:
+		snprintf(x->kick_why, n, "Dontcache_Kick = inline");
+		x->kick_deferred = false;
+		return;
+	case DCIO_KICK_DEFERRED:
+		snprintf(x->kick_why, n, "Dontcache_Kick = deferred");
+		x->kick_deferred = true;
+		return;
+	default:
+		break;
+	}
+	if (dirfd < 0) {
+		snprintf(x->kick_why, n,
+			 "no directory to probe: taken as inline");
+		x->kick_deferred = false;
+	} else if (!x->probed_wok) {
+		snprintf(x->kick_why, n,
+			 "no RWF_DONTCACHE writes on this filesystem");
+		x->kick_deferred = false;
+	} else {
+		x->kick_deferred = kick_probe(x, dirfd, x->kick_why, n);
+	}
+}
+
+bool dcio_export_kick_deferred(const struct dcio_export *x, char *why,
+			       size_t whylen)
+{
+	if (whylen)
+		snprintf(why, whylen, "%s", x->kick_why);
+	return x->kick_deferred;
+}
+
 static bool uses_dontcache_writes(const struct dcio_export_params *p)
 {
 	return p->write_mode == DCIO_WRITE_DONTCACHE ||
@@ -80,6 +192,7 @@ int dcio_export_create(struct dcio_engine *e,
 	 * the first EOPNOTSUPP switches the export over anyway */
 	if (dirfd >= 0 && probe(x, dirfd) != 0)
 		x->probe_failed = true;
+	kick_decide(x, x->probe_failed ? -1 : dirfd);
 	atomic_init(&x->wfallback, !x->probed_wok && uses_dontcache_writes(p));
 	atomic_init(&x->rfallback,
 		    !x->probed_rok && p->read_mode == DCIO_READ_DONTCACHE);

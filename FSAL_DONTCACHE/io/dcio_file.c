@@ -230,7 +230,8 @@ static enum write_path write_path(const struct dcio_file *f,
 
 	if (f->dfd >= 0 && XP(x, write_mode) == DCIO_WRITE_DIRECT)
 		return PATH_RANGELOCK;
-	if (!q->inline_ && q->len <= XP(x, caller_write_max))
+	if (!q->inline_ && q->len <= XP(x, caller_write_max) &&
+	    !engine_pace_write(f->e, q->len))
 		return PATH_CALLER;
 	return PATH_ENGINE;
 }
@@ -409,7 +410,7 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		 * defers that kick to its own flusher coalesces it itself
 		 * (enum dcio_kick). Completion, group commit and the error
 		 * rule are those of a queued write. */
-		if (q->mode == DCIO_WRITE_DONTCACHE && !f->e->kick_deferred) {
+		if (q->mode == DCIO_WRITE_DONTCACHE && !x->kick_deferred) {
 			if (kick_choose(x, len)) {
 				q->kick_timed = true;
 				ST_ADD(x->st.kick_ops, 1);
@@ -425,7 +426,6 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 			flusher_throttle(x);
 		ST_ADD(x->st.w_worker_ops, 1);
 		ST_ADD(x->st.w_worker_bytes, len);
-		dcio_nice_write(f->e, len);
 		req_exec_sync(q);
 		break;
 	case PATH_ENGINE:
@@ -469,7 +469,7 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->done = done;
 	q->arg = arg;
 	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
-	dcio_read_seen(f->e, now_ns());
+	engine_read_seen(f->e, now_ns());
 	if (XP(x, read_mode) == DCIO_READ_DIRECT && f->dfd >= 0 && q->len) {
 		if (!setup_direct_read(q, iov, iovcnt)) {
 			free(q);

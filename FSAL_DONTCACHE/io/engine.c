@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 /* The process-wide engine: syscall table, engine threads (rings or pool),
  * the blocking-work pool and the flusher. */
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/utsname.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -42,6 +39,30 @@ static int real_fadvise(int fd, off_t off, off_t len, int advice)
 	return 0;
 }
 
+#ifndef SYS_cachestat
+#define SYS_cachestat 451 /* Linux 6.5, the same number on every arch */
+#endif
+
+/* cachestat(2) over [off, off + len): -1/errno (ENOSYS before Linux 6.5) */
+static int real_cachestat(int fd, uint64_t off, uint64_t len,
+			  struct dcio_cachestat *cs)
+{
+	struct {
+		uint64_t off, len;
+	} range = { off, len };
+	struct {
+		uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+			nr_recently_evicted;
+	} k;
+
+	if (syscall(SYS_cachestat, fd, &range, &k, 0) != 0)
+		return -1;
+	cs->nr_cache = k.nr_cache;
+	cs->nr_dirty = k.nr_dirty;
+	cs->nr_writeback = k.nr_writeback;
+	return 0;
+}
+
 static void fill_syscalls(struct dcio_syscalls *d,
 			  const struct dcio_syscalls *s)
 {
@@ -65,6 +86,8 @@ static void fill_syscalls(struct dcio_syscalls *d,
 		d->ftruncate = ftruncate;
 	if (!d->fallocate)
 		d->fallocate = fallocate;
+	if (!d->cachestat)
+		d->cachestat = real_cachestat;
 }
 
 void cond_init_mono(pthread_cond_t *cv)
@@ -103,107 +126,26 @@ void deadline_after(struct timespec *ts, uint32_t ms)
 	*ts = ts_at_ns(now_ns() + (uint64_t)ms * 1000000ull);
 }
 
-/* Engine threads yield the CPU to ganesha's workers: io_uring's io-wq
- * workers, created by a ring thread, inherit its nice value. */
+/* The engine's own threads (rings, pool, flusher) yield the CPU to
+ * ganesha's workers: io_uring's io-wq workers, created by a ring thread,
+ * inherit its nice value. Called only on a thread the engine created. */
 void thread_nice(int nice)
 {
 	if (nice > 0)
 		(void)setpriority(PRIO_PROCESS, 0, nice);
 }
 
-/* What a thread may undo (CAP_SYS_NICE, or RLIMIT_NICE): bit 0, lower its
- * nice value again after raising it; bit 1, leave SCHED_IDLE for the
- * policy it had. Tried on a thread of its own. */
-#define RENICE_NICE 1
-#define RENICE_IDLE 2
-
-/* This thread under SCHED_IDLE: the policy it left, or -1 (it was not
- * under SCHED_OTHER or SCHED_BATCH, or the change failed). */
-static int to_idle(void)
-{
-	struct sched_param sp = { 0 };
-	int policy = sched_getscheduler(0);
-
-	if ((policy == SCHED_OTHER || policy == SCHED_BATCH) &&
-	    sched_setscheduler(0, SCHED_IDLE, &sp) == 0)
-		return policy;
-	return -1;
-}
-
-static void *nice_probe(void *arg)
-{
-	struct sched_param sp = { 0 };
-	int *ok = arg, policy;
-
-	errno = 0;
-	int was = getpriority(PRIO_PROCESS, 0);
-
-	if (errno == 0 && setpriority(PRIO_PROCESS, 0, was + 1) == 0 &&
-	    setpriority(PRIO_PROCESS, 0, was) == 0)
-		*ok |= RENICE_NICE;
-	if ((policy = to_idle()) >= 0 &&
-	    sched_setscheduler(0, policy, &sp) == 0)
-		*ok |= RENICE_IDLE;
-	return NULL;
-}
-
-static int can_renice(void)
-{
-	pthread_t t;
-	int ok = 0;
-
-	if (pthread_create(&t, NULL, nice_probe, &ok) != 0)
-		return 0;
-	pthread_join(t, NULL);
-	return ok;
-}
-
-/* The nice value this thread had before a large write niced it, kept
- * across requests (INT_MIN: the thread runs at its own). */
-static __thread int nice_held = INT_MIN;
-/* the policy it had before SCHED_IDLE (-1: none held) */
-static __thread int policy_held = -1;
-
-void dcio_nice_restore(void)
-{
-	if (nice_held == INT_MIN)
-		return;
-	if (policy_held >= 0) {
-		struct sched_param sp = { 0 };
-
-		(void)sched_setscheduler(0, policy_held, &sp);
-		policy_held = -1;
-	}
-	(void)setpriority(PRIO_PROCESS, 0, nice_held);
-	nice_held = INT_MIN;
-}
-
-void dcio_read_seen(struct dcio_engine *e, uint64_t now)
+void engine_read_seen(struct dcio_engine *e, uint64_t now)
 {
 	__atomic_store_n(&e->last_read_ns, now, __ATOMIC_RELAXED);
-	dcio_nice_restore();
 }
 
-void dcio_nice_write(const struct dcio_engine *e, size_t len)
+bool engine_pace_write(const struct dcio_engine *e, uint64_t len)
 {
-	int was;
+	uint64_t last = __atomic_load_n(&e->last_read_ns, __ATOMIC_RELAXED);
 
-	if (len <= DCIO_NICE_WRITE_MIN || !e->nice_writes ||
-	    now_ns() - __atomic_load_n(&e->last_read_ns, __ATOMIC_RELAXED) >
-		    DCIO_NICE_READ_WINDOW_MS * 1000000ull) {
-		dcio_nice_restore();
-		return;
-	}
-	if (nice_held != INT_MIN)
-		return;
-	errno = 0;
-	was = getpriority(PRIO_PROCESS, 0);
-	if (errno || was >= e->writer_nice ||
-	    setpriority(PRIO_PROCESS, 0, e->writer_nice) != 0)
-		return;
-	nice_held = was;
-	if (e->writer_idle)
-		policy_held = to_idle();
+	return e->nice > 0 && len > DCIO_PACE_WRITE_MIN && last != 0 &&
+	       now_ns() - last <= DCIO_PACE_READ_WINDOW_MS * 1000000ull;
 }
 
 static bool start_rings(struct dcio_engine *e,
@@ -226,28 +168,6 @@ static bool start_rings(struct dcio_engine *e,
 	return true;
 }
 
-bool dcio_kernel_defers_kick(const char *release)
-{
-	unsigned long major, minor;
-	char *end;
-
-	if (!release || !isdigit((unsigned char)*release))
-		return false;
-	errno = 0;
-	major = strtoul(release, &end, 10);
-	if (errno || *end != '.' || !isdigit((unsigned char)end[1]))
-		return false;
-	minor = strtoul(end + 1, NULL, 10);
-	if (errno)
-		return false;
-	return major > 7 || (major == 7 && minor >= 2);
-}
-
-bool dcio_engine_kick_deferred(const struct dcio_engine *e)
-{
-	return e && e->kick_deferred;
-}
-
 int dcio_engine_create(const struct dcio_engine_params *p,
 		       const struct dcio_syscalls *sys,
 		       struct dcio_engine **out)
@@ -263,20 +183,8 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
-	e->writer_nice = p->writer_nice;
-	if (p->writer_nice > 0) {
-		int can = can_renice();
-
-		e->nice_writes = can & RENICE_NICE;
-		e->writer_idle = p->writer_idle && (can & RENICE_IDLE);
-	}
-	if (p->kick == DCIO_KICK_AUTO) {
-		struct utsname u;
-		e->kick_deferred =
-			uname(&u) == 0 && dcio_kernel_defers_kick(u.release);
-	} else {
-		e->kick_deferred = p->kick == DCIO_KICK_DEFERRED;
-	}
+	e->kick = (unsigned)p->kick <= DCIO_KICK_DEFERRED ? p->kick
+							  : DCIO_KICK_AUTO;
 	atomic_init(&e->verifier_gen, 1);
 	/* probed here, not on the first write's request path */
 	(void)cred_can_switch();

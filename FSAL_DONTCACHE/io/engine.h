@@ -49,12 +49,9 @@ struct dcio_engine {
 	pthread_mutex_t mu; /* guards outstanding */
 	pthread_cond_t cv;
 	long outstanding;
-	int nice;
-	int writer_nice; /* dcio_engine_params.writer_nice */
-	bool writer_idle; /* .writer_idle, and a thread can leave SCHED_IDLE */
-	bool kick_deferred; /* enum dcio_kick, resolved at create */
-	bool nice_writes; /* writer_nice > 0 and a thread can undo it */
+	int nice; /* of the engine's own threads */
 	uint64_t last_read_ns; /* now_ns() of the latest read (atomic) */
+	enum dcio_kick kick; /* AUTO: each export probes its filesystem */
 	/* bumped with every export's verifier_gen: a file is written through
 	 * whichever export its handle came from (dcio_engine_verifier_gen) */
 	atomic_uint_fast64_t verifier_gen;
@@ -69,6 +66,10 @@ struct dcio_export {
 	atomic_bool wfallback; /* dontcache writes run as dropbehind */
 	atomic_bool rfallback; /* dontcache reads run buffered */
 	bool probed_wok, probed_rok, probe_failed;
+	/* the kernel defers a RWF_DONTCACHE write's writeback kick on this
+	 * export's filesystem (enum dcio_kick; AUTO: kick_probe) */
+	bool kick_deferred;
+	char kick_why[224]; /* how kick_deferred was decided */
 	atomic_uint_fast64_t verifier_gen;
 	/* mean of recent group flushes (ns, 1/8 weight): stable_reply_ms */
 	atomic_uint_fast64_t flush_ns_avg;
@@ -113,33 +114,16 @@ struct dcio_file {
 
 /* engine.c */
 void thread_nice(int nice);
-/* Large writes issued on the caller's thread copy at writer_nice (its own
- * value: the engine threads' nice also paces the flushers, which writers
- * without readers need at full speed) while reads are being served (one in
- * the last DCIO_NICE_READ_WINDOW_MS), so that under CPU contention the
- * reads beside them run first, as they do beside engine threads; with no
- * reader they copy at full speed (niced, 64 writers made 0.69x the MB/s
- * with 2.5x the RSS: requests queue up behind the slowed copies). The
- * thread keeps that nice after the write: ganesha's next request on it,
- * most often the streaming client's next 1 MiB, is received and decoded
- * niced too (that was the rest of the writer's CPU: readers beside a 1.4
- * GB/s writer got 1.44-1.78x the MB/s, bench/RESULTS.md Round 9).
- * dcio_nice_write (before each write on the caller) nices for a large write
- * while reads are served, else gives the thread's own back;
- * dcio_nice_restore gives it back (COMMITs; reads through dcio_read_seen).
- * With writer_idle the thread also runs under SCHED_IDLE meanwhile (a
- * waking reader preempts it at once; at nice 19 the copy may finish its
- * slice first) and gets its own policy back with its nice. Nothing changes
- * when writer_nice is 0, the thread is already that nice, or a thread
- * cannot lower its nice again here (nor leave SCHED_IDLE: nice only). */
-#define DCIO_NICE_READ_WINDOW_MS 200
-void dcio_nice_write(const struct dcio_engine *e, size_t len);
-void dcio_nice_restore(void);
-/* a read on this thread at now (now_ns()): opens the read window, gives
- * the thread its own nice back */
-void dcio_read_seen(struct dcio_engine *e, uint64_t now);
-/* writes larger than this are the "large" ones */
-#define DCIO_NICE_WRITE_MIN (64u << 10)
+/* Reads beside a streaming writer: a write larger than DCIO_PACE_WRITE_MIN
+ * that would be copied on the caller's thread goes to the engine's own
+ * threads instead while reads are being served (one in the last
+ * DCIO_PACE_READ_WINDOW_MS) and those threads are niced: under CPU
+ * contention the reads run first. The caller's thread is ganesha's and
+ * keeps its priority; it hands the copy off and returns. */
+#define DCIO_PACE_WRITE_MIN (64u << 10)
+#define DCIO_PACE_READ_WINDOW_MS 200
+void engine_read_seen(struct dcio_engine *e, uint64_t now);
+bool engine_pace_write(const struct dcio_engine *e, uint64_t len);
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
 /* The request to the pool (a ring that cannot issue it as its caller) */
 void engine_pool_submit(struct dcio_engine *e, struct dcio_req *q);

@@ -11,45 +11,41 @@
  *
  * So a large write on the worker kicks unless kicked writes slept more than
  * kick_us_per_mib per MiB in their syscall for DCIO_KICK_PERSIST_MS on end: a
- * 1/4-weight average of their wall time less the time the thread ran or
- * waited for a CPU (schedstat), since beside readers the copy runs under
- * SCHED_IDLE and 64 writers share 2 CPUs; a stall of the device that every
- * writer sees at once (a few ms over the limit) stops nothing. Each worker
- * thread keeps its schedstat open from its first kicked write to its exit:
- * opening it for every write (a walk through /proc) took 3% of ganesha's CPU
- * at 64 writers; two preads of a kept fd take ~0.6 us. Past the limit the
+ * 1/4-weight average of the time the syscall slept, since 64 writers share 2
+ * CPUs and a copy slow on the CPU says nothing of the device; a stall of the
+ * device that every writer sees at once (a few ms over the limit) stops
+ * nothing. The time asleep comes from getrusage(RUSAGE_THREAD) around the
+ * syscall, one call on each side and no state kept on the thread (it is
+ * ganesha's): a syscall that never gave up the CPU of its own accord (no
+ * voluntary context switch) did not sleep, whatever its wall time (time
+ * spent preempted, waiting for a CPU, is not the device's); one that did
+ * slept its wall time less the CPU time it used. Past the limit the
  * export writes buffered until a hold has passed (DCIO_KICK_HOLD_MS, doubled
  * while the device stays slow) and the flusher holds no more than half the
  * writers' budget (where the device is slow, coalesced writers sit at the
  * budget); then it tries again. */
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <unistd.h>
+#include <sys/resource.h>
 
 #include "engine.h"
 
-#define KICK_NO_CLOCK UINT64_MAX
-
-/* From the thread's schedstat fd: its time on a CPU plus waiting for one,
- * in ns, or KICK_NO_CLOCK */
-static uint64_t kick_clock(int fd)
+/* This thread's CPU time (user + system, ns) and voluntary context
+ * switches; false where getrusage fails (the wall time alone counts) */
+static bool kick_clock(uint64_t *cpu_ns, uint64_t *nvcsw)
 {
-	unsigned long long run, wait;
-	char b[128];
-	ssize_t n;
+	struct rusage ru;
 
-	if (fd < 0)
-		return KICK_NO_CLOCK;
-	n = pread(fd, b, sizeof(b) - 1, 0);
-	if (n <= 0)
-		return KICK_NO_CLOCK;
-	b[n] = '\0';
-	if (sscanf(b, "%llu %llu", &run, &wait) != 2)
-		return KICK_NO_CLOCK;
-	return run + wait;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return false;
+	*cpu_ns =
+		((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+			1000000000ull +
+		((uint64_t)ru.ru_utime.tv_usec +
+		 (uint64_t)ru.ru_stime.tv_usec) *
+			1000ull;
+	*nvcsw = (uint64_t)ru.ru_nvcsw;
+	return true;
 }
 
 bool kick_choose(struct dcio_export *x, uint64_t len)
@@ -83,19 +79,12 @@ bool kick_choose(struct dcio_export *x, uint64_t len)
 	return true;
 }
 
-/* A kicked write's syscall moved len bytes in wall ns, of which sched ns
- * (a kick_clock difference, or KICK_NO_CLOCK) it ran or waited to run */
-static void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
-			uint64_t sched)
+/* A kicked write's syscall moved len bytes and slept ns (kick_timer_end):
+ * only that says the device is behind */
+static void kick_sample(struct dcio_export *x, uint64_t len, uint64_t ns)
 {
 	uint64_t v, old, avg, limit = (uint64_t)XP(x, kick_us_per_mib) * 1000;
 	uint64_t zero = 0, now, resumed, hold, over;
-	/* the time the syscall slept, without the time it ran or waited for
-	 * a CPU (beside readers the copy runs under SCHED_IDLE; 64 writers
-	 * share 2 CPUs): only that says the device is behind */
-	uint64_t ns = sched == KICK_NO_CLOCK ? wall
-		      : sched < wall	     ? wall - sched
-					     : 0;
 
 	if (!len || !limit)
 		return;
@@ -133,67 +122,24 @@ static void kick_sample(struct dcio_export *x, uint64_t len, uint64_t wall,
 	ST_ADD(x->st.kick_stops, 1);
 }
 
-/* This thread's schedstat fd: -1 not opened yet, -2 none to be had. A
- * thread-specific value (fd + 1) closes it when the thread exits; the key
- * is deleted when the module is unloaded, so that no destructor runs from
- * unmapped code (threads alive then keep their fd until the process ends). */
-static __thread int sched_fd = -1;
-static pthread_key_t sched_key;
-static pthread_once_t sched_once = PTHREAD_ONCE_INIT;
-static bool sched_key_ok;
-
-static void sched_fd_close(void *v)
-{
-	close((int)((intptr_t)v - 1));
-}
-
-static void sched_key_create(void)
-{
-	sched_key_ok = pthread_key_create(&sched_key, sched_fd_close) == 0;
-}
-
-__attribute__((destructor)) static void sched_key_delete(void)
-{
-	if (sched_key_ok)
-		pthread_key_delete(sched_key);
-}
-
-int kick_sched_fd(void)
-{
-	int fd;
-
-	if (sched_fd != -1)
-		return sched_fd;
-	sched_fd = -2;
-	pthread_once(&sched_once, sched_key_create);
-	if (!sched_key_ok)
-		return sched_fd;
-	fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return sched_fd;
-	if (pthread_setspecific(sched_key, (void *)((intptr_t)fd + 1)) != 0) {
-		close(fd);
-		return sched_fd;
-	}
-	return sched_fd = fd;
-}
-
 void kick_timer_start(struct kick_timer *t)
 {
-	t->fd = kick_sched_fd();
-	t->sched = kick_clock(t->fd);
+	t->clock_ok = kick_clock(&t->cpu, &t->nvcsw);
 	t->wall = now_ns();
 }
 
 void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r)
 {
 	int err = errno;
-	uint64_t sched = kick_clock(t->fd), wall = now_ns() - t->wall;
+	uint64_t wall = now_ns() - t->wall, cpu, nvcsw, slept = wall;
 
+	if (t->clock_ok && kick_clock(&cpu, &nvcsw)) {
+		if (nvcsw == t->nvcsw)
+			slept = 0; /* never slept: preempted at most */
+		else
+			slept = cpu - t->cpu < wall ? wall - (cpu - t->cpu) : 0;
+	}
 	if (r > 0)
-		kick_sample(x, (uint64_t)r, wall,
-			    t->sched == KICK_NO_CLOCK || sched == KICK_NO_CLOCK
-				    ? KICK_NO_CLOCK
-				    : sched - t->sched);
+		kick_sample(x, (uint64_t)r, slept);
 	errno = err; /* the syscall's, for req_result */
 }

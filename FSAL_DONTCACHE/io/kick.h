@@ -44,22 +44,20 @@ struct kick_export {
 };
 
 /* Before a write of len bytes on the worker thread in dontcache mode, where
- * the kernel kicks writeback inside the syscall (Linux < 7.2): true to issue
+ * the kernel kicks writeback inside the syscall (dcio_export.kick_deferred
+ * false): true to issue
  * it RWF_DONTCACHE and time it (kick_sample), false to issue it buffered. */
 bool kick_choose(struct dcio_export *x, uint64_t len);
 /* Times a kicked write's syscall: kick_timer_start just before it,
- * kick_timer_end just after, from the thread's schedstat (kick_sched_fd). */
+ * kick_timer_end just after, with getrusage(RUSAGE_THREAD) (kick.c). */
 struct kick_timer {
-	int fd; /* < 0: no schedstat, the wall time alone counts */
-	uint64_t sched, wall; /* at the start */
+	bool clock_ok; /* false: no rusage, the wall time alone counts */
+	uint64_t cpu, nvcsw, wall; /* at the start */
 };
 void kick_timer_start(struct kick_timer *t);
-/* The calling thread's /proc/thread-self/schedstat, opened at its first
- * call and kept until the thread exits; < 0 where it cannot be had. */
-int kick_sched_fd(void);
-/* The syscall returned r: when it moved bytes, its time asleep (the wall
- * time less the time it ran or waited for a CPU) joins the export's
- * average. errno stays as the syscall left it. */
+/* The syscall returned r: when it moved bytes, its time asleep (0 when it
+ * never switched out of its own accord, else the wall time less its CPU
+ * time) joins the export's average. errno stays as the syscall left it. */
 void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r);
 
 #endif

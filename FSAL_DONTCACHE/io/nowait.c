@@ -27,7 +27,7 @@ int dcio_read_nowait(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		return EAGAIN;
 	flags |= cached_read_flags(x);
 	t0 = now_ns();
-	dcio_read_seen(f->e, t0);
+	engine_read_seen(f->e, t0);
 	len = iov_total(iov, iovcnt);
 	/* bounded: every pass moves forward or leaves */
 	while (done < len) {

@@ -19,7 +19,7 @@ secs=${FT_BUSYCLOSE_SECS:-25} bound=${FT_BUSYCLOSE_BOUND:-15}
 nw=${FT_BUSYCLOSE_WRITERS:-16} wbytes=${FT_BUSYCLOSE_BYTES:-1048576}
 IT_CONF_EXTRA='MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }'
 ulimit -n 1024
-it_serve "$IT_EXP" "Max_Inflight_Bytes = 1048576; Inflight_Wait_Ms = 60000;"
+it_serve "$IT_EXP" "Max_Inflight_Bytes = 1048576; Bench { Inflight_Wait_Ms = 60000; }"
 fb() { "$DC_FT_BIN/ft_busy" "${IT_NFS[@]}" "$@"; }
 idle_fds() { ls -l "/proc/$GSH_PID/fd" 2>/dev/null | grep -c '/idle_[0-9]*$'; }
 

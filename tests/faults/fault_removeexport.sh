@@ -28,7 +28,7 @@ GSH_START_TRIES=${GSH_START_TRIES:-1800}
 export GSH_START_TRIES
 { echo "$M/one|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1;"
   echo "$M/two|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2;"; } | it_conf "$IT_WORK/ganesha.conf"
-echo 'DONTCACHE { Use_Io_Uring = false; }' >> "$IT_WORK/ganesha.conf"
+echo 'DONTCACHE { Bench { Use_Io_Uring = false; } }' >> "$IT_WORK/ganesha.conf"
 it_start "$IT_WORK/ganesha.conf"
 it_dbus_wait_ganesha || it_die "ganesha does not own org.ganesha.nfsd"
 nfs1=(-H 127.0.0.1 -p "$GSH_NFS_PORT" -M "$GSH_MNT_PORT" -e "$M/one")

@@ -19,7 +19,7 @@ echo "pre-existing" > "$mnt/old_file"; mkdir -p "$mnt/old_dir/sub"
 GSH_WRAPPER="valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite
   --errors-for-leak-kinds=definite --undef-value-errors=no --num-callers=40
   --log-file=$IT_WORK/vg.%p.log"
-[ "${FT_VG_URING:-0}" = 1 ] || IT_CONF_EXTRA='DONTCACHE { Use_Io_Uring = false; }'
+[ "${FT_VG_URING:-0}" = 1 ] || IT_CONF_EXTRA='DONTCACHE { Bench { Use_Io_Uring = false; } }'
 GSH_START_TRIES=${GSH_START_TRIES:-1800}
 export GSH_START_TRIES
 it_serve "$mnt"

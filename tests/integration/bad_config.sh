@@ -5,7 +5,10 @@
 # ganesha log names the offending parameter/path, and that export is not served: either ganesha
 # refuses to start, or it runs without it (MNT and NFSv4 lookups of it fail) while a good export
 # beside it works. A Handle_Key_File readable by group/others or not owned by root is refused too,
-# and so is an out-of-range number or a bad boolean in the module's DONTCACHE block.
+# and so is an out-of-range number or a bad boolean in the module's DONTCACHE block (or in a
+# Bench { } sub-block). Every parameter removed or moved to Bench { } (issue 38) is refused at
+# its old place, each with a CRIT line naming it and what replaced it: a configuration with all
+# the export's ones leaves that export unserved, one with all the module's ones stops ganesha.
 . "$(dirname "$0")/../lib/harness.sh"
 
 good=$IT_WORK/good
@@ -20,17 +23,17 @@ if it_is_dontcache; then
     "unknown-param|Name = DONTCACHE; Bogus_Param = 1;|$IT_EXP|Bogus_Param"
     "write-mode|Name = DONTCACHE; Write_Mode = nonsense;|$IT_EXP|Write_Mode"
     "read-mode|Name = DONTCACHE; Read_Mode = sometimes;|$IT_EXP|Read_Mode"
-    "flush-mode|Name = DONTCACHE; Flush_Mode = never;|$IT_EXP|Flush_Mode"
+    "flush-mode|Name = DONTCACHE; Bench { Flush_Mode = never; }|$IT_EXP|Flush_Mode"
     "inflight-range|Name = DONTCACHE; Max_Inflight_Bytes = 1;|$IT_EXP|Max_Inflight_Bytes"
     "budget-range|Name = DONTCACHE; Cache_Budget_Bytes = 2199023255552;|$IT_EXP|Cache_Budget_Bytes"
-    "kick-range|Name = DONTCACHE; Kick_Us_Per_MiB = 10000001;|$IT_EXP|Kick_Us_Per_MiB"
+    "kick-range|Name = DONTCACHE; Bench { Kick_Us_Per_MiB = 10000001; }|$IT_EXP|Kick_Us_Per_MiB"
+    "bench-unknown|Name = DONTCACHE; Bench { Write_Mode = buffered; }|$IT_EXP|Write_Mode"
     "missing-path|Name = DONTCACHE;|$IT_WORK/does-not-exist|$IT_WORK/does-not-exist"
     "file-path|Name = DONTCACHE;|$good/f|$good/f"
     "key-readable|Name = DONTCACHE; Handle_Key_File = $IT_WORK/readable.key;|$IT_EXP|$IT_WORK/readable.key"
     "key-not-root|Name = DONTCACHE; Handle_Key_File = $IT_WORK/user.key;|$IT_EXP|$IT_WORK/user.key"
-    "engine-nice-range|Name = DONTCACHE;|$IT_EXP|Engine_Nice|Engine_Nice = 20;"
-    "writer-nice-range|Name = DONTCACHE;|$IT_EXP|Writer_Nice|Writer_Nice = 20;"
-    "writer-idle-bool|Name = DONTCACHE;|$IT_EXP|got (sometimes)|Writer_Idle = sometimes;"
+    "engine-nice-range|Name = DONTCACHE;|$IT_EXP|Engine_Nice|Bench { Engine_Nice = 20; }"
+    "uring-bool|Name = DONTCACHE;|$IT_EXP|got (sometimes)|Bench { Use_Io_Uring = sometimes; }"
   )
   # A secret others can read lets them forge handles; one another user owns, they can replace.
   head -c 16 /dev/urandom > "$IT_WORK/readable.key"; chmod 644 "$IT_WORK/readable.key"
@@ -90,3 +93,72 @@ for c in "${cases[@]}"; do
     grep -v ':DBUS :\|krb5\|keytab\|gssd' "$log" | tail -n 8
   fi
 done
+
+# Removed and moved parameters (issue 38): PARAM = VALUE|what the refusal line must name
+gone_export=(
+  "Flush_Mode = inline|moved to the export's FSAL { Bench { Flush_Mode } }"
+  "Flush_File_Bytes = 1048576|moved to the export's FSAL { Bench { Flush_File_Bytes } }"
+  "Flush_Export_Bytes = 4194304|moved to the export's FSAL { Bench { Flush_Export_Bytes } }"
+  "Flush_Interval_Ms = 200|moved to the export's FSAL { Bench { Flush_Interval_Ms } }"
+  "Inflight_Wait_Ms = 100|moved to the export's FSAL { Bench { Inflight_Wait_Ms } }"
+  "Worker_Write_Max = 0|moved to the export's FSAL { Bench { Worker_Write_Max } }"
+  "Kick_Us_Per_MiB = 0|moved to the export's FSAL { Bench { Kick_Us_Per_MiB } }"
+)
+gone_module=(
+  "Malloc_Tuning = true|/usr/lib/systemd/system/nfs-ganesha.service.d/dontcache-malloc.conf"
+  "Writer_Nice = 19|the module no longer changes the priority of ganesha's threads"
+  "Writer_Idle = true|the module no longer changes the scheduling policy of ganesha's threads"
+  "Engine_Threads = 2|moved to DONTCACHE { Bench { Engine_Threads } }"
+  "Ring_Entries = 256|moved to DONTCACHE { Bench { Ring_Entries } }"
+  "Use_Io_Uring = true|moved to DONTCACHE { Bench { Use_Io_Uring } }"
+  "Engine_Nice = 10|moved to DONTCACHE { Bench { Engine_Nice } }"
+  "Dontcache_Kick = auto|moved to DONTCACHE { Bench { Dontcache_Kick } }"
+)
+if it_is_dontcache; then
+  # gone_check NAME LOG ENTRIES...: each entry's refusal line is in LOG, naming its replacement
+  gone_check() {
+    local name=$1 log=$2 e p v why line
+    shift 2
+    for e in "$@"; do
+      p=${e%%|*} why=${e#*|}
+      v=${p#* = } p=${p%% = *}
+      line=$(grep -F -- "DONTCACHE: config error: $p = $v is refused: " "$log" | grep ':CRIT :' | head -n1)
+      case $line in
+        *"$why"*) it_pass "$name: $p refused, naming: $why" ;;
+        "") it_fail "$name: no CRIT line refusing $p = $v" ;;
+        *) it_fail "$name: the line refusing $p does not name '$why': ${line##*] }" ;;
+      esac
+    done
+  }
+
+  body="Name = DONTCACHE;"
+  for e in "${gone_export[@]}"; do body+=" ${e%%|*};"; done
+  conf=$IT_WORK/gone-export.conf log=$IT_WORK/gone-export.log
+  { echo "$IT_EXP|1|$body"; echo "$good|9|Name = VFS;"; } | it_conf "$conf"
+  IT_LOG=$log
+  if GSH_START_TRIES=100 gsh_start "$conf" "$log"; then
+    served "$IT_EXP" 3 && it_fail "gone-export: the export with old parameters is served" ||
+      it_pass "gone-export: ganesha runs and does not serve the export with old parameters"
+    served "$good" 3 && it_pass "gone-export: the good export beside it is served" ||
+      it_fail "gone-export: the good export $good is not served"
+    gsh_stop
+  else
+    it_pass "gone-export: ganesha refused to start"
+  fi
+  gone_check gone-export "$log" "${gone_export[@]}"
+
+  mod=
+  for e in "${gone_module[@]}"; do mod+=" ${e%%|*};"; done
+  conf=$IT_WORK/gone-module.conf log=$IT_WORK/gone-module.log
+  { echo "$IT_EXP|1|Name = DONTCACHE;"; echo "$good|9|Name = VFS;"; } | it_conf "$conf"
+  echo "DONTCACHE {$mod }" >> "$conf"
+  IT_LOG=$log
+  if GSH_START_TRIES=100 gsh_start "$conf" "$log"; then
+    served "$IT_EXP" 3 && it_fail "gone-module: the DONTCACHE export is served with old module parameters" ||
+      it_pass "gone-module: ganesha runs without the DONTCACHE export"
+    gsh_stop
+  else
+    it_pass "gone-module: ganesha refused to start"
+  fi
+  gone_check gone-module "$log" "${gone_module[@]}"
+fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # bench/run.sh's own options (issue 19), never a speed: one 1-second seq1 and cqd1 run of FSAL_VFS and of
-# a --variant (the default FSAL_DONTCACHE block plus "Worker_Write_Max = 0;") with --fs xfs.
+# a --variant (the default FSAL_DONTCACHE block plus "Bench { Worker_Write_Max = 0; }") with --fs xfs.
 # Both runs are ok in runs.csv; config.txt names xfs and the variant; the variant's stats show
 # its parameter applied (no worker writes, every byte through the engine); the export
 # directories were on the xfs loop filesystem (its image and mount are gone afterwards). Bad
@@ -39,7 +39,7 @@ bad "--warmup not a number" --warmup soon --dir "$dir" --out "$IT_WORK/o4"
 bad "--drop-caches none" --drop-caches none --dir "$dir" --out "$IT_WORK/o5"
 bad "--disk-mbps without --fs" --disk-mbps 100 --dir "$dir" --out "$IT_WORK/o6"
 bad "--disk-mbps 0" --disk-mbps 0 --fs xfs --dir "$dir" --out "$IT_WORK/o7"
-bad "--variant named like a mode" --variant 'inline=Worker_Write_Max = 0;' --dir "$dir" --out "$IT_WORK/o3"
+bad "--variant named like a mode" --variant 'inline=Bench { Worker_Write_Max = 0; }' --dir "$dir" --out "$IT_WORK/o3"
 
 # a cap left on the loop device run.sh is about to take
 next=$(losetup -f) && echo 4 > "/sys/block/${next#/dev/}/queue/max_sectors_kb" &&
@@ -49,7 +49,7 @@ throttle=/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device mbps=()
 gv=4 drop=()
 [ -n "${GSH_ROOT:-}" ] && { gv=6; drop=(--drop-caches global); export DC_DEBIAN13_ROOT=$GSH_ROOT; }
 it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv "${drop[@]}" --quick --reps 1 --time 1 --warmup 1 --mem-limit 512M --modes vfs \
-  --variant 'wzero=Worker_Write_Max = 0;' --scenarios seq1,cqd1 --fs xfs "${mbps[@]}" --dir "$dir" --out "$out" \
+  --variant 'wzero=Bench { Worker_Write_Max = 0; }' --scenarios seq1,cqd1 --fs xfs "${mbps[@]}" --dir "$dir" --out "$out" \
   --module "$IT_MODULE" > "$IT_WORK/run.out" 2>&1 ||
   it_die "run.sh failed: $(tail -5 "$IT_WORK/run.out" | tr '\n' ' ')"
 rows=$(awk -F, 'NR > 1 && $4 == 1 {print $1 ":" $2}' "$out/runs.csv" | sort | tr '\n' ' ')
@@ -81,7 +81,7 @@ if [ ${#mbps[@]} -gt 0 ]; then
   grep -q "^$devno " "$throttle" && it_fail "the blkio rule is left: $(grep "^$devno " "$throttle")" ||
     it_pass "the blkio rule is gone after the run"
 fi
-grep -q 'variants: wzero = \[Worker_Write_Max = 0;\]' "$out/config.txt" && it_pass "config.txt names the variant" ||
+grep -q 'variants: wzero = \[Bench { Worker_Write_Max = 0; }\]' "$out/config.txt" && it_pass "config.txt names the variant" ||
   it_fail "config.txt: $(grep 'variants' "$out/config.txt")"
 want=files; [ ${#drop[@]} = 0 ] || want=global
 grep -q "page cache evicted before each run (--drop-caches): $want" "$out/config.txt" &&

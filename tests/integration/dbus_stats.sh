@@ -18,7 +18,7 @@ A=7491 B=7492
 mkdir -p "$IT_WORK/exp2" "$IT_WORK/rec"
 {
   echo "$IT_EXP|$A|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-a;"
-  echo "$IT_WORK/exp2|$B|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-b; Write_Mode = dropbehind; Flush_File_Bytes = 1048576;"
+  echo "$IT_WORK/exp2|$B|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-b; Write_Mode = dropbehind; Bench { Flush_File_Bytes = 1048576; }"
 } | it_conf "$IT_WORK/ganesha.conf"
 it_start "$IT_WORK/ganesha.conf"
 

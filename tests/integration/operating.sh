@@ -22,7 +22,7 @@ mkdir -p "$TF" "$IT_WORK/exp2" "$IT_WORK/exp3" "$IT_WORK/rec"
 A=7391 B=7392 C=7393
 {
   echo "$IT_EXP|$A|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-a; Stats_File = $IT_WORK/stats-a.json; Prometheus_File = $TF/dontcache-a.prom;"
-  echo "$IT_WORK/exp2|$B|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-b; Write_Mode = dropbehind; Flush_File_Bytes = 1048576; Prometheus_File = $TF/dontcache-b.prom;"
+  echo "$IT_WORK/exp2|$B|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-b; Write_Mode = dropbehind; Bench { Flush_File_Bytes = 1048576; } Prometheus_File = $TF/dontcache-b.prom;"
   echo "$IT_WORK/exp3|$C|Name = DONTCACHE; Handle_Key_File = $IT_WORK/key-c;"
 } | it_conf "$IT_WORK/ganesha.conf"
 echo "DONTCACHE { Stats_Interval_Ms = 300; }" >> "$IT_WORK/ganesha.conf"

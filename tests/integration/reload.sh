@@ -26,11 +26,11 @@ jget() { jq -r ".engine | $1" "$stats"; }
 
 # mkconf WRITE_MODE FLUSH_MODE MAX_INFLIGHT WORKER_WRITE_MAX KEY ENGINE_THREADS
 mkconf() {
-  local body="Write_Mode = $1; Flush_Mode = $2; Max_Inflight_Bytes = $3; Worker_Write_Max = $4;"
-  body+=" Handle_Key_File = $5; Stats_File = $stats; Inflight_Wait_Ms = 20000;"
-  body+=" Flush_Interval_Ms = 200;"
+  local body="Write_Mode = $1; Max_Inflight_Bytes = $3;"
+  body+=" Handle_Key_File = $5; Stats_File = $stats;"
+  body+=" Bench { Flush_Mode = $2; Worker_Write_Max = $4; Inflight_Wait_Ms = 20000; Flush_Interval_Ms = 200; }"
   echo "$IT_EXP|1|$(it_fsal_body "$body")" | it_conf "$conf.new"
-  echo "DONTCACHE { Engine_Threads = $6; Stats_Interval_Ms = 200; }" >> "$conf.new"
+  echo "DONTCACHE { Stats_Interval_Ms = 200; Bench { Engine_Threads = $6; } }" >> "$conf.new"
   mv "$conf.new" "$conf"
 }
 
@@ -70,7 +70,7 @@ done
 grep -q "reload: Handle_Key_File $key1 -> $key2 refused.*keeping $key1" "$log" &&
   it_pass "log names Handle_Key_File as refused, $key1 kept" ||
   it_fail "no line refusing Handle_Key_File"
-grep -q 'reload: Engine_Threads 2 -> 3 not applied' "$log" &&
+grep -q 'reload: Bench { Engine_Threads } 2 -> 3 not applied' "$log" &&
   it_pass "log names Engine_Threads as not applied" || it_fail "no line for Engine_Threads"
 [ ! -e "$key2" ] && it_pass "the refused key file was not created" ||
   it_fail "$key2 exists: the refused key was loaded"

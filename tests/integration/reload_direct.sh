@@ -18,8 +18,8 @@ mkdir -p "$E2"
 # mkconf W1 INFLIGHT1 INTERVAL1 W2 R2 FLUSH2
 mkconf() {
   {
-    echo "$IT_EXP|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1; Stats_File = $IT_WORK/s1.json; Write_Mode = $1; Max_Inflight_Bytes = $2; Flush_Interval_Ms = $3;"
-    echo "$E2|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2; Stats_File = $IT_WORK/s2.json; Write_Mode = $4; Read_Mode = $5; Flush_Mode = $6;"
+    echo "$IT_EXP|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1; Stats_File = $IT_WORK/s1.json; Write_Mode = $1; Max_Inflight_Bytes = $2; Bench { Flush_Interval_Ms = $3; }"
+    echo "$E2|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2; Stats_File = $IT_WORK/s2.json; Write_Mode = $4; Read_Mode = $5; Bench { Flush_Mode = $6; }"
   } | it_conf "$conf.new"
   echo "DONTCACHE { Stats_Interval_Ms = 200; }" >> "$conf.new"
   mv "$conf.new" "$conf"

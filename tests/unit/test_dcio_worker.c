@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* Writes up to caller_write_max are issued on the caller's thread (buffered, or dontcache when the kernel defers the writeback kick), larger ones go to engine threads; engine threads run at the configured nice value, and a large write beside readers at writer_nice (SCHED_IDLE with writer_idle). */
+/* Writes up to caller_write_max are issued on the caller's thread (buffered, or dontcache when the kernel defers the writeback kick, which AUTO probes on the export's filesystem with cachestat), larger ones go to engine threads; engine threads run at the configured nice value, and the caller's thread keeps its own nice and policy whatever it writes. */
 #include <CUnit/Basic.h>
 #include <dirent.h>
 #include <errno.h>
@@ -266,7 +266,7 @@ static void t_kick_deferred(void)
 	char *s;
 
 	setup_kick(&t, 1 << 20, 0, DCIO_KICK_DEFERRED);
-	CU_ASSERT(dcio_engine_kick_deferred(t.e));
+	CU_ASSERT(dcio_export_kick_deferred(t.x, NULL, 0));
 	tl_fill(buf, sizeof(buf), 0, 5);
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT(write_here(&t, buf + i * 262144, 262144,
@@ -546,10 +546,6 @@ static void t_kick_busy_cpu(void)
 	struct tl_ctx t;
 	char *s;
 
-	if (access("/proc/thread-self/schedstat", R_OK) != 0) {
-		fprintf(stderr, "no /proc/thread-self/schedstat: skipped\n");
-		return;
-	}
 	open_kick_mem(&t, &sys, 8000);
 	tl_fill(buf, sizeof(buf), 0, 6);
 	write_mibs(&t, buf, 0, 4);
@@ -616,9 +612,8 @@ static void *kick_thread(void *p)
 	return NULL;
 }
 
-/* A thread's kicked writes read its schedstat from one fd, opened at the
- * first and kept (an open per write cost 3% of ganesha's CPU at 64
- * writers), and closed when the thread exits. */
+/* A thread's kicked writes are timed without any state kept on it (the
+ * thread is ganesha's): no fd is open while it lives, nor after. */
 static void t_kick_thread_fd(void)
 {
 	static char buf[1 << 20];
@@ -628,16 +623,12 @@ static void t_kick_thread_fd(void)
 	int before;
 	char *s;
 
-	if (access("/proc/thread-self/schedstat", R_OK) != 0) {
-		fprintf(stderr, "no /proc/thread-self/schedstat: skipped\n");
-		return;
-	}
 	open_kick(&t, NULL, 1000000);
 	tl_fill(buf, sizeof(buf), 0, 5);
 	before = open_fds();
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, kick_thread, &a), 0);
 	CU_ASSERT_EQUAL(pthread_join(th, NULL), 0);
-	CU_ASSERT_EQUAL(a.fds, before + 1);
+	CU_ASSERT_EQUAL(a.fds, before);
 	CU_ASSERT_EQUAL(open_fds(), before);
 	s = tl_stats(t.x);
 	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), 3);
@@ -693,56 +684,159 @@ static void t_kick_enospc(void)
 	CU_ASSERT_EQUAL(tl_ctx_close(&t), 0);
 }
 
-/* AUTO follows the running kernel (6.18 here: inline); the version rule */
-static void t_kick_auto(void)
-{
-	struct tl_ctx t;
-	struct utsname u;
+/* Dontcache_Kick AUTO asks the export's filesystem: the probe's
+ * RWF_DONTCACHE write, then cachestat of its pages through the seam. Left
+ * dirty (a kernel deferring the kick to its flusher) = deferred; under
+ * writeback or already dropped (kicked in the syscall) = inline; cachestat
+ * refused (before Linux 6.5) = inline, what every kernel before 7.2 does.
+ * No dirfd, or an engine setting other than AUTO: no probe. */
+static struct dcio_cachestat probe_cs;
+static int probe_cs_err;
+static atomic_int probe_calls;
+static uint64_t probe_len;
 
-	CU_ASSERT_EQUAL_FATAL(uname(&u), 0);
-	setup_kick(&t, 65536, 0, DCIO_KICK_AUTO);
-	CU_ASSERT_EQUAL(dcio_engine_kick_deferred(t.e),
-			dcio_kernel_defers_kick(u.release));
-	teardown(&t);
-	CU_ASSERT_FALSE(dcio_kernel_defers_kick("6.18.44-fc-v1045"));
-	CU_ASSERT_FALSE(dcio_kernel_defers_kick("7.1.9"));
-	CU_ASSERT_FALSE(dcio_kernel_defers_kick("6.99"));
-	CU_ASSERT(dcio_kernel_defers_kick("7.2.0-1-amd64"));
-	CU_ASSERT(dcio_kernel_defers_kick("7.10"));
-	CU_ASSERT(dcio_kernel_defers_kick("8.0.1"));
-	CU_ASSERT_FALSE(dcio_kernel_defers_kick("7"));
-	CU_ASSERT_FALSE(dcio_kernel_defers_kick("x7.2"));
-	CU_ASSERT_FALSE(dcio_kernel_defers_kick(""));
-	CU_ASSERT_FALSE(dcio_kernel_defers_kick(NULL));
-	CU_ASSERT_FALSE(dcio_kernel_defers_kick("99999999999999999999999.2"));
+static int fake_cachestat(int fd, uint64_t off, uint64_t len,
+			  struct dcio_cachestat *cs)
+{
+	(void)fd;
+	(void)off;
+	atomic_fetch_add(&probe_calls, 1);
+	probe_len = len;
+	if (probe_cs_err) {
+		errno = probe_cs_err;
+		return -1;
+	}
+	*cs = probe_cs;
+	return 0;
 }
 
+/* an AUTO engine with the fake cachestat answering cs (or failing err);
+ * whether its export took the kick as deferred, why in why */
+static bool auto_decides(struct dcio_cachestat cs, int err, bool dirfd,
+			 enum dcio_kick kick, char *why, size_t whylen)
+{
+	struct dcio_syscalls sys = { .cachestat = fake_cachestat };
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = true,
+					 .kick = kick };
+	struct tl_ctx t;
+	bool d;
+
+	probe_cs = cs;
+	probe_cs_err = err;
+	atomic_store(&probe_calls, 0);
+	tl_ctx_open(&t, &(struct tl_setup){ .fs = &fs,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .name = "auto",
+					    .no_dirfd = !dirfd,
+					    .flags = O_TRUNC });
+	d = dcio_export_kick_deferred(t.x, why, whylen);
+	teardown(&t);
+	return d;
+}
+
+static void t_kick_auto(void)
+{
+	const uint64_t pages = (4u << 20) / (uint64_t)sysconf(_SC_PAGESIZE);
+	char why[256];
+
+	/* every page dirty: deferred */
+	CU_ASSERT(auto_decides((struct dcio_cachestat){ pages, pages, 0 }, 0,
+			       true, DCIO_KICK_AUTO, why, sizeof(why)));
+	CU_ASSERT_EQUAL(atomic_load(&probe_calls), 1);
+	CU_ASSERT_EQUAL(probe_len, 4u << 20);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "defers"));
+	/* most of them dirty still is */
+	CU_ASSERT(auto_decides(
+		(struct dcio_cachestat){ pages, pages / 2 + 1, pages / 2 - 1 },
+		0, true, DCIO_KICK_AUTO, why, sizeof(why)));
+	/* under writeback: inline */
+	CU_ASSERT_FALSE(auto_decides((struct dcio_cachestat){ pages, 0, pages },
+				     0, true, DCIO_KICK_AUTO, why,
+				     sizeof(why)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "kicks writeback in the syscall"));
+	/* half dirty, half written back: inline */
+	CU_ASSERT_FALSE(auto_decides(
+		(struct dcio_cachestat){ pages, pages / 2, pages / 2 }, 0, true,
+		DCIO_KICK_AUTO, why, sizeof(why)));
+	/* written and dropped already: inline */
+	CU_ASSERT_FALSE(auto_decides((struct dcio_cachestat){ 0, 0, 0 }, 0,
+				     true, DCIO_KICK_AUTO, why, sizeof(why)));
+	/* no cachestat (Linux < 6.5): inline, and said */
+	CU_ASSERT_FALSE(auto_decides((struct dcio_cachestat){ pages, pages, 0 },
+				     ENOSYS, true, DCIO_KICK_AUTO, why,
+				     sizeof(why)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "cachestat"));
+	/* no directory to probe: inline, nothing asked */
+	CU_ASSERT_FALSE(auto_decides((struct dcio_cachestat){ pages, pages, 0 },
+				     0, false, DCIO_KICK_AUTO, why,
+				     sizeof(why)));
+	CU_ASSERT_EQUAL(atomic_load(&probe_calls), 0);
+	/* set explicitly: no probe either way */
+	CU_ASSERT(auto_decides((struct dcio_cachestat){ 0, 0, pages }, 0, true,
+			       DCIO_KICK_DEFERRED, why, sizeof(why)));
+	CU_ASSERT_FALSE(auto_decides((struct dcio_cachestat){ pages, pages, 0 },
+				     0, true, DCIO_KICK_INLINE, why,
+				     sizeof(why)));
+	CU_ASSERT_EQUAL(atomic_load(&probe_calls), 0);
+}
+
+/* The real cachestat on this machine's kernel: the probe gets its figures
+ * (no "failed"/"skipped"), and an export decided deferred writes its large
+ * caller writes dontcache, one decided inline kicks them (kick_ops). */
+static void t_kick_auto_real(void)
+{
+	static char buf[1 << 20];
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = true,
+					 .kick = DCIO_KICK_AUTO };
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct tl_ctx t;
+	char why[256], *s;
+	bool d;
+
+	p.caller_write_max = 1 << 20;
+	p.kick_us_per_mib = 1000000;
+	tl_ctx_open(&t, &(struct tl_setup){ .fs = &fs,
+					    .ep = &ep,
+					    .p = &p,
+					    .name = "real",
+					    .flags = O_TRUNC });
+	d = dcio_export_kick_deferred(t.x, why, sizeof(why));
+	fprintf(stderr, "\n  AUTO on this kernel: %s\n", why);
+	CU_ASSERT_EQUAL(strncmp(why, "probed: ", 8), 0);
+	tl_fill(buf, sizeof(buf), 0, 8);
+	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+	s = tl_stats(t.x);
+	CU_ASSERT_EQUAL(tl_json_num(s, "worker_writes.kicked"), d ? 0 : 1);
+	free(s);
+	teardown(&t);
+}
+
+/* A large write beside a reader leaves the caller's thread (ganesha's) at
+ * its own nice value and scheduling policy, during the copy and after:
+ * the engine renices only threads it created, and hands such a copy to
+ * them while reads are served (readers first under CPU contention). */
 static _Atomic int seen_nice = -100;
 static _Atomic int seen_policy = -1;
 
-/* Records the nice value the copy ran at; a write of 1 MiB or more then
- * stalls 250 ms, past the engine's read window, as balance_dirty_pages
- * stalls a writer on a loaded machine (how CI once failed this test). */
 static ssize_t nice_pwritev2(int fd, const struct iovec *iov, int cnt,
 			     off_t off, int flags)
 {
-	size_t len = 0;
-
 	errno = 0;
 	int n = getpriority(PRIO_PROCESS, 0);
 
 	atomic_store(&seen_nice, errno ? -100 : n);
 	atomic_store(&seen_policy, sched_getscheduler(0));
-	for (int i = 0; i < cnt; i++)
-		len += iov[i].iov_len;
-	if (len >= (1u << 20))
-		usleep(250 * 1000);
 	return pwritev2(fd, iov, cnt, off, flags);
 }
 
-/* A client reading beside the writer: a read every 10 ms on its own thread,
- * so "a read in the engine's last 200 ms" holds however long this thread's
- * writes stall (nice_pwritev2 stalls each large one past that window). */
+/* A client reading beside the writer: a read every 10 ms on its own
+ * thread (RWF_NOWAIT: none waits for the disk). */
 struct side_reader {
 	struct dcio_file *f;
 	atomic_bool stop;
@@ -757,9 +851,6 @@ static void *side_read(void *arg)
 	struct iovec v = { b, sizeof(b) };
 	size_t got;
 
-	/* on this thread, RWF_NOWAIT: the engine sees each read as it begins,
-	 * and none waits for the disk (the dontcache writes drop offset 0; a
-	 * disk kept busy by CI's builds took a read past the window) */
 	while (!atomic_load(&r->stop)) {
 		int rc = dcio_read_nowait(r->f, &v, 1, 0, &got);
 
@@ -788,151 +879,65 @@ static void side_reader_stop(struct side_reader *r)
 	pthread_join(r->thread, NULL);
 }
 
-/* A file whose writes up to 1 MiB run on the caller through nice_pwritev2,
- * its engine (a pool) at nice, its large copies beside readers at
- * writer_nice; returns the caller's nice before any write. */
-static int open_niced(struct tl_ctx *t, int nice, int writer_nice, bool idle,
-		      const char *name)
+static void t_caller_thread_untouched(void)
 {
+	static char buf[1 << 20];
 	struct dcio_syscalls sys = { .pwritev2 = nice_pwritev2 };
 	struct dcio_engine_params ep = { .threads = 1,
 					 .ring_entries = 64,
 					 .use_uring = false,
-					 .nice = nice,
-					 .writer_nice = writer_nice,
-					 .writer_idle = idle };
+					 .nice = 7,
+					 .kick = DCIO_KICK_INLINE };
 	struct dcio_export_params p = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-	int before;
+	struct side_reader r;
+	struct tl_ctx t;
+	int before, policy = sched_getscheduler(0);
 
 	p.caller_write_max = 1 << 20;
-	tl_ctx_open(t, &(struct tl_setup){ .fs = &fs,
-					   .ep = &ep,
-					   .sys = &sys,
-					   .p = &p,
-					   .name = name,
-					   .flags = O_TRUNC });
+	tl_ctx_open(&t, &(struct tl_setup){ .fs = &fs,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .p = &p,
+					    .name = "n",
+					    .flags = O_TRUNC });
 	errno = 0;
 	before = getpriority(PRIO_PROCESS, 0);
 	CU_ASSERT_EQUAL_FATAL(errno, 0);
-	return before;
-}
-
-/* While reads are served, a large write on the caller copies at the
- * engine's writer_nice under SCHED_IDLE (the readers go first under CPU
- * contention; the engine's own threads stay at their nice) and the thread
- * keeps both for ganesha's next request, until a read, a COMMIT, a small
- * write or a large one with no reader left gives them back; with no recent
- * read the copy runs at the caller's nice. */
-static void t_large_writes_niced(void)
-{
-	static char buf[1 << 20];
-	struct side_reader r;
-	struct tl_ctx t;
-	size_t got = 0;
-	int before = open_niced(&t, 3, 7, true, "n");
-
-	if (before >= 7) {
-		teardown(&t);
-		return; /* already as nice as the engine: nothing to see */
-	}
-	CU_ASSERT_EQUAL(pool_nice(3), 3);
-	/* no read yet: full speed */
+	CU_ASSERT_EQUAL(pool_nice(7), 7); /* the engine's own: reniced */
+	/* no read yet: copied on the caller, at its own nice */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
-	/* a reader now: the copy is niced and the thread stays so */
 	CU_ASSERT_FATAL(side_reader_start(&r, t.f));
-	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-	CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
-	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_IDLE);
-	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_IDLE);
-	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-	CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
-	/* a small write copies at the caller's nice, which it gets back */
+	for (int i = 0; i < 3; i++) {
+		/* beside reads: handed to the engine's niced threads */
+		CU_ASSERT_FALSE(
+			write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
+		CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
+		CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+		CU_ASSERT_EQUAL(sched_getscheduler(0), policy);
+	}
+	/* a small write stays on the caller, at its own nice */
 	CU_ASSERT(write_here(&t, buf, 4096, 1 << 20, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
-	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_OTHER);
-	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
-	/* a read on this thread gives it back */
-	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
-	CU_ASSERT_EQUAL(tl_read(t.f, buf, 4096, 0, &got), 0);
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
-	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
-	/* so does a COMMIT */
-	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
-	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
-	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
-	/* and a large write once the readers are gone */
-	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), 7);
+	CU_ASSERT_EQUAL(atomic_load(&seen_policy), policy);
 	side_reader_stop(&r);
-	usleep(250 * 1000); /* past the engine's 200 ms read window */
+	usleep((DCIO_PACE_READ_WINDOW_MS + 100) * 1000);
+	/* the readers gone: on the caller again */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
 	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
-	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_OTHER);
-	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
-	teardown(&t);
-}
-
-/* writer_nice 0: copies beside readers run at the caller's nice, whatever
- * the engine threads' is */
-static void t_writer_nice_zero(void)
-{
-	static char buf[1 << 20];
-	struct side_reader r;
-	struct tl_ctx t;
-	int before = open_niced(&t, 7, 0, true, "z");
-
-	CU_ASSERT_EQUAL(pool_nice(7), 7);
-	CU_ASSERT_FATAL(side_reader_start(&r, t.f));
-	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
-	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_OTHER);
-	side_reader_stop(&r);
-	teardown(&t);
-}
-
-/* writer_idle false: copies beside readers are niced, the policy stays */
-static void t_writer_not_idle(void)
-{
-	static char buf[1 << 20];
-	struct side_reader r;
-	struct tl_ctx t;
-	int before = open_niced(&t, 3, 7, false, "i");
-
-	if (before >= 7) {
-		teardown(&t);
-		return; /* already as nice as the engine: nothing to see */
-	}
-	CU_ASSERT_FATAL(side_reader_start(&r, t.f));
-	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
-	CU_ASSERT_EQUAL(atomic_load(&seen_nice), 7);
-	CU_ASSERT_EQUAL(atomic_load(&seen_policy), SCHED_OTHER);
-	CU_ASSERT_EQUAL(sched_getscheduler(0), SCHED_OTHER);
-	side_reader_stop(&r);
-	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 0), 0);
-	CU_ASSERT_EQUAL(getpriority(PRIO_PROCESS, 0), before);
+	CU_ASSERT_EQUAL(sched_getscheduler(0), policy);
 	teardown(&t);
 }
 
 static const struct tl_case cases[] = {
-	{ "large caller writes copy at writer_nice, under SCHED_IDLE",
-	  t_large_writes_niced },
-	{ "writer_nice 0: large writes beside readers keep the caller's nice",
-	  t_writer_nice_zero },
-	{ "writer_idle false: niced, the scheduling policy kept",
-	  t_writer_not_idle },
+	{ "large writes beside a reader go to the engine's threads, the caller's nice and policy kept",
+	  t_caller_thread_untouched },
 	{ "kernel deferring the kick: caller writes go dontcache",
 	  t_kick_deferred },
-	{ "kick AUTO follows the kernel version", t_kick_auto },
+	{ "kick AUTO: the probe's cachestat decides", t_kick_auto },
+	{ "kick AUTO on this kernel: probed, and followed", t_kick_auto_real },
 	{ "kernel kicking: 1 MiB writes kicked, smaller ones buffered",
 	  t_kick_large },
 	{ "kicked writes slower than kick_us_per_mib stop, then resume",
@@ -943,8 +948,7 @@ static const struct tl_case cases[] = {
 	  t_kick_busy_cpu },
 	{ "kicked ranges wait for the export's threshold, not the file's",
 	  t_kick_export_threshold },
-	{ "a thread's kicked writes time it from one schedstat fd",
-	  t_kick_thread_fd },
+	{ "a thread's kicked writes keep no fd on it", t_kick_thread_fd },
 	{ "a kicked write refused ENOSPC loses only its range", t_kick_enospc },
 	{ "small writes issued on the caller", t_small_on_caller },
 	{ "caller_write_max 0: every write to the engine", t_zero_means_none },
