@@ -89,8 +89,8 @@ serve() {
 
 e=$IT_WORK/exp
 if it_is_dontcache; then
-  serve "$e/worker|" "$e/ring|Worker_Write_Max = 0;" "$e/direct|Write_Mode = direct;" \
-    "$e/inline|Flush_Mode = inline;" "$e/sq|"
+  serve "$e/worker|" "$e/ring|Bench { Worker_Write_Max = 0; }" "$e/direct|Write_Mode = direct;" \
+    "$e/inline|Bench { Flush_Mode = inline; }" "$e/sq|"
   grep -q 'engine started: .*io_uring' "$IT_LOG" ||
     it_log "no io_uring here: the ring exports took the pool ($(grep -m1 'engine started' "$IT_LOG"))"
   cases "$e/worker" worker
@@ -101,9 +101,9 @@ if it_is_dontcache; then
   squashed "$e/sq" worker
   it_check_alive "the set-id WRITEs"
   gsh_stop || it_fail "ganesha did not stop cleanly"
-  IT_CONF_EXTRA="DONTCACHE { Use_Io_Uring = false; }"
-  serve "$e/pool|Worker_Write_Max = 0;" "$e/pooldirect|Write_Mode = direct;" \
-    "$e/poolsq|Worker_Write_Max = 0;"
+  IT_CONF_EXTRA="DONTCACHE { Bench { Use_Io_Uring = false; } }"
+  serve "$e/pool|Bench { Worker_Write_Max = 0; }" "$e/pooldirect|Write_Mode = direct;" \
+    "$e/poolsq|Bench { Worker_Write_Max = 0; }"
   grep -q 'engine started: .*thread pool' "$IT_LOG" || it_fail "Use_Io_Uring = false: the engine did not start its pool"
   cases "$e/pool" pool
   cases "$e/pooldirect" pool-direct
