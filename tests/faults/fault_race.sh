@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# The two name races of issue 36, lost on purpose (ft_race on tests/lib/nfs4c, NFSv4.1 as uid
+# 1000). A local process started here as root (ft_race rename-*, bounded in time, killed by
+# pid) renames root's files onto a name in a tight loop while the client uses the name:
+#   create  the client REMOVEs and OPEN CREATE UNCHECKED4s race_c/name (a 0777 directory)
+#           again and again; the renamer renames a link of root's 0600 secret onto every new
+#           file at the name at once. PASS: no granted OPEN is of the secret (fileid), no READ
+#           through an OPEN returns it, the secret is unchanged. The module made the handle
+#           of the file it created by looking the name up again, and granted the OPEN on
+#           whatever was there without a permission check ("created").
+#   lookup  the renamer makes new pairs (uid 1000's 0666 file, root's 0600 file) and renames
+#           each onto race_l/name in turn; the client sends LOOKUP + GETATTR fileid,mode.
+#           PASS: every fileid comes with its own file's mode (and both kinds were seen). The
+#           module's stat and handle were two lookups of the name: a rename between them
+#           paired one file's mode with the other's handle, which MDCACHE keeps.
+# MDCACHE's dirent cache is off (Dir_Chunk = 0) so that every OPEN and LOOKUP by name reaches
+# the FSAL (with it, only a name's first lookup in a while does: the same race, rarer).
+# Usage: fault_race.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS, FT_RACE_SECS (8)
+. "$(dirname "$0")/../lib/harness.sh"
+it_need_prog ft_race
+secs=${FT_RACE_SECS:-8}
+
+echo "$IT_EXP|1|$(it_fsal_body_files 1)" | it_conf "$IT_WORK/ganesha.conf"
+echo 'MDCACHE { Dir_Chunk = 0; }' >> "$IT_WORK/ganesha.conf"
+"$DC_FT_BIN/ft_race" setup -l "$IT_EXP" || it_die "ft_race setup failed"
+it_start "$IT_WORK/ganesha.conf"
+
+for mode in create lookup; do
+  "$DC_FT_BIN/ft_race" "rename-$mode" -l "$IT_EXP" -u 1000 -t $((secs + 10)) \
+    > "$IT_WORK/renamer-$mode.out" 2>&1 &
+  rpid=$!
+  IT_EXTRA_PIDS+=("$rpid")
+  rc=0
+  out=$(timeout -k 5 $((secs + 60)) "$DC_FT_BIN/ft_race" "$mode" -p "$GSH_NFS_PORT" \
+        -e "$IT_EXP" -l "$IT_EXP" -u 1000 -t "$secs" 2>&1) || rc=$?
+  kill "$rpid" 2>/dev/null
+  wait "$rpid" 2>/dev/null
+  echo "$out" >&2
+  it_log "renamer: $(cat "$IT_WORK/renamer-$mode.out" 2>/dev/null | tr '\n' ' ')"
+  line=$(echo "$out" | grep '^ft_race:' | tail -n1)
+  it_check_alive "the $mode race"
+  [ $rc = 0 ] && it_pass "$line" ||
+    it_fail "ft_race $mode exited $rc: $(echo "$out" | grep -m3 '^not ok\|^#' | tr '\n' ';') $line"
+done
+gsh_stop || it_fail "ganesha did not stop cleanly"
