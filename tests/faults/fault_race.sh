@@ -13,7 +13,12 @@
 #           each onto race_l/name in turn; the client sends LOOKUP + GETATTR fileid,mode.
 #           PASS: every fileid comes with its own file's mode (and both kinds were seen). The
 #           module's stat and handle were two lookups of the name: a rename between them
-#           paired one file's mode with the other's handle, which MDCACHE keeps.
+#           paired one file's attributes with the other's handle, which MDCACHE keeps and
+#           checks READ against: PASS also needs that no READ returns root's file.
+#   mkdir   the client REMOVEs and CREATEs (NF4DIR, 0755) race_m/name again and again; the
+#           renamer renames a new empty root 0700 directory onto every directory of uid 1000's
+#           at the name. PASS: every directory CREATE answers is uid 1000's 0755 one (the
+#           module looked the name up again after mkdirat and handed out root's).
 # MDCACHE's dirent cache is off (Dir_Chunk = 0) so that every OPEN and LOOKUP by name reaches
 # the FSAL (with it, only a name's first lookup in a while does: the same race, rarer).
 # Stock FSAL_VFS (--fsal VFS) wins the create race and loses the lookup race (its lookup is
@@ -28,7 +33,7 @@ echo 'MDCACHE { Dir_Chunk = 0; }' >> "$IT_WORK/ganesha.conf"
 "$DC_FT_BIN/ft_race" setup -l "$IT_EXP" || it_die "ft_race setup failed"
 it_start "$IT_WORK/ganesha.conf"
 
-for mode in create lookup; do
+for mode in create lookup mkdir; do
   "$DC_FT_BIN/ft_race" "rename-$mode" -l "$IT_EXP" -u 1000 -t $((secs + 10)) \
     > "$IT_WORK/renamer-$mode.out" 2>&1 &
   rpid=$!

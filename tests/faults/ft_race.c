@@ -26,16 +26,24 @@
  *           those attributes, and the READ goes to the handle's file.
  *           Checked: no READ returns root's secret, every fileid seen has
  *           its own file's mode (the keep directory says which is which),
- *           and both kinds were seen (the race ran).
+ *           and both kinds were seen (the race ran);
+ *   mkdir   (LOCAL/race_m, root 0777): the client REMOVEs "name" and sends
+ *           CREATE NF4DIR "name" mode 0755 + GETATTR again and again;
+ *           rename-mkdir renames a new empty root-owned 0700 directory onto
+ *           every directory of uid's at the name. mkdirat gives no fd: the
+ *           module looked the name up again and handed out root's directory
+ *           as the one created (and applied the create's attributes to it).
+ *           Checked: every directory answered is uid's 0755 one.
  *
  * usage: ft_race setup -l LOCAL              (the trees, as root; first)
- *        ft_race rename-create|rename-lookup -l LOCAL -t SECS [-u UID]
- *        ft_race create|lookup [-H host] [-p port] -e PSEUDO -l LOCAL
+ *        ft_race rename-create|rename-lookup|rename-mkdir -l LOCAL -t SECS
+ *                [-u UID]
+ *        ft_race create|lookup|mkdir [-H host] [-p port] -e PSEUDO -l LOCAL
  *                -t SECS [-u UID]
  *   PSEUDO the export's NFSv4 path, LOCAL its directory on the server.
  * The client modes print "ok"/"not ok" lines and
  *   ft_race: MODE tries=N hits=H checks=C passed=P failed=F
- * (hits: OPENs that succeeded / lookups answered); exit 0 when all passed,
+ * (hits: OPENs or CREATEs that succeeded / lookups answered); exit 0 when all passed,
  * 1 otherwise, 2 on setup failure. The rename modes run until SECS passed or
  * they are killed, and print what they did. */
 #include "nfs4c.h"
@@ -90,8 +98,8 @@ static int mkdir_as(const char *rel, mode_t mode)
 /* A file of uid's with mode and content. */
 static int make_file(const char *rel, uid_t uid, mode_t mode, const char *data)
 {
-	int fd = open(lpath(rel), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-		      0600);
+	int fd =
+		open(lpath(rel), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
 	int rc = -1;
 
 	if (fd < 0)
@@ -136,6 +144,39 @@ static int rename_create(double secs)
 		}
 	}
 	printf("ft_race: rename-create renames=%ld\n", renames);
+	close(dfd);
+	return 0;
+}
+
+/* Waits (polling) for a directory at race_m/name that is not root's, and
+ * renames an empty root-owned 0700 directory onto it; a new one each time
+ * (kept by their number in race_m_keep: renamed over, they are gone). */
+static int rename_mkdir(double secs)
+{
+	double end = mono_now() + secs;
+	long renames = 0;
+	struct stat st;
+	int dfd;
+
+	dfd = open(lpath("race_m"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 2;
+	unlinkat(dfd, "tmp", AT_REMOVEDIR);
+	if (mkdirat(dfd, "tmp", 0700) != 0)
+		return 2;
+	for (long i = 0;; i++) {
+		if ((i & 1023) == 0 && mono_now() > end)
+			break;
+		if (fstatat(dfd, "name", &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    st.st_uid == 0)
+			continue;
+		if (renameat(dfd, "tmp", dfd, "name") == 0) {
+			renames++;
+			if (mkdirat(dfd, "tmp", 0700) != 0)
+				break;
+		}
+	}
+	printf("ft_race: rename-mkdir renames=%ld\n", renames);
 	close(dfd);
 	return 0;
 }
@@ -239,8 +280,9 @@ static int open_create(struct nfs4c *c, struct nfs4c_file *dir,
 				       ->nfs_resop4_u.opgetfh.GETFH4res_u.resok4
 				       .object;
 
-		f->sid = nfs4c_res(&p, 2)
-				 ->nfs_resop4_u.opopen.OPEN4res_u.resok4.stateid;
+		f->sid =
+			nfs4c_res(&p, 2)
+				->nfs_resop4_u.opopen.OPEN4res_u.resok4.stateid;
 		memcpy(f->fhbuf, fh->nfs_fh4_val, fh->nfs_fh4_len);
 		f->fh.nfs_fh4_len = fh->nfs_fh4_len;
 		f->fh.nfs_fh4_val = f->fhbuf;
@@ -351,8 +393,7 @@ static int client_create(struct nfs4c *c, struct nfs4c_file *dir, double secs)
 		if (fileid == (uint64_t)k0.st_ino) {
 			if (secret_opens++ < 3)
 				printf("# OPEN CREATE as uid %u got root's secret: fileid %llu mode %04o\n",
-				       g_uid, (unsigned long long)fileid,
-				       mode);
+				       g_uid, (unsigned long long)fileid, mode);
 		}
 		memset(buf, 0, sizeof(buf));
 		if (nfs4c_read(c, &f, 0, buf, sizeof(buf), &got) == NFS4_OK &&
@@ -369,13 +410,81 @@ static int client_create(struct nfs4c *c, struct nfs4c_file *dir, double secs)
 	tc_ok(secret_opens == 0,
 	      "no OPEN CREATE as uid %u was granted on root's 0600 secret (renamed onto the name): %ld of %ld granted OPENs were",
 	      g_uid, secret_opens, hits);
-	tc_ok(leaks == 0, "no READ through those opens returned the secret (%ld did)",
+	tc_ok(leaks == 0,
+	      "no READ through those opens returned the secret (%ld did)",
 	      leaks);
 	tc_ok(intact && secret_intact(&k0),
 	      "root's secret unchanged (content, size, mode, owner, mtime)");
-	tc_ok(hits > 0, "OPEN CREATEs succeeded (%ld of %ld; %ld refused, the secret was there first)",
+	tc_ok(hits > 0,
+	      "OPEN CREATEs succeeded (%ld of %ld; %ld refused, the secret was there first)",
 	      hits, tries, busy);
 	printf("ft_race: create tries=%ld hits=%ld ", tries, hits);
+	return 0;
+}
+
+/* CREATE NF4DIR "name" mode 0755, GETATTR. */
+static int mkdir_name(struct nfs4c *c, struct nfs4c_file *dir, uint64_t *fileid,
+		      uint32_t *mode)
+{
+	struct nfs4c_cpd p;
+	nfs_argop4 *o = nfs4c_fop(c, &p, dir, NFS4_OP_CREATE);
+	CREATE4args *ca = &o->nfs_argop4_u.opcreate;
+	uint32_t m = htonl(0755);
+	int st;
+
+	ca->objtype.type = NF4DIR;
+	nfs4c_component(&ca->objname, "name");
+	ca->createattrs.attrmask.bitmap4_len = 2;
+	ca->createattrs.attrmask.map[1] = 1u << (FATTR4_MODE - 32);
+	ca->createattrs.attr_vals.attrlist4_len = 4;
+	ca->createattrs.attr_vals.attrlist4_val = (char *)&m;
+	ask_fileid_mode(nfs4c_add(&p, NFS4_OP_GETATTR));
+	st = nfs4c_run(c, &p);
+	if (st == NFS4_OK &&
+	    !fileid_mode(&nfs4c_res(&p, 3)
+				  ->nfs_resop4_u.opgetattr.GETATTR4res_u.resok4
+				  .obj_attributes,
+			 fileid, mode))
+		st = NFS4ERR_IO;
+	nfs4c_done(&p);
+	return st;
+}
+
+/* MKDIR race: every directory a MKDIR as uid hands out is uid's 0755 one,
+ * never root's 0700 one renamed onto the name. */
+static int client_mkdir(struct nfs4c *c, struct nfs4c_file *dir, double secs)
+{
+	double end = mono_now() + secs;
+	long tries = 0, hits = 0, roots = 0, refused = 0;
+
+	c->r.uid = c->r.gid = g_uid;
+	while (mono_now() < end) {
+		uint64_t fileid = 0;
+		uint32_t mode = 0;
+		int st;
+
+		remove_name(c, dir);
+		tries++;
+		st = mkdir_name(c, dir, &fileid, &mode);
+		if (st == -1)
+			return 2;
+		if (st != NFS4_OK) {
+			if (refused++ < 3)
+				printf("# CREATE dir try %ld: %s\n", tries,
+				       nfs4c_st(st));
+			continue;
+		}
+		hits++;
+		if (mode != 0755 && roots++ < 3)
+			printf("# CREATE dir as uid %u handed out fileid %llu mode %04o (root's 0700 directory)\n",
+			       g_uid, (unsigned long long)fileid, mode);
+	}
+	tc_ok(roots == 0,
+	      "every directory a CREATE as uid %u answered is its own 0755 one: %ld of %ld were not",
+	      g_uid, roots, hits);
+	tc_ok(hits > 0, "CREATE dir succeeded (%ld of %ld; %ld refused)", hits,
+	      tries, refused);
+	printf("ft_race: mkdir tries=%ld hits=%ld ", tries, hits);
 	return 0;
 }
 
@@ -418,8 +527,7 @@ static int client_lookup(struct nfs4c *c, struct nfs4c_file *dir, double secs)
 		st = lookup_attrs(c, dir, &fileid, &mode, data, &got);
 		if (st == -1)
 			return 2;
-		if (got >= 10 && memcmp(data, SECRET, 10) == 0 &&
-		    leaks++ < 3)
+		if (got >= 10 && memcmp(data, SECRET, 10) == 0 && leaks++ < 3)
 			printf("# READ as uid %u after LOOKUP returned root's secret (attributes: fileid %llu mode %04o)\n",
 			       g_uid, (unsigned long long)fileid, mode);
 		if (st == NFS4_OK) {
@@ -459,7 +567,8 @@ static int client_lookup(struct nfs4c *c, struct nfs4c_file *dir, double secs)
 		if (seen[i].mode != want && bad++ < 3)
 			printf("# LOOKUP as uid %u: fileid %llu (%s) answered with mode %04o, its mode is %04o\n",
 			       g_uid, (unsigned long long)seen[i].fileid,
-			       k->k == 'A' ? "uid's 0666 file" : "root's 0600 file",
+			       k->k == 'A' ? "uid's 0666 file"
+					   : "root's 0600 file",
 			       seen[i].mode, want);
 	}
 	tc_ok(bad == 0,
@@ -483,7 +592,8 @@ static int client_lookup(struct nfs4c *c, struct nfs4c_file *dir, double secs)
 static int setup(void)
 {
 	if (mkdir_as("race_c", 0777) != 0 || mkdir_as("race_c_keep", 0755) ||
-	    mkdir_as("race_l", 0755) != 0 || mkdir_as("race_l_keep", 0755) ||
+	    mkdir_as("race_m", 0777) != 0 || mkdir_as("race_l", 0755) != 0 ||
+	    mkdir_as("race_l_keep", 0755) ||
 	    make_file("race_c_keep/secret", 0, 0600, SECRET) != 0) {
 		fprintf(stderr, "ft_race: setup in %s: %s\n", g_local,
 			strerror(errno));
@@ -496,8 +606,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ft_race setup -l LOCAL\n"
-		"       ft_race rename-create|rename-lookup -l LOCAL -t SECS [-u UID]\n"
-		"       ft_race create|lookup [-H host] [-p port] -e PSEUDO -l LOCAL -t SECS [-u UID]\n");
+		"       ft_race rename-create|rename-lookup|rename-mkdir -l LOCAL -t SECS [-u UID]\n"
+		"       ft_race create|lookup|mkdir [-H host] [-p port] -e PSEUDO -l LOCAL -t SECS [-u UID]\n");
 	exit(2);
 }
 
@@ -538,18 +648,23 @@ int main(int argc, char **argv)
 		return rename_create(secs);
 	if (strcmp(mode, "rename-lookup") == 0)
 		return rename_lookup(secs);
+	if (strcmp(mode, "rename-mkdir") == 0)
+		return rename_mkdir(secs);
 	if (strcmp(mode, "setup") == 0)
 		return setup();
 	if (!o.export ||
-	    (strcmp(mode, "create") != 0 && strcmp(mode, "lookup") != 0))
+	    (strcmp(mode, "create") != 0 && strcmp(mode, "lookup") != 0 &&
+	     strcmp(mode, "mkdir") != 0))
 		usage();
 	if (nfs4c_connect(&c, o.host, o.port, 1, "ft_race") != 0) {
 		fprintf(stderr, "ft_race: no NFSv4.1 session with %s:%d\n",
 			o.host, o.port);
 		return 2;
 	}
-	snprintf(p, sizeof(p), "%s/%s", o.export,
-		 strcmp(mode, "create") == 0 ? "race_c" : "race_l");
+	snprintf(p, sizeof(p), "%s/race_%c", o.export,
+		 strcmp(mode, "create") == 0  ? 'c'
+		 : strcmp(mode, "mkdir") == 0 ? 'm'
+					      : 'l');
 	st = nfs4c_lookup_dir(&c, p, &dir);
 	if (st != NFS4_OK) {
 		fprintf(stderr, "ft_race: LOOKUP %s: %s\n", p, nfs4c_st(st));
@@ -557,6 +672,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "create") == 0)
 		rc = client_create(&c, &dir, secs);
+	else if (strcmp(mode, "mkdir") == 0)
+		rc = client_mkdir(&c, &dir, secs);
 	else
 		rc = client_lookup(&c, &dir, secs);
 	nfs4c_close(&c);
