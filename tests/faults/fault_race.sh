@@ -15,6 +15,8 @@
 #           module's stat and handle were two lookups of the name: a rename between them
 #           paired one file's attributes with the other's handle, which MDCACHE keeps and
 #           checks READ against: PASS also needs that no READ returns root's file.
+#   readdir the same through READDIR (FILEHANDLE, FILEID, MODE of each entry) and a READ
+#           through the handle listed for the name.
 #   mkdir   the client REMOVEs and CREATEs (NF4DIR, 0755) race_m/name again and again; the
 #           renamer renames a new empty root 0700 directory onto every directory of uid 1000's
 #           at the name. PASS: every directory CREATE answers is uid 1000's 0755 one (the
@@ -23,7 +25,8 @@
 # the FSAL (with it, only a name's first lookup in a while does: the same race, rarer).
 # Stock FSAL_VFS (--fsal VFS) wins the create race and loses the lookup race (its lookup is
 # fstatat then name_to_handle_at too) and the mkdir race (it looks the new name up again):
-# those parts are reported as skipped with their failure lines.
+# those parts (and readdir, if it loses that one) are reported as skipped with their failure
+# lines.
 # Usage: fault_race.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS, FT_RACE_SECS (8)
 . "$(dirname "$0")/../lib/harness.sh"
 it_need_prog ft_race
@@ -34,7 +37,7 @@ echo 'MDCACHE { Dir_Chunk = 0; }' >> "$IT_WORK/ganesha.conf"
 "$DC_FT_BIN/ft_race" setup -l "$IT_EXP" || it_die "ft_race setup failed"
 it_start "$IT_WORK/ganesha.conf"
 
-for mode in create lookup mkdir; do
+for mode in create lookup readdir mkdir; do
   "$DC_FT_BIN/ft_race" "rename-$mode" -l "$IT_EXP" -u 1000 -t $((secs + 10)) \
     > "$IT_WORK/renamer-$mode.out" 2>&1 &
   rpid=$!

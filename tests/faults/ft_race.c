@@ -27,6 +27,9 @@
  *           Checked: no READ returns root's secret, every fileid seen has
  *           its own file's mode (the keep directory says which is which),
  *           and both kinds were seen (the race ran);
+ *   readdir the same with READDIR of race_l (FILEHANDLE, FILEID, MODE) and a
+ *           READ through the handle listed for "name" (rename-readdir is
+ *           rename-lookup; READDIR makes its handles as LOOKUP does);
  *   mkdir   (LOCAL/race_m, root 0777): the client REMOVEs "name" and sends
  *           CREATE NF4DIR "name" mode 0755 + GETATTR again and again;
  *           rename-mkdir renames a new empty root-owned 0700 directory onto
@@ -36,9 +39,9 @@
  *           Checked: every directory answered is uid's 0755 one.
  *
  * usage: ft_race setup -l LOCAL              (the trees, as root; first)
- *        ft_race rename-create|rename-lookup|rename-mkdir -l LOCAL -t SECS
- *                [-u UID]
- *        ft_race create|lookup|mkdir [-H host] [-p port] -e PSEUDO -l LOCAL
+ *        ft_race rename-create|rename-lookup|rename-readdir|rename-mkdir
+ *                -l LOCAL -t SECS [-u UID]
+ *        ft_race create|lookup|readdir|mkdir [-H host] [-p port] -e PSEUDO -l LOCAL
  *                -t SECS [-u UID]
  *   PSEUDO the export's NFSv4 path, LOCAL its directory on the server.
  * The client modes print "ok"/"not ok" lines and
@@ -64,6 +67,7 @@
 #define SECRET "root's secret: never to be read, written or opened by uid"
 #define MAX_FILES 40000 /* rename-lookup's bound on new files */
 #define MAX_SEEN 200000
+#define MAX_KINDS (4 * MAX_FILES) /* the files of several renamer runs */
 
 static const char *g_local;
 static uint32_t g_uid = 1000;
@@ -192,8 +196,8 @@ static int rename_lookup(double secs)
 
 	for (n = 0; n < MAX_FILES / 2 && mono_now() < end; n++) {
 		for (int k = 0; k < 2; k++) {
-			snprintf(rel, sizeof(rel), "race_l_keep/%c-%ld",
-				 k ? 'B' : 'A', n);
+			snprintf(rel, sizeof(rel), "race_l_keep/%c-%d-%ld",
+				 k ? 'B' : 'A', (int)getpid(), n);
 			snprintf(tmp, sizeof(tmp), "race_l/tmp%c", 'A' + k);
 			if (make_file(rel, k ? 0 : g_uid, k ? 0600 : 0666,
 				      k ? SECRET : "uid's own file") != 0 ||
@@ -334,6 +338,65 @@ static int lookup_attrs(struct nfs4c *c, struct nfs4c_file *dir,
 
 		*got = r->data.data_len < 64 ? r->data.data_len : 64;
 		memcpy(data, r->data.data_val, *got);
+	}
+	nfs4c_done(&p);
+	return st;
+}
+
+/* READDIR of dir (its first 32 KiB) asking FILEHANDLE, FILEID and MODE;
+ * the entry "name", if listed, into f (its handle, the anonymous stateid),
+ * *fileid and *mode. NFS4ERR_NOENT when "name" was not listed. */
+static int readdir_name(struct nfs4c *c, struct nfs4c_file *dir,
+			struct nfs4c_file *f, uint64_t *fileid, uint32_t *mode)
+{
+	struct nfs4c_cpd p;
+	nfs_argop4 *o = nfs4c_fop(c, &p, dir, NFS4_OP_READDIR);
+	READDIR4args *ra = &o->nfs_argop4_u.opreaddir;
+	int st;
+
+	ra->cookie = 0;
+	ra->dircount = 16384;
+	ra->maxcount = 32768;
+	ra->attr_request.bitmap4_len = 2;
+	ra->attr_request.map[0] =
+		(1u << FATTR4_FILEHANDLE) | (1u << FATTR4_FILEID);
+	ra->attr_request.map[1] = 1u << (FATTR4_MODE - 32);
+	st = nfs4c_run(c, &p);
+	if (st == NFS4_OK) {
+		entry4 *e = nfs4c_res(&p, 2)
+				    ->nfs_resop4_u.opreaddir.READDIR4res_u
+				    .resok4.reply.entries;
+
+		st = NFS4ERR_NOENT;
+		for (; e != NULL; e = e->nextentry) {
+			const char *v = e->attrs.attr_vals.attrlist4_val;
+			uint32_t len = e->attrs.attr_vals.attrlist4_len, fl;
+			uint64_t fid;
+			uint32_t m;
+
+			if (e->name.utf8string_len != 4 ||
+			    memcmp(e->name.utf8string_val, "name", 4) != 0)
+				continue;
+			st = NFS4ERR_IO;
+			if (len < 4)
+				break;
+			memcpy(&fl, v, 4);
+			fl = ntohl(fl);
+			if (fl > NFS4_FHSIZE ||
+			    len != 4 + ((fl + 3) & ~3u) + 12)
+				break;
+			memcpy(f->fhbuf, v + 4, fl);
+			f->fh.nfs_fh4_len = fl;
+			f->fh.nfs_fh4_val = f->fhbuf;
+			memset(&f->sid, 0, sizeof(f->sid));
+			v += 4 + ((fl + 3) & ~3u);
+			memcpy(&fid, v, 8);
+			memcpy(&m, v + 8, 4);
+			*fileid = be64toh(fid);
+			*mode = ntohl(m) & 07777;
+			st = NFS4_OK;
+			break;
+		}
 	}
 	nfs4c_done(&p);
 	return st;
@@ -501,13 +564,14 @@ static int kind_cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static int client_lookup(struct nfs4c *c, struct nfs4c_file *dir, double secs)
+static int client_lookup(struct nfs4c *c, struct nfs4c_file *dir, double secs,
+			 bool by_readdir)
 {
 	struct seen {
 		uint64_t fileid;
 		uint32_t mode;
 	} *seen = calloc(MAX_SEEN, sizeof(*seen));
-	struct kind *kinds = calloc(MAX_FILES + 16, sizeof(*kinds));
+	struct kind *kinds = calloc(MAX_KINDS, sizeof(*kinds));
 	double end = mono_now() + secs;
 	long tries = 0, nseen = 0, nk = 0, bad = 0, a = 0, b = 0, unknown = 0;
 	long leaks = 0;
@@ -524,12 +588,23 @@ static int client_lookup(struct nfs4c *c, struct nfs4c_file *dir, double secs)
 		int st;
 
 		tries++;
-		st = lookup_attrs(c, dir, &fileid, &mode, data, &got);
+		if (by_readdir) {
+			struct nfs4c_file f;
+
+			st = readdir_name(c, dir, &f, &fileid, &mode);
+			if (st == NFS4_OK &&
+			    nfs4c_read(c, &f, 0, data, sizeof(data), &got) ==
+				    -1)
+				st = -1;
+		} else {
+			st = lookup_attrs(c, dir, &fileid, &mode, data, &got);
+		}
 		if (st == -1)
 			return 2;
 		if (got >= 10 && memcmp(data, SECRET, 10) == 0 && leaks++ < 3)
-			printf("# READ as uid %u after LOOKUP returned root's secret (attributes: fileid %llu mode %04o)\n",
-			       g_uid, (unsigned long long)fileid, mode);
+			printf("# READ as uid %u after %s returned root's secret (attributes: fileid %llu mode %04o)\n",
+			       g_uid, by_readdir ? "READDIR" : "LOOKUP",
+			       (unsigned long long)fileid, mode);
 		if (st == NFS4_OK) {
 			seen[nseen].fileid = fileid;
 			seen[nseen++].mode = mode;
@@ -539,7 +614,7 @@ static int client_lookup(struct nfs4c *c, struct nfs4c_file *dir, double secs)
 	dd = opendir(lpath("race_l_keep"));
 	if (dd == NULL)
 		return 2;
-	while ((d = readdir(dd)) != NULL && nk < MAX_FILES + 16) {
+	while ((d = readdir(dd)) != NULL && nk < MAX_KINDS) {
 		struct stat st;
 		char rel[300];
 
@@ -572,15 +647,17 @@ static int client_lookup(struct nfs4c *c, struct nfs4c_file *dir, double secs)
 			       seen[i].mode, want);
 	}
 	tc_ok(bad == 0,
-	      "every LOOKUP+GETATTR as uid %u paired a fileid with its own file's mode (%ld of %ld did not)",
-	      g_uid, bad, nseen);
+	      "every %s as uid %u paired a fileid with its own file's mode (%ld of %ld did not)",
+	      by_readdir ? "READDIR entry" : "LOOKUP+GETATTR", g_uid, bad,
+	      nseen);
 	tc_ok(leaks == 0,
-	      "no READ as uid %u through a LOOKUP's handle returned root's 0600 secret (%ld did)",
-	      g_uid, leaks);
+	      "no READ as uid %u through a %s's handle returned root's 0600 secret (%ld did)",
+	      g_uid, by_readdir ? "READDIR" : "LOOKUP", leaks);
 	tc_ok(a > 0 && b > 0 && unknown == 0,
 	      "the race ran: %ld answers of uid's files, %ld of root's, %ld of unknown fileids",
 	      a, b, unknown);
-	printf("ft_race: lookup tries=%ld hits=%ld ", tries, nseen);
+	printf("ft_race: %s tries=%ld hits=%ld ",
+	       by_readdir ? "readdir" : "lookup", tries, nseen);
 	free(seen);
 	free(kinds);
 	return 0;
@@ -606,8 +683,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ft_race setup -l LOCAL\n"
-		"       ft_race rename-create|rename-lookup|rename-mkdir -l LOCAL -t SECS [-u UID]\n"
-		"       ft_race create|lookup|mkdir [-H host] [-p port] -e PSEUDO -l LOCAL -t SECS [-u UID]\n");
+		"       ft_race rename-create|rename-lookup|rename-readdir|rename-mkdir -l LOCAL -t SECS [-u UID]\n"
+		"       ft_race create|lookup|readdir|mkdir [-H host] [-p port] -e PSEUDO -l LOCAL -t SECS [-u UID]\n");
 	exit(2);
 }
 
@@ -646,7 +723,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (strcmp(mode, "rename-create") == 0)
 		return rename_create(secs);
-	if (strcmp(mode, "rename-lookup") == 0)
+	if (strcmp(mode, "rename-lookup") == 0 ||
+	    strcmp(mode, "rename-readdir") == 0)
 		return rename_lookup(secs);
 	if (strcmp(mode, "rename-mkdir") == 0)
 		return rename_mkdir(secs);
@@ -654,7 +732,7 @@ int main(int argc, char **argv)
 		return setup();
 	if (!o.export ||
 	    (strcmp(mode, "create") != 0 && strcmp(mode, "lookup") != 0 &&
-	     strcmp(mode, "mkdir") != 0))
+	     strcmp(mode, "mkdir") != 0 && strcmp(mode, "readdir") != 0))
 		usage();
 	if (nfs4c_connect(&c, o.host, o.port, 1, "ft_race") != 0) {
 		fprintf(stderr, "ft_race: no NFSv4.1 session with %s:%d\n",
@@ -675,7 +753,8 @@ int main(int argc, char **argv)
 	else if (strcmp(mode, "mkdir") == 0)
 		rc = client_mkdir(&c, &dir, secs);
 	else
-		rc = client_lookup(&c, &dir, secs);
+		rc = client_lookup(&c, &dir, secs,
+				   strcmp(mode, "readdir") == 0);
 	nfs4c_close(&c);
 	if (rc != 0) {
 		fprintf(stderr, "ft_race: %s: the client failed (RPC)\n", mode);
