@@ -255,11 +255,18 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		FSAL_UNSET_MASK(attrs_in->valid_mask, ATTR_MODE);
 	}
 	dfd = dc_open_fh(dir->fs, &dir->fh, O_PATH | O_DIRECTORY);
-	if (dfd < 0)
-		return posix2fsal_status(errno);
+	if (dfd < 0) {
+		err = errno;
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: open of the directory of %s: %s", name,
+			     strerror(err));
+		return posix2fsal_status(err);
+	}
 	fd = open_or_create(dfd, name, mode, createmode, &created);
 	err = errno;
 	if (fd < 0) {
+		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: open of %s: %s", name,
+			     strerror(err));
 		close(dfd);
 		/* O_NOFOLLOW met a symlink: ELOOP becomes EINVAL (an OPEN
 		 * of a symlink is an invalid argument, not a loop) */
@@ -268,14 +275,23 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	/* the inode this call created: undone on failure only while the name
 	 * still refers to it */
 	if (fstat(fd, &cst) != 0) {
+		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: fstat of %s: %s", name,
+			     strerror(errno));
 		cst.st_ino = 0;
 		cst.st_dev = 0;
 	}
+	/* the handle and its attributes from the fd itself: the name may
+	 * already be another file (renamed onto it), which this call neither
+	 * created nor checked */
+	st = dc_make_handle(fd, "", dir->fs, &h, NULL);
 	close(fd);
-
-	st = dc_make_handle(dfd, name, dir->fs, &h, NULL);
-	if (FSAL_IS_ERROR(st))
+	if (FSAL_IS_ERROR(st)) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE: the handle of the file opened as %s: %s",
+			name, fsal_err_txt(st));
 		goto fail;
+	}
 	if (h->obj_handle.type != REGULAR_FILE) {
 		st = fsalstat(h->obj_handle.type == DIRECTORY
 				      ? ERR_FSAL_ISDIR
@@ -304,6 +320,8 @@ fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 	return st;
 
 fail:
+	LogFullDebug(COMPONENT_FSAL, "DONTCACHE: open2 of %s (%s): %s", name,
+		     created ? "created" : "existing", fsal_err_txt(st));
 	if (created && cst.st_ino != 0)
 		dc_unlink_created(dfd, name, cst.st_dev, cst.st_ino, false);
 	if (h != NULL)

@@ -319,22 +319,73 @@ void dc_unlink_created(int dfd, const char *name, dev_t dev, ino_t ino,
 	(void)AS_CALLER(unlinkat(dfd, name, is_dir ? AT_REMOVEDIR : 0));
 }
 
+/* What a create op makes: a symlink to target, else by the type in mode a
+ * directory or a node (dev for devices). */
+struct dc_mk {
+	mode_t mode;
+	dev_t dev;
+	const char *target;
+};
+
+/* The handle of what create_at just made at name. mkdirat, mknodat and
+ * symlinkat give no fd: the name is opened once (O_PATH, no symlink
+ * followed) and the handle and its attributes come from that fd. A local
+ * rename onto the name in between would hand out another file as the one
+ * created, and apply the create's attributes to it: the object must be of
+ * the type made and the caller's (the owner a create as the caller gives),
+ * else the create answers STALE (what it made is gone from the name) and
+ * that object is left alone. */
 static fsal_status_t finish_create(struct dc_handle *dir, int dfd,
-				   const char *name,
+				   const char *name, const struct dc_mk *mk,
 				   struct fsal_attrlist *attrs_in,
 				   struct fsal_obj_handle **new_obj,
 				   struct fsal_attrlist *attrs_out)
 {
+	object_file_type_t type =
+		mk->target != NULL ? SYMBOLIC_LINK : posix2fsal_type(mk->mode);
 	struct dc_handle *h = NULL;
-	fsal_status_t st = dc_make_handle(dfd, name, dir->fs, &h, NULL);
+	struct fsal_attrlist made;
+	fsal_status_t st;
+	int fd, err;
 
-	if (FSAL_IS_ERROR(st))
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: open of %s after its create: %s", name,
+			     strerror(err));
+		return posix2fsal_status(err == ENOENT ? ESTALE : err);
+	}
+	fsal_prepare_attrs(&made, ATTR_TYPE | ATTR_OWNER);
+	st = dc_make_handle(fd, "", dir->fs, &h, &made);
+	close(fd);
+	if (FSAL_IS_ERROR(st)) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: the handle of %s after its create: %s",
+			     name, fsal_err_txt(st));
+		fsal_release_attrs(&made);
 		return st;
+	}
+	if (made.type != type || made.owner != op_ctx->creds.caller_uid) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE: %s was replaced after its create (type %d owner %" PRIu64
+			", made type %d owner %u): STALE",
+			name, made.type, made.owner, type,
+			op_ctx->creds.caller_uid);
+		fsal_release_attrs(&made);
+		h->obj_handle.obj_ops->release(&h->obj_handle);
+		return fsalstat(ERR_FSAL_STALE, ESTALE);
+	}
+	fsal_release_attrs(&made);
 	*new_obj = &h->obj_handle;
 	if (attrs_in != NULL && attrs_in->valid_mask != 0) {
 		st = h->obj_handle.obj_ops->setattr2(&h->obj_handle, false,
 						     NULL, attrs_in);
 		if (FSAL_IS_ERROR(st)) {
+			LogFullDebug(COMPONENT_FSAL,
+				     "DONTCACHE: attributes of the new %s: %s",
+				     name, fsal_err_txt(st));
 			dc_unlink_created(dfd, name, h->fs->dev,
 					  h->obj_handle.fileid,
 					  h->obj_handle.type == DIRECTORY);
@@ -347,14 +398,6 @@ static fsal_status_t finish_create(struct dc_handle *dir, int dfd,
 		return dc_getattrs(&h->obj_handle, attrs_out);
 	return st;
 }
-
-/* What a create op makes: a symlink to target, else by the type in mode a
- * directory or a node (dev for devices). */
-struct dc_mk {
-	mode_t mode;
-	dev_t dev;
-	const char *target;
-};
 
 static int mk_at(int dfd, const char *name, const struct dc_mk *mk)
 {
@@ -380,7 +423,8 @@ static fsal_status_t create_at(struct dc_handle *dir, const char *name,
 	if (AS_CALLER(mk_at(fd, name, mk)) != 0)
 		st = posix2fsal_status(errno);
 	else
-		st = finish_create(dir, fd, name, attrs_in, new_obj, attrs_out);
+		st = finish_create(dir, fd, name, mk, attrs_in, new_obj,
+				   attrs_out);
 	close(fd);
 	return st;
 }

@@ -235,27 +235,42 @@ int dc_open_fh(const struct dc_fs *fs, const struct dc_fh *fh, int flags)
 	return open_by_handle_at(fs->mount_fd, &k.fh, flags | O_CLOEXEC);
 }
 
-fsal_status_t dc_ident_at(int dirfd, const char *name, struct dc_fs *dir_fs,
-			  struct dc_fh *fh, struct dc_fs **out, struct stat *st)
+/* The object fd is (an O_PATH fd, or any other): its attributes and its
+ * handle both come from that one fd, so they are always one inode's. */
+static fsal_status_t ident_fd(int fd, const char *name, struct dc_fs *dir_fs,
+			      struct dc_fh *fh, struct dc_fs **out,
+			      struct stat *st)
 {
 	union dc_kfh k;
 	struct dc_fs *fs;
-	int mnt_id, flags = *name ? 0 : AT_EMPTY_PATH;
+	int mnt_id, err;
 
-	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW | flags) != 0)
-		return posix2fsal_status(errno);
+	if (fstat(fd, st) != 0) {
+		err = errno;
+		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: fstat of %s: %s",
+			     name[0] ? name : "an object", strerror(err));
+		return posix2fsal_status(err);
+	}
 	if (dir_fs != NULL && st->st_dev == dir_fs->dev) {
 		fs = dir_fs;
 		dc_fs_get(fs);
 	} else {
 		fs = fs_of_dev(st->st_dev, name);
-		if (fs == NULL)
+		if (fs == NULL) {
+			LogFullDebug(
+				COMPONENT_FSAL,
+				"DONTCACHE: %s: no filesystem of dev %u:%u",
+				name[0] ? name : "an object", major(st->st_dev),
+				minor(st->st_dev));
 			return fsalstat(ERR_FSAL_XDEV, EXDEV);
+		}
 	}
 	k.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(dirfd, name, &k.fh, &mnt_id, flags) != 0) {
-		int err = errno;
-
+	if (name_to_handle_at(fd, "", &k.fh, &mnt_id, AT_EMPTY_PATH) != 0) {
+		err = errno;
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: name_to_handle_at of %s: %s",
+			     name[0] ? name : "an object", strerror(err));
 		dc_fs_put(fs);
 		return posix2fsal_status(err);
 	}
@@ -270,6 +285,30 @@ fsal_status_t dc_ident_at(int dirfd, const char *name, struct dc_fs *dir_fs,
 	}
 	*out = fs;
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+/* name ("": dirfd itself) is looked up once, O_PATH without following a
+ * symlink or opening anything: a rename onto the name between a stat and a
+ * handle lookup would otherwise pair one file's owner and mode with another
+ * file's handle. */
+fsal_status_t dc_ident_at(int dirfd, const char *name, struct dc_fs *dir_fs,
+			  struct dc_fh *fh, struct dc_fs **out, struct stat *st)
+{
+	fsal_status_t rc;
+	int fd, err;
+
+	if (name[0] == '\0')
+		return ident_fd(dirfd, name, dir_fs, fh, out, st);
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: open of %s: %s", name,
+			     strerror(err));
+		return posix2fsal_status(err);
+	}
+	rc = ident_fd(fd, name, dir_fs, fh, out, st);
+	close(fd);
+	return rc;
 }
 
 int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len,

@@ -54,6 +54,22 @@ fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 
 /* SEEK ------------------------------------------------------------------ */
 
+/* SEEK tells where a file's data is: the caller must be one who may READ
+ * it, whatever stateid came (the kernel server checks read permission for
+ * SEEK as for READ, with any stateid; ganesha never asks the FSAL for a
+ * special stateid, answering OK itself). ganesha's READ rule: read
+ * permission, the owner's bits skipped, else execute permission. */
+static fsal_status_t seek_permission(struct fsal_obj_handle *obj)
+{
+	fsal_status_t st;
+
+	st = obj->obj_ops->test_access(obj, FSAL_READ_ACCESS, NULL, NULL, true);
+	if (st.major != ERR_FSAL_ACCESS)
+		return st;
+	return obj->obj_ops->test_access(obj, FSAL_EXECUTE_ACCESS, NULL, NULL,
+					 false);
+}
+
 /* RFC 7862 15.11: NXIO for an offset at or past the end of the file; a
  * search that finds nothing is NFS4_OK with sr_eof (offset: the file size). */
 fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
@@ -81,16 +97,36 @@ fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 		return fsalstat(ERR_FSAL_UNION_NOTSUPP, 0);
 	}
 	st = dc_fd_check_io(h, false, state, FSAL_O_ANY, false);
-	if (FSAL_IS_ERROR(st))
+	if (FSAL_IS_ERROR(st)) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: SEEK of file %" PRIu64 ": state: %s",
+			     obj->fileid, fsal_err_txt(st));
 		return st;
+	}
 	dc_fd_io_end(h, state, FSAL_O_ANY); /* FSAL_O_ANY: none was taken */
+	st = seek_permission(obj);
+	if (FSAL_IS_ERROR(st)) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: SEEK of file %" PRIu64
+			     ": the caller may not read it: %s",
+			     obj->fileid, fsal_err_txt(st));
+		return st;
+	}
 	/* not the engine's fd: its file position is none of SEEK's business */
 	fd = dc_open_fh(h->fs, &h->fh, O_RDONLY | O_NOFOLLOW);
 	/* the handle's inode is gone: ENOENT becomes ESTALE */
-	if (fd < 0)
-		return posix2fsal_status(errno == ENOENT ? ESTALE : errno);
+	if (fd < 0) {
+		err = errno == ENOENT ? ESTALE : errno;
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: SEEK of file %" PRIu64 ": open: %s",
+			     obj->fileid, strerror(err));
+		return posix2fsal_status(err);
+	}
 	if (fstat(fd, &sb) != 0) {
 		err = errno;
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: SEEK of file %" PRIu64 ": fstat: %s",
+			     obj->fileid, strerror(err));
 	} else if (off >= (uint64_t)sb.st_size) {
 		err = ENXIO;
 	} else {
@@ -103,6 +139,10 @@ fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 			info->io_content.hole.di_offset = (uint64_t)sb.st_size;
 		} else {
 			err = errno;
+			LogFullDebug(COMPONENT_FSAL,
+				     "DONTCACHE: SEEK of file %" PRIu64
+				     ": lseek: %s",
+				     obj->fileid, strerror(err));
 		}
 	}
 	close(fd);

@@ -15,9 +15,12 @@
  *   user xattrs: round trip, CREATE/REPLACE semantics, values larger than
  *   ganesha's first buffer, LISTXATTRS, refused to a uid that may not write
  *   (SETXATTR/REMOVEXATTR), allowed to read (GETXATTR) - or NOTSUPP everywhere
- *   with -x notsupp (stock FSAL_VFS).
+ *   with -x notsupp (stock FSAL_VFS);
+ *   SEEK as a uid that may not read the file, through a write-only open or
+ *   another owner's read open: ACCESS (-f VFS: printed, not checked).
  *
  * usage: it_v42 -e DIR -l LOCAL [-H host] [-p port] [-u uid] [-x notsupp]
+ *        [-f VFS]
  * Prints "ok - ..." / "not ok - ..." per check; exit 0 all passed, 1 a check
  * failed, 2 usage or connection failure. */
 #include "nfs4c.h"
@@ -484,10 +487,121 @@ static void test_xattrs(struct nfs4c *c, struct nfs4c_file *dir, uint32_t uid,
 	      "on disk: the root-owned file's xattrs are unchanged");
 }
 
+/* A root-owned file of the given mode: a 256 KiB hole, then 64 KiB of data
+ * (on disk), so that SEEK DATA from 0 answers 256K to whoever may ask. */
+static int make_sparse(const char *name, mode_t mode)
+{
+	char buf[64 * KiB];
+	int fd, rc = -1;
+
+	unlink(lpath(name));
+	fd = open(lpath(name), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	fill(buf, sizeof(buf), 0, 11);
+	if (pwrite(fd, buf, sizeof(buf), 256 * KiB) == (ssize_t)sizeof(buf) &&
+	    fsync(fd) == 0 && fchown(fd, 0, 0) == 0 && fchmod(fd, mode) == 0)
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+/* SEEK tells where a file's data and holes are: only to a caller that may
+ * read it, whatever stateid it sends (the kernel server checks read access
+ * for SEEK as for READ; issue 36). As uid: a SEEK through its own
+ * write-only open of a root 0622 file, and through root's read open of a
+ * root 0600 file (one client, so ganesha takes the stateid), are ACCESS;
+ * root, the owner, and uid on a 0644 file it may read get the answer. With
+ * the anonymous stateid ganesha answers SEEK itself without asking any FSAL
+ * (4.3 and 6.5: OK with a zeroed reply): that answer must reveal nothing.
+ * vfs: stock FSAL_VFS checks nothing for SEEK; its answers are printed and
+ * not checked (a "SKIP:" line says so). */
+static void test_seek_access(struct nfs4c *c, struct nfs4c_file *dir,
+			     uint32_t uid, bool vfs)
+{
+	uint32_t ouid = c->r.uid, ogid = c->r.gid;
+	struct nfs4c_file w, r, ok, anon;
+	uint64_t at = 0;
+	bool eof = false;
+	int st;
+
+	if (make_sparse("seek_w", 0622) != 0 ||
+	    make_sparse("seek_r", 0600) != 0 ||
+	    make_sparse("seek_ok", 0644) != 0) {
+		tc_ok(false, "set up seek_w/seek_r/seek_ok (root, sparse)");
+		return;
+	}
+	/* root's read open of the 0600 file */
+	st = nfs4c_open(c, dir, "seek_r", false, OPEN4_SHARE_ACCESS_READ, &r);
+	tc_ok(st == NFS4_OK, "OPEN seek_r (root 0600) for READ as root: %s",
+	      nfs4c_st(st));
+	if (st != NFS4_OK)
+		return;
+	st = nfs4c_seek(c, &r, 0, true, &at, &eof);
+	tc_ok(st == NFS4_OK && at == 256 * KiB,
+	      "SEEK DATA of seek_r as root: %s %llu (OK 262144)", nfs4c_st(st),
+	      (unsigned long long)at);
+
+	c->r.uid = c->r.gid = uid;
+	st = nfs4c_open(c, dir, "seek_w", false, OPEN4_SHARE_ACCESS_WRITE, &w);
+	tc_ok(st == NFS4_OK, "OPEN seek_w (root 0622) for WRITE as uid %u: %s",
+	      uid, nfs4c_st(st));
+	if (st == NFS4_OK) {
+		at = 0;
+		st = nfs4c_seek(c, &w, 0, true, &at, &eof);
+		if (vfs)
+			printf("# VFS: SEEK DATA of seek_w as uid %u through its write-only open: %s %llu\n",
+			       uid, nfs4c_st(st), (unsigned long long)at);
+		else
+			tc_ok(st == NFS4ERR_ACCESS,
+			      "SEEK DATA of seek_w (root 0622) as uid %u through its write-only open: %s %llu (ACCESS)",
+			      uid, nfs4c_st(st), (unsigned long long)at);
+		nfs4c_close_file(c, &w);
+	}
+	at = 0;
+	st = nfs4c_seek(c, &r, 0, true, &at, &eof);
+	if (vfs)
+		printf("# VFS: SEEK DATA of seek_r as uid %u with root's read stateid: %s %llu\n",
+		       uid, nfs4c_st(st), (unsigned long long)at);
+	else
+		tc_ok(st == NFS4ERR_ACCESS,
+		      "SEEK DATA of seek_r (root 0600) as uid %u with root's read stateid: %s %llu (ACCESS)",
+		      uid, nfs4c_st(st), (unsigned long long)at);
+	at = 0;
+	st = nfs4c_seek(c, &r, 0, false, &at, &eof);
+	if (!vfs)
+		tc_ok(st == NFS4ERR_ACCESS,
+		      "SEEK HOLE of seek_r as uid %u with root's read stateid: %s (ACCESS)",
+		      uid, nfs4c_st(st));
+	anon = r;
+	memset(&anon.sid, 0, sizeof(anon.sid));
+	at = 0;
+	st = nfs4c_seek(c, &anon, 0, true, &at, &eof);
+	tc_ok(st == NFS4ERR_ACCESS || (st == NFS4_OK && at != 256 * KiB),
+	      "SEEK DATA of seek_r as uid %u, anonymous stateid (ganesha answers it itself): %s %llu: reveals nothing",
+	      uid, nfs4c_st(st), (unsigned long long)at);
+	st = nfs4c_open(c, dir, "seek_ok", false, OPEN4_SHARE_ACCESS_READ, &ok);
+	tc_ok(st == NFS4_OK, "OPEN seek_ok (root 0644) for READ as uid %u: %s",
+	      uid, nfs4c_st(st));
+	if (st == NFS4_OK) {
+		at = 0;
+		st = nfs4c_seek(c, &ok, 0, true, &at, &eof);
+		tc_ok(st == NFS4_OK && at == 256 * KiB,
+		      "SEEK DATA of seek_ok as uid %u, who may read it: %s %llu (OK 262144)",
+		      uid, nfs4c_st(st), (unsigned long long)at);
+		nfs4c_close_file(c, &ok);
+	}
+	c->r.uid = ouid;
+	c->r.gid = ogid;
+	nfs4c_close_file(c, &r);
+	if (vfs)
+		printf("SKIP: the SEEK permission checks (stock FSAL_VFS checks none)\n");
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: it_v42 -e DIR -l LOCAL [-H host] [-p port] [-u uid] [-x notsupp]\n");
+		"usage: it_v42 -e DIR -l LOCAL [-H host] [-p port] [-u uid] [-x notsupp] [-f VFS]\n");
 	exit(2);
 }
 
@@ -495,18 +609,21 @@ int main(int argc, char **argv)
 {
 	struct nfs4c_opts o = NFS4C_OPTS_DEFAULT;
 	uint32_t uid = 1000;
-	bool notsupp = false;
+	bool notsupp = false, vfs = false;
 	struct nfs4c c;
 	struct nfs4c_file dir;
 	int opt, st;
 
-	while ((opt = getopt(argc, argv, NFS4C_COMMON_OPTS "l:u:x:")) != -1) {
+	while ((opt = getopt(argc, argv, NFS4C_COMMON_OPTS "f:l:u:x:")) != -1) {
 		switch (opt) {
 		case 'l':
 			local_dir = optarg;
 			break;
 		case 'u':
 			uid = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'f':
+			vfs = strcmp(optarg, "VFS") == 0;
 			break;
 		case 'x':
 			notsupp = strcmp(optarg, "notsupp") == 0;
@@ -534,6 +651,7 @@ int main(int argc, char **argv)
 	test_seek(&c, &dir);
 	test_hostile(&c, &dir, uid);
 	test_xattrs(&c, &dir, uid, notsupp);
+	test_seek_access(&c, &dir, uid, vfs);
 	nfs4c_close(&c);
 	printf("%d checks, %d failed\n", tc_checks, tc_failures);
 	return tc_failures ? 1 : 0;
