@@ -143,6 +143,10 @@ struct dc_file_state {
 	struct fsal_fd gfd; /* ganesha's view of the global open (flags only) */
 	struct dc_efile
 		*ef; /* the file's engine state, shared by its handles */
+#if FSAL_MAJOR_VERSION >= 13
+	/* the export gfd.fsal_export belongs to, referenced (fd_v13.c) */
+	struct gsh_export *gfd_owner;
+#endif
 };
 
 struct dc_handle {
