@@ -136,6 +136,9 @@ struct dc_export {
 	struct glist_head node; /* DC.exports while ganesha has it */
 	uint16_t export_id;
 	unsigned int refs; /* atomic */
+	/* the mount generation of this export's last claim_again (ident.c:
+	 * no mount event since, nothing new to claim; atomic) */
+	uint64_t claim_gen;
 };
 
 struct dc_file_state {
