@@ -25,11 +25,13 @@
  *   object outlives the export whose request made it when another export
  *   shows it too (the same directory twice, nested exports, hard links), so
  *   the global fd names the export of the request that last opened it,
- *   with a reference on that export (gfd_bind), dropped when the handle
- *   goes, when a request of another export opens the fd again, or when the
- *   module's close has closed it (the reaper done with it): a RemoveExport
- *   of that export while another still shows the object leaves the reaper a
- *   live export (issue 37; ganesha 6.5's FSAL_VFS has the same gap).
+ *   with a reference on that export (gfd_bind), dropped when the fd
+ *   closes (at once when the closer's context is on that export, as the
+ *   reaper's is; else once close_fsal_fd waited the reaper out), when a
+ *   request of another export opens it again, or when the handle goes: a
+ *   RemoveExport of that export while another still shows the object leaves
+ *   the reaper a live export (issue 37; ganesha 6.5's FSAL_VFS has the same
+ *   gap).
  * The other version: fd_v11.c. */
 #include "dc_int.h"
 
@@ -96,11 +98,23 @@ static fsal_status_t dc_reopen_func(struct fsal_obj_handle *obj,
 static fsal_status_t dc_close_func(struct fsal_obj_handle *obj,
 				   struct fsal_fd *fd)
 {
+	struct dc_handle *h = dc_hdl(obj);
+
 	if (fd->openflags == FSAL_O_CLOSED)
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
 	fd->openflags = FSAL_O_CLOSED;
-	if (fd->fd_type == FSAL_FD_GLOBAL)
-		dc_release_engine_file(dc_hdl(obj));
+	if (fd->fd_type != FSAL_FD_GLOBAL)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	dc_release_engine_file(h);
+	/* The reaper's context (or a request's) on the fd's own export holds
+	 * a reference on it until the fd is off the LRU: the fd's reference
+	 * can go now, never the last one. Other closers drop it once
+	 * close_fsal_fd waited the reaper out (gfd_unbind_closed). */
+	if (op_ctx != NULL && op_ctx->ctx_export != NULL &&
+	    op_ctx->ctx_export == h->file.gfd_owner) {
+		h->file.gfd_owner = NULL;
+		put_gsh_export(op_ctx->ctx_export);
+	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
