@@ -145,6 +145,9 @@ struct dc_export {
 	struct glist_head node; /* DC.exports while ganesha has it */
 	uint16_t export_id;
 	unsigned int refs; /* atomic */
+	/* the mount generation of this export's last claim_again (ident.c:
+	 * no mount event since, nothing new to claim; atomic) */
+	uint64_t claim_gen;
 };
 
 struct dc_file_state {
@@ -152,6 +155,10 @@ struct dc_file_state {
 	struct fsal_fd gfd; /* ganesha's view of the global open (flags only) */
 	struct dc_efile
 		*ef; /* the file's engine state, shared by its handles */
+#if FSAL_MAJOR_VERSION >= 13
+	/* the export gfd.fsal_export belongs to, referenced (fd_v13.c) */
+	struct gsh_export *gfd_owner;
+#endif
 };
 
 struct dc_handle {

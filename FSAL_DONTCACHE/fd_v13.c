@@ -20,8 +20,65 @@
  *   through close_func, finding the object with get_fsal_obj_hdl. That close
  *   is where the engine file is given back (dc_close does it in FSAL API 11,
  *   called by MDCACHE's LRU).
+ * - That reaper starts from the fd alone: it takes a reference on
+ *   fd->fsal_export's owning export and calls its get_fsal_obj_hdl. An
+ *   object outlives the export whose request made it when another export
+ *   shows it too (the same directory twice, nested exports, hard links), so
+ *   the global fd names the export of the request that last opened it,
+ *   with a reference on that export (gfd_bind), dropped when the fd
+ *   closes (at once when the closer's context is on that export, as the
+ *   reaper's is; else once close_fsal_fd waited the reaper out), when a
+ *   request of another export opens it again, or when the handle goes: a
+ *   RemoveExport of that export while another still shows the object leaves
+ *   the reaper a live export (issue 37; ganesha 6.5's FSAL_VFS has the same
+ *   gap).
  * The other version: fd_v11.c. */
 #include "dc_int.h"
+
+#include "export_mgr.h"
+
+/* Called with fd work started on the global fd (no I/O on it, off the fd
+ * LRU, closed): it names the request's export from now on, referenced; the
+ * reference on the export it named before goes. */
+static void gfd_bind(struct dc_handle *h)
+{
+	struct gsh_export *old = h->file.gfd_owner;
+
+	if (op_ctx == NULL || op_ctx->ctx_export == NULL ||
+	    op_ctx->fsal_export == NULL) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE: file %" PRIu64
+			": global fd opened without an export in the request: it keeps its export",
+			h->obj_handle.fileid);
+		return;
+	}
+	if (old == op_ctx->ctx_export)
+		return;
+	get_gsh_export_ref(op_ctx->ctx_export);
+	h->file.gfd_owner = op_ctx->ctx_export;
+	h->file.gfd.fsal_export = op_ctx->fsal_export;
+	if (old != NULL)
+		put_gsh_export(old);
+}
+
+/* The closed global fd's export reference goes (fd work keeps a reopen
+ * out meanwhile); the export is released after the work ends: its last
+ * reference frees it, which must not run under the fd's mutex. */
+static void gfd_unbind_closed(struct dc_handle *h)
+{
+	struct fsal_fd *fd = &h->file.gfd;
+	struct gsh_export *old = NULL;
+
+	fsal_start_fd_work_no_reclaim(fd);
+	if (fd->openflags == FSAL_O_CLOSED) {
+		old = h->file.gfd_owner;
+		h->file.gfd_owner = NULL;
+	}
+	fsal_complete_fd_work(fd);
+	if (old != NULL)
+		put_gsh_export(old);
+}
 
 /* the global fd (and a temporary one ganesha opens when the global is busy)
  * opens with the modes asked */
@@ -29,6 +86,8 @@ static fsal_status_t dc_reopen_func(struct fsal_obj_handle *obj,
 				    fsal_openflags_t openflags,
 				    struct fsal_fd *fd)
 {
+	if (fd->fd_type == FSAL_FD_GLOBAL && fd->openflags == FSAL_O_CLOSED)
+		gfd_bind(dc_hdl(obj));
 	fd->openflags = FSAL_O_NFS_FLAGS(openflags);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
@@ -39,11 +98,23 @@ static fsal_status_t dc_reopen_func(struct fsal_obj_handle *obj,
 static fsal_status_t dc_close_func(struct fsal_obj_handle *obj,
 				   struct fsal_fd *fd)
 {
+	struct dc_handle *h = dc_hdl(obj);
+
 	if (fd->openflags == FSAL_O_CLOSED)
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
 	fd->openflags = FSAL_O_CLOSED;
-	if (fd->fd_type == FSAL_FD_GLOBAL)
-		dc_release_engine_file(dc_hdl(obj));
+	if (fd->fd_type != FSAL_FD_GLOBAL)
+		return fsalstat(ERR_FSAL_NO_ERROR, 0);
+	dc_release_engine_file(h);
+	/* The reaper's context (or a request's) on the fd's own export holds
+	 * a reference on it until the fd is off the LRU: the fd's reference
+	 * can go now, never the last one. Other closers drop it once
+	 * close_fsal_fd waited the reaper out (gfd_unbind_closed). */
+	if (op_ctx != NULL && op_ctx->ctx_export != NULL &&
+	    op_ctx->ctx_export == h->file.gfd_owner) {
+		h->file.gfd_owner = NULL;
+		put_gsh_export(op_ctx->ctx_export);
+	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -92,6 +163,11 @@ void dc_fd_handle_fini(struct dc_handle *h)
 			": closing its global fd failed: %s",
 			h->fs->path, h->obj_handle.fileid, fsal_err_txt(st));
 	destroy_fsal_fd(&h->file.gfd);
+	/* close_fsal_fd waited out a reaper working on the fd */
+	if (h->file.gfd_owner != NULL) {
+		put_gsh_export(h->file.gfd_owner);
+		h->file.gfd_owner = NULL;
+	}
 }
 
 /* As FSAL_VFS's open2_by_handle: the flags change as fd work (no I/O starts
@@ -104,6 +180,9 @@ void dc_fd_set_open(struct dc_handle *h, struct fsal_fd *fd,
 
 	fsal_start_fd_work_no_reclaim(fd);
 	old = fd->openflags;
+	if (fd->fd_type == FSAL_FD_GLOBAL && old == FSAL_O_CLOSED &&
+	    new != FSAL_O_CLOSED)
+		gfd_bind(h);
 	fd->openflags = new;
 	if (old == FSAL_O_CLOSED && new != FSAL_O_CLOSED)
 		insert_fd_lru(fd);
@@ -159,6 +238,13 @@ static fsal_status_t dc_close(struct fsal_obj_handle *obj)
 	if (obj->type != REGULAR_FILE)
 		return fsalstat(ERR_FSAL_NOT_OPENED, 0);
 	st = close_fsal_fd(obj, &h->file.gfd, false);
+	if (FSAL_IS_ERROR(st))
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: file %" PRIu64
+			     ": closing its global fd: %s",
+			     obj->fileid, fsal_err_txt(st));
+	else
+		gfd_unbind_closed(h); /* no reaper works on it any more */
 	dc_release_engine_file(h);
 	return st;
 }

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -75,6 +76,9 @@ void dc_fs_put(struct dc_fs *fs)
 	gsh_free(fs);
 }
 
+/* Set while claim_again runs: its claim_fs warnings are rate-limited. */
+static __thread bool claiming_again;
+
 /* ganesha's claim callback: called for the export's root filesystem and each
  * one mounted under it (again for each export: the first call makes the
  * dc_fs, later ones share it). ENXIO: not exportable by this module (no file
@@ -99,10 +103,21 @@ static int claim_fs(struct fsal_filesystem *gfs, struct fsal_export *exp,
 	k.fh.handle_bytes = MAX_HANDLE_SZ;
 	if (fstat(fd, &st) != 0 ||
 	    name_to_handle_at(fd, "", &k.fh, &mnt_id, AT_EMPTY_PATH) != 0) {
+		static struct dcio_ratelimit rl;
+		uint64_t dropped = 0;
+
 		err = errno;
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE: filesystem %s (%s) cannot be exported: no file handles (%s)",
-			gfs->path, gfs->type ? gfs->type : "?", strerror(err));
+		if (!claiming_again || dcio_ratelimit(&rl, 60, &dropped))
+			LogWarn(COMPONENT_FSAL,
+				"DONTCACHE: filesystem %s (%s) cannot be exported: no file handles (%s; %" PRIu64
+				" more not logged)",
+				gfs->path, gfs->type ? gfs->type : "?",
+				strerror(err), dropped);
+		else
+			LogFullDebug(
+				COMPONENT_FSAL,
+				"DONTCACHE: filesystem %s: no file handles (%s)",
+				gfs->path, strerror(err));
 		close(fd);
 		return ENXIO;
 	}
@@ -170,24 +185,100 @@ static struct dc_fs *find_fs(const dev_t *dev, const struct dc_fh *fh)
 	return found;
 }
 
+/* The mount generation: bumped at every mount event ganesha's mount
+ * namespace saw since the last call (/proc/self/mountinfo polls POLLPRI
+ * once the mount table changed since it was last polled). Without that
+ * file, every call is a new generation (nothing is cached). */
+static struct {
+	pthread_mutex_t mu;
+	int fd; /* /proc/self/mountinfo, opened at the first call */
+	bool opened;
+	uint64_t gen;
+} mounts = { PTHREAD_MUTEX_INITIALIZER, -1, false, 1 };
+
+static uint64_t mount_gen(void)
+{
+	struct pollfd p;
+	uint64_t gen;
+
+	PTHREAD_MUTEX_lock(&mounts.mu);
+	if (!mounts.opened) {
+		mounts.opened = true;
+		mounts.fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (mounts.fd < 0)
+			LogEvent(
+				COMPONENT_FSAL,
+				"DONTCACHE: /proc/self/mountinfo: %s: lookups into filesystems this module cannot export read the mount table every time",
+				strerror(errno));
+	}
+	if (mounts.fd < 0) {
+		mounts.gen++;
+	} else {
+		p.fd = mounts.fd;
+		p.events = POLLPRI;
+		p.revents = 0;
+		if (poll(&p, 1, 0) != 0) /* an event, or an error: rescan */
+			mounts.gen++;
+	}
+	gen = mounts.gen;
+	PTHREAD_MUTEX_unlock(&mounts.mu);
+	return gen;
+}
+
 /* What ganesha does for an export at creation, again for the request's
  * export: a filesystem mounted under it since is claimed too (FSAL_VFS's
- * lookup does the same when it crosses into one). 0 or errno. */
+ * lookup does the same when it crosses into one). 0 or errno; ENOENT
+ * without a claim when the mount table did not change since this export's
+ * last claim_again: an object on a filesystem the module cannot export
+ * (procfs, tmpfs on 6.5, FUSE, another FSAL's, one unmounted since its
+ * handle was made) then costs a poll(), not a read of the mount table
+ * under ganesha's fs_lock and a new claim map each time (issue 37). */
 static int claim_again(const char *why)
 {
+	static struct dcio_ratelimit rl;
 	struct dc_export *x = dc_ctx_export();
 	struct stat st;
+	uint64_t gen, dropped;
 	int rc;
 
-	if (x == NULL || fstat(x->root_fd, &st) != 0)
+	if (x == NULL) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: %s: no export in the request", why);
 		return ENOENT;
+	}
+	gen = mount_gen();
+	if (__atomic_load_n(&x->claim_gen, __ATOMIC_ACQUIRE) == gen) {
+		LogFullDebug(
+			COMPONENT_FSAL,
+			"DONTCACHE export %u: %s: no mount event since its last claim",
+			x->export_id, why);
+		return ENOENT;
+	}
+	if (fstat(x->root_fd, &st) != 0) {
+		rc = errno;
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE export %u: %s: fstat of its root: %s",
+			     x->export_id, why, strerror(rc));
+		return ENOENT;
+	}
+	claiming_again = true;
 	rc = populate_posix_file_systems(x->path);
 	if (rc == 0)
 		rc = claim_posix_filesystems(x->path, &DC.fsal, &x->export,
 					     claim_fs, unclaim_fs,
 					     &x->export.root_fs, &st);
-	if (rc != 0)
+	claiming_again = false;
+	/* tried at this generation, failed or not: the same again until the
+	 * mount table changes */
+	__atomic_store_n(&x->claim_gen, gen, __ATOMIC_RELEASE);
+	if (rc != 0 && dcio_ratelimit(&rl, 60, &dropped))
 		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE export %u: %s: claiming the filesystems under %s failed: %s (%" PRIu64
+			" more not logged)",
+			x->export_id, why, x->path, strerror(rc), dropped);
+	else if (rc != 0)
+		LogFullDebug(
+			COMPONENT_FSAL,
 			"DONTCACHE export %u: %s: claiming the filesystems under %s failed: %s",
 			x->export_id, why, x->path, strerror(rc));
 	return rc;

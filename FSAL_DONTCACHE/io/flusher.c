@@ -220,28 +220,71 @@ static void give_back(struct dcio_flusher *fl, struct dcio_file *f, bool retry)
 		fl->kicked = true; /* went urgent while busy: due now */
 }
 
-/* Called and returns with fl->mu held; drops it around the syscalls. A
- * busy file stays allocated: flusher_forget waits until it is given back. */
-static void run_pass(struct dcio_flusher *fl, struct dcio_file *batch)
+/* Under fl->mu: f leaves its pass's batch (given back, or left by a
+ * closing file the pass has not reached). */
+static void batch_unlink(struct dcio_file *f)
 {
+	*f->fl.batch_pp = f->fl.batch;
+	if (f->fl.batch)
+		f->fl.batch->fl.batch_pp = f->fl.batch_pp;
+	f->fl.batch = NULL;
+	f->fl.batch_pp = NULL;
+}
+
+/* Under fl->mu: the pass is done with f (in_pass cleared) and goes on to the
+ * next file of the batch, marked before the lock is dropped so that its
+ * closer waits for it. A closer waiting for f may now take it out. */
+static struct dcio_file *pass_next(struct dcio_flusher *fl, struct dcio_file *f)
+{
+	struct dcio_file *n = f->fl.batch;
+
+	f->fl.in_pass = false;
+	if (n)
+		n->fl.in_pass = true;
+	if (f->fl.closing)
+		pthread_cond_broadcast(&fl->wcv);
+	return n;
+}
+
+/* Called and returns with fl->mu held; drops it around each file's
+ * syscalls. The file a syscall works on is marked in_pass: flusher_forget
+ * waits for that one only; a closing file the pass has not reached yet
+ * leaves the batch (its close flush covers its data), so that closing file
+ * k never waits for files 1..k-1 of the pass, which may sit on another
+ * export's stalled device (issue 37). */
+static void run_pass(struct dcio_flusher *fl, struct dcio_file **batch)
+{
+	struct dcio_file *f;
+
 	fl->idle--;
-	pthread_mutex_unlock(&fl->mu);
-	for (struct dcio_file *f = batch; f; f = f->fl.batch)
+	f = *batch;
+	if (f)
+		f->fl.in_pass = true;
+	while (f) {
+		pthread_mutex_unlock(&fl->mu);
 		sfr_ranges(f, &f->fl.fresh, SYNC_FILE_RANGE_WRITE);
+		pthread_mutex_lock(&fl->mu);
+		f = pass_next(fl, f);
+	}
 	/* each file given back once dropped: throttled writers go on as
 	 * soon as there is room, not after the slowest file of the pass */
-	for (struct dcio_file *f = batch, *n; f; f = n) {
-		uint64_t seq = gc_flush_seq(f);
+	f = *batch;
+	if (f)
+		f->fl.in_pass = true;
+	while (f) {
+		struct dcio_file *n;
+		uint64_t seq;
 
+		pthread_mutex_unlock(&fl->mu);
+		seq = gc_flush_seq(f);
 		sfr_ranges(f, &f->fl.old, DCIO_SFR_DRAIN);
 		sfr_ranges(f, &f->fl.fresh, DCIO_SFR_DRAIN);
 		bool overlap = (seq & 1) || gc_flush_seq(f) != seq;
 		pthread_mutex_lock(&fl->mu);
-		n = f->fl.batch; /* f may be freed once given back */
-		f->fl.batch = NULL;
-		give_back(fl, f, overlap);
-		if (n)
-			pthread_mutex_unlock(&fl->mu);
+		n = pass_next(fl, f);
+		batch_unlink(f);
+		give_back(fl, f, overlap); /* f may be freed once given back */
+		f = n;
 	}
 	fl->idle++;
 }
@@ -277,12 +320,14 @@ static void begin_pass(struct dcio_flusher *fl)
 }
 
 /* Under fl->mu: this thread's share of the due files, ceil(due / idle
- * threads), linked through fl.batch; another thread is woken for the rest. */
-static struct dcio_file *take_share(struct dcio_flusher *fl, uint64_t *next)
+ * threads), linked through fl.batch from *batch (the thread's, each file's
+ * batch_pp the link to it); another thread is woken for the rest. */
+static void take_share(struct dcio_flusher *fl, struct dcio_file **batch,
+		       uint64_t *next)
 {
 	uint64_t now = now_ns();
 	unsigned ndue = 0, share, taken = 0;
-	struct dcio_file *batch = NULL, **tail = &batch;
+	struct dcio_file **tail = batch;
 
 	for (struct dcio_file *f = fl->head; f; f = f->fl.next)
 		ndue += due(f, now, next);
@@ -293,6 +338,7 @@ static struct dcio_file *take_share(struct dcio_flusher *fl, uint64_t *next)
 			continue;
 		take(fl, f);
 		*tail = f;
+		f->fl.batch_pp = tail;
 		tail = &f->fl.batch;
 		taken++;
 	}
@@ -300,7 +346,6 @@ static struct dcio_file *take_share(struct dcio_flusher *fl, uint64_t *next)
 		fl->kicked = true;
 		pthread_cond_signal(&fl->cv);
 	}
-	return batch;
 }
 
 /* Under fl->mu: starts the new ranges of busy files marked start_now
@@ -359,12 +404,12 @@ static void *flusher_main(void *arg)
 	while (!fl->stop) {
 		begin_pass(fl);
 		uint64_t next = now_ns() + 1000000000ull;
-		struct dcio_file *batch;
+		struct dcio_file *batch = NULL;
 
 		start_busy(fl);
-		batch = take_share(fl, &next);
+		take_share(fl, &batch, &next);
 		if (batch)
-			run_pass(fl, batch);
+			run_pass(fl, &batch);
 		if (fl->kicked || fl->stop)
 			continue;
 		struct timespec ts = ts_at_ns(next);
@@ -421,15 +466,21 @@ void flusher_stop(struct dcio_engine *e)
 	pthread_mutex_destroy(&fl->mu);
 }
 
-/* The file is closing: off the list (its close flush covers the rest). */
+/* The file is closing: off the list (its close flush covers the rest).
+ * Waits only while a flusher thread is in a syscall on this file: taken by
+ * a pass that has not reached it, the file leaves that pass at once. */
 void flusher_forget(struct dcio_file *f)
 {
 	struct dcio_flusher *fl = &f->e->fl;
 
 	pthread_mutex_lock(&fl->mu);
 	f->fl.closing = true;
-	while (f->fl.busy || f->fl.starting)
+	while ((f->fl.busy && f->fl.in_pass) || f->fl.starting)
 		pthread_cond_wait(&fl->wcv, &fl->mu);
+	if (f->fl.busy) {
+		batch_unlink(f);
+		give_back(fl, f, false);
+	}
 	if (f->fl.start_now) {
 		f->fl.start_now = false;
 		fl->nstart--;

@@ -63,8 +63,11 @@ struct fl_file {
 	uint64_t x_bytes; /* of dirty_bytes, counted toward the export's */
 	uint64_t wb_bytes; /* noted bytes whose ranges are in wb */
 	uint64_t taken_gen; /* the pass that last took the file */
-	/* while busy (taken by a pass, only its thread touches these) */
+	/* while busy (taken by a pass; its thread, or a closer taking the
+	 * file out of the pass under mu, touches these) */
 	struct dcio_file *batch; /* next file of the pass */
+	struct dcio_file **batch_pp; /* the link to this file */
+	bool in_pass; /* the pass works on this file (forget waits) */
 	/* old: started before (wait, drop); fresh: start, wait, drop */
 	struct dcio_rangeset old, fresh;
 	uint64_t old_bytes, fresh_bytes;

@@ -11,8 +11,15 @@
 # again while export 1's block is reloaded (SIGHUP) under its writers; every
 # acknowledged-durable byte of every writer is checked on the disk (ft_verify -l). (Nested exports share objects too, but an NFSv3 client
 # of the outer one cannot LOOKUP into the inner one's junction: ganesha answers ACCES.)
+# Then the other order (issue 37): files written through export 1, linked into export 2's tree
+# and read through it, export 1 removed, read again through export 2, with ganesha 6.5's fd
+# reaper running every second (MDCACHE block below): it closes each file's global fd starting
+# from the export that fd names. Before the fix that was the export whose request made the
+# object, unreferenced: after a RemoveExport (export 2's at step 2 already) the reaper used the
+# freed export (6.5: ganesha aborted in init_op_context right after RemoveExport 2).
 # PASS: export 1's writers saw no error, nothing acknowledged was lost, ganesha shut down
-# cleanly, and valgrind found no invalid access and no definitely-lost block in the module.
+# cleanly, and valgrind found no invalid access at all and no definitely-lost block in the
+# module.
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "the module's export teardown; FSAL_VFS has its own"
 command -v valgrind >/dev/null || it_skip "valgrind not installed (scripts/setup.sh installs it)"
@@ -29,6 +36,9 @@ export GSH_START_TRIES
 { echo "$M/one|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1;"
   echo "$M/two|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2;"; } | it_conf "$IT_WORK/ganesha.conf"
 echo 'DONTCACHE { Bench { Use_Io_Uring = false; } }' >> "$IT_WORK/ganesha.conf"
+# ganesha 6.5's fd reaper every second, closing every idle global fd (step 7)
+echo 'MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }' \
+  >> "$IT_WORK/ganesha.conf"
 it_start "$IT_WORK/ganesha.conf"
 it_dbus_wait_ganesha || it_die "ganesha does not own org.ganesha.nfsd"
 nfs1=(-H 127.0.0.1 -p "$GSH_NFS_PORT" -M "$GSH_MNT_PORT" -e "$M/one")
@@ -139,6 +149,41 @@ durable_ok "$vline" && it_pass "nothing acknowledged through export 1 was lost" 
 timeout -k 2 60 nfs-ls "$(it_url "$M/one/t")" > /dev/null 2>&1 &&
   it_pass "export 1 still lists t/" || it_fail "export 1 does not list t/ any more"
 kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died"
+
+# 7. the other order (issue 37): files written through export 1 (their objects made by export 1's
+# requests, so on 6.5 their global fds name export 1), linked into export 2's tree and read
+# through export 2; export 1 removed while export 2 still shows them; read through export 2
+# again (reopening the global fd) and the fd reaper left to close them, several times. Before
+# the fix the reaper used export 1's freed export (invalid reads, or a call through its
+# zeroed ops).
+mkdir -p "$M/two/r"
+out=$("$DC_FT_BIN/ft_writer" "${nfs1[@]}" -r "$rec" -n 3 -d r -P r -L $((512 << 10)) \
+      -c $((256 << 10)) -C -t 60 2>&1 | tail -1)
+it_log "export 1 writers (step 7): $out"
+echo "$out" | grep -q 'commit_errors=0 write_errors=0' && it_pass "files written through export 1" ||
+  it_fail "export 1's writers (step 7): $out"
+for i in 0 1 2; do ln "$M/one/r/r_$i" "$M/two/r/r_$i" || it_die "cannot link r_$i"; done
+read2() { # read2 WHEN: each r_i read through export 2 matches the disk
+  local i
+  for i in 0 1 2; do
+    rm -f "$IT_WORK/back2.$i"
+    timeout -k 2 120 nfs-cp "$(it_url "$M/two/r/r_$i")" "$IT_WORK/back2.$i" >/dev/null 2>&1 &&
+      cmp -s "$IT_WORK/back2.$i" "$M/one/r/r_$i" &&
+      it_pass "r_$i (made through export 1) read through export 2 $1" ||
+      it_fail "r_$i could not be read through export 2 $1"
+  done
+}
+read2 "while both exist"
+reply=$(timeout -k 2 60 dbus-send --system --print-reply --reply-timeout=50000 \
+  --dest=org.ganesha.nfsd /org/ganesha/nfsd/ExportMgr org.ganesha.nfsd.exportmgr.RemoveExport \
+  uint16:1 2>&1) && it_pass "RemoveExport 1 answered" || it_fail "RemoveExport 1: $reply"
+for round in 1 2 3; do
+  read2 "after RemoveExport 1 (round $round)"
+  sleep 4 # the reaper (every second) closes the global fds the reads opened
+  kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died after RemoveExport 1 (round $round)"
+done
+timeout -k 2 60 nfs-ls "$(it_url "$M/two/r")" > /dev/null 2>&1 &&
+  it_pass "export 2 still lists r/ after RemoveExport 1" || it_fail "export 2 does not list r/"
 it_vg_stop
 report=$(it_vg_report) || it_die "valgrind report incomplete (shutdown clean=$IT_VG_CLEAN)"
 it_log "$report"
@@ -146,4 +191,7 @@ it_log "$report"
 [ "$(it_kv invalid_module "$report")" = 0 ] && [ "$(it_kv leaks_module "$report")" = 0 ] &&
   it_pass "valgrind: no invalid access, no leak in the module ($report)" ||
   it_fail "valgrind: $report (module frames above)"
+[ "$(it_kv invalid_total "$report")" = 0 ] &&
+  it_pass "valgrind: no invalid access anywhere (ganesha's fd reaper included)" ||
+  it_fail "valgrind: invalid accesses outside the module's frames: $report"
 [ "$IT_VG_CLEAN" = yes ] && it_pass "clean shutdown" || it_fail "ganesha did not shut down within 180 s"
