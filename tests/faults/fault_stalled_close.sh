@@ -44,10 +44,10 @@ it_loop_ext4 "$IT_WORK/oa.img" 384M "$OA" || it_die "cannot make OA"
 it_loop_ext4 "$IT_WORK/ob.img" 384M "$OB" || it_die "cannot make OB"
 it_loop_ext4 "$OA/a.img" 256M "$A" || it_die "cannot make export 1's ext4"
 it_loop_ext4 "$OB/b.img" 256M "$B" || it_die "cannot make export 2's ext4"
-body="Write_Mode = dropbehind; Flush_File_Bytes = 1048576; Flush_Interval_Ms = 1000;"
+body="Write_Mode = dropbehind; Bench { Flush_File_Bytes = 1048576; Flush_Interval_Ms = 1000; }"
 { echo "$A|1|$(it_fsal_body_files 1 "$body")"
   echo "$B|2|$(it_fsal_body_files 2 "$body")"; } | it_conf "$IT_WORK/ganesha.conf"
-{ echo 'DONTCACHE { Engine_Threads = 1; }'
+{ echo 'DONTCACHE { Bench { Engine_Threads = 1; } }'
   echo 'MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }'; } \
   >> "$IT_WORK/ganesha.conf"
 it_start "$IT_WORK/ganesha.conf"
