@@ -28,11 +28,12 @@ void em_note_error(struct dcio_file *f, int err)
 
 /* Every range that becomes lost goes through here: a flush or truncate
  * running now must not clear it, and a rewrite noted before (in `clear`) no
- * longer stands for it. */
+ * longer stands for it. Without memory each set over-approximates, and
+ * `clear` shrinks instead (a good flush then clears less). */
 void em_lose(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 {
 	rs_add(&f->em.lost, lo, hi, err);
-	rs_sub(&f->em.clear, lo, hi);
+	rs_sub_shrink(&f->em.clear, lo, hi);
 	if (f->gc.flushing)
 		rs_add(&f->em.relost, lo, hi, err);
 	if (f->em.trunc_busy)
@@ -206,7 +207,7 @@ void em_truncate_end(struct dcio_file *f, uint64_t size, bool done)
 	if (done) {
 		rs_sub(&f->em.pending, size, UINT64_MAX);
 		rs_add_set(&f->em.pending, &f->em.trunc_acked);
-		rs_sub(&f->em.clear, size, UINT64_MAX);
+		rs_sub_shrink(&f->em.clear, size, UINT64_MAX);
 		rs_sub(&f->em.lost, size, UINT64_MAX);
 		rs_add_set(&f->em.lost, &f->em.trunc_lost);
 		rs_sub(&f->em.relost, size, UINT64_MAX);
