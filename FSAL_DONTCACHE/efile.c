@@ -24,8 +24,15 @@
  * included) or it holds an error no COMMIT has seen, and the file still has
  * links. It then stays in the table unreferenced ("kept", logged), where the
  * next handle of the file finds it ("adopts" it, logged), so that the next
- * COMMIT of that data still fails. Bounded: past DC_KEPT_MAX kept entries
- * the oldest is closed and its memory is lost, which is logged. */
+ * COMMIT of that data still fails. Bounded, server-wide (an entry belongs to
+ * no export: it is the file's, whichever export shows it): past DC_KEPT_MAX
+ * kept entries the oldest is closed and its memory dropped, logged; the write
+ * verifier changes first (dcio_engine_forget), while the entry is still in
+ * the table, so that no COMMIT that finds it gone answers OK with the
+ * verifier of a lost WRITE: its client resends instead. Only lost write-back
+ * data and unreported errors are kept: a WRITE refused with ENOSPC/EDQUOT
+ * leaves nothing (io/README.md, the error rule), so an over-quota client
+ * cannot fill the table. */
 #include "dc_int.h"
 #include "efile_lock.h"
 
@@ -113,7 +120,7 @@ static void close_kept(struct dc_efile *e, const char *why)
 		io_closed(e);
 	LogWarn(COMPONENT_FSAL,
 		"DONTCACHE: %s: file %" PRIu64
-		": %s: the memory of a lost write-back (%s) is dropped",
+		": %s: the memory of a lost write-back (%s) is dropped, the write verifier changed",
 		e->fs->path, e->fileid, why,
 		strerror(e->pending_err ? e->pending_err
 			 : rc		? rc
@@ -211,6 +218,8 @@ void dc_efile_put(struct dc_efile *e)
 						kept);
 			glist_del(&old->kept);
 			t->nkept--;
+			/* before a COMMIT can miss it */
+			dcio_engine_forget(DC.engine);
 			unhash(t, old);
 		}
 	}
@@ -244,6 +253,7 @@ void dc_efiles_drain(void)
 		if (e != NULL) {
 			glist_del(&e->kept);
 			t->nkept--;
+			dcio_engine_forget(DC.engine);
 			unhash(t, e);
 		}
 		PTHREAD_MUTEX_unlock(&t->mu);

@@ -1200,6 +1200,21 @@ static void t_lost_bounded(void)
 	teardown(&c, 0);
 }
 
+/* The glue drops a kept engine file's memory past its bound (efile.c): the
+ * engine-wide verifier changes, so no COMMIT answers OK with a lost WRITE's
+ * verifier. */
+static void t_forget_changes_verifier(void)
+{
+	struct tl_ctx c;
+
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	uint64_t g0 = dcio_engine_verifier_gen(c.e);
+	dcio_engine_forget(c.e);
+	CU_ASSERT_NOT_EQUAL(dcio_engine_verifier_gen(c.e), g0);
+	dcio_engine_forget(NULL);
+	teardown(&c, 0);
+}
+
 static const struct tl_case cases[] = {
 	{ "fdatasync EIO reaches the batch and later COMMITs",
 	  t_fdatasync_eio },
@@ -1245,6 +1260,7 @@ static const struct tl_case cases[] = {
 	  t_truncate_keeps_concurrent },
 	{ "pending memory bounded while ranges are lost",
 	  t_pending_bounded_while_lost },
+	{ "dropping a memory changes the verifier", t_forget_changes_verifier },
 	{ "refused 1-byte writes at descending offsets: nothing kept",
 	  t_hostile_refused_writes },
 	{ "failed 1-byte writes at descending offsets: lost bounded",
