@@ -65,6 +65,8 @@ static struct config_item dc_module_items[] = {
 	CONF_ITEM_BOOL("Writer_Idle", true, dc_module, writer_idle),
 	CONF_ITEM_STR("Dontcache_Kick", 1, 32, "auto", dc_module,
 		      dontcache_kick_s),
+	CONF_ITEM_UI32("Kept_Files_Max", 0, UINT32_MAX, DC_KEPT_MAX, dc_module,
+		       kept_max),
 	CONFIG_EOL
 };
 
@@ -77,6 +79,8 @@ static const struct dc_param_range module_ranges[] = {
 	  0, 3600000 },
 	{ "Engine_Nice", offsetof(struct dc_module, engine_nice), 4, 0, 19 },
 	{ "Writer_Nice", offsetof(struct dc_module, writer_nice), 4, 0, 19 },
+	{ "Kept_Files_Max", offsetof(struct dc_module, kept_max), 4, 1,
+	  1 << 20 },
 	{ NULL, 0, 0, 0, 0 }
 };
 

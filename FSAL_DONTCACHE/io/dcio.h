@@ -272,6 +272,11 @@ int dcio_file_close(struct dcio_file *f);
  * caller must not start I/O on f meanwhile. */
 bool dcio_file_close_clean(struct dcio_file *f, int *err);
 int dcio_file_fd(const struct dcio_file *f);
+/* The whole file, [0, its size), is lost with err (a memory the caller kept
+ * in short form after closing the engine file that had it): every COMMIT of
+ * it fails until it is rewritten and flushed, or truncated. Without its size
+ * (fstat failing) everything is lost. */
+void dcio_file_lose_all(struct dcio_file *f, int err);
 /* ftruncate(size) through the engine: pending and lost ranges past size are
  * forgotten (data truncated away cannot be lost), except those acknowledged
  * or lost while it ran. 0 or errno (EFBIG: size > INT64_MAX). */

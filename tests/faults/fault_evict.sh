@@ -14,6 +14,13 @@
 #            engine file, log: "adopts"): both must still fail
 #   rewrite  the device works again (chattr -i), the file rewritten whole and committed:
 #            must succeed
+#   bound    (issue 37; Kept_Files_Max = 2) the device fails again; 3 writers, one file each,
+#            until each saw a failure; their handles evicted: 3 files kept, one past the
+#            bound, so the oldest engine file is closed and kept in short form (log: "the
+#            whole file counts as lost"); 2 COMMITs of each file: all 6 must fail (before,
+#            the oldest was dropped and its COMMITs answered OK with NFSv3's verifier,
+#            which never changes); then the device works again and the 3 files, rewritten
+#            whole, commit
 # Then every acknowledged byte is read back through NFS: zero false successes.
 # (A WRITE refused with NOSPC by the write itself loses nothing acknowledged and leaves no
 # memory to keep: issue 37; the loss here is a write-back one.)
@@ -36,6 +43,8 @@ mkdir "$mnt/many"
 for i in $(seq 300); do : > "$mnt/many/f$i"; done
 sync -f "$mnt"
 IT_CONF_EXTRA='MDCACHE { Entries_HWMark = 20; LRU_Run_Interval = 1; }'
+[ "$DC_TEST_FSAL" = DONTCACHE ] && [ "${FT_EVICT_NO_KEPT_MAX:-0}" != 1 ] &&
+  IT_CONF_EXTRA+=$'\nDONTCACHE { Kept_Files_Max = 2; }'
 it_serve "$mnt"
 log=$IT_LOG
 W=("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$rec" -n 1 -P victim -b 65536 -q 1)
@@ -76,9 +85,43 @@ it_log "rewrite: $out"
 [ "$(it_kv write_errors "$out")" = 0 ] && [ "$(it_kv final_commits_ok "$out")" = 1 ] ||
   it_die "rewrite after the device recovered did not commit: $out"
 
+# bound: one kept file more than Kept_Files_Max
+B=("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$rec" -n 3 -P b -b 65536 -q 1)
+markb() { local f; for f in "$rec"/b_*.rec; do echo "M $1" >> "$f"; done; }
+kept0=$(grep -c 'engine file kept' "$log")
+chattr +i "$img" || it_die "chattr +i"
+out=$("${B[@]}" -L $((1 << 20)) -s 0 -c 65536 -x 1 2>&1 | tail -1)
+it_log "bound fail: $out"
+[ "$(( $(it_kv write_errors "$out") + $(it_kv commit_errors "$out") ))" -ge 3 ] ||
+  it_die "bound: not every writer saw a failure: $out"
+n=$(timeout 60 nfs-ls "nfs://127.0.0.1$mnt/many?version=3&nfsport=$GSH_NFS_PORT&mountport=$GSH_MNT_PORT" 2>&1 | wc -l)
+buried=0
+if [ "$DC_TEST_FSAL" = DONTCACHE ]; then
+  for i in $(seq 100); do
+    [ "$(grep -c 'engine file kept' "$log")" -ge $((kept0 + 3)) ] && break
+    sleep 0.1
+  done
+  [ "$(grep -c 'engine file kept' "$log")" -ge $((kept0 + 3)) ] ||
+    it_die "bound: the 3 handles were not evicted (listed $n files)"
+  buried=$(grep -c 'the whole file counts as lost' "$log")
+else
+  sleep 2
+fi
+markb bound
+out=$("${B[@]}" -a -K 2 2>&1 | tail -1)
+it_log "bound after: $out (short form: $buried)"
+[ "$(it_kv commit_errors "$out")" = 6 ] ||
+  it_die "bound: a COMMIT of a file past the kept bound forgot its lost data: $out (buried=$buried)"
+chattr -i "$img" || it_die "chattr -i"
+markb rewrite
+out=$("${B[@]}" -a -L $((1 << 20)) -s 0 -c $((1 << 20)) -C 2>&1 | tail -1)
+it_log "bound rewrite: $out"
+[ "$(it_kv write_errors "$out")" = 0 ] && [ "$(it_kv final_commits_ok "$out")" = 3 ] ||
+  it_die "bound: rewrite after the device recovered did not commit: $out"
+
 vline=$("$DC_FT_BIN/ft_verify" "${IT_NFS[@]}" "$rec"/*.rec 2>&1 | tail -1)
 it_log "verify: $vline"
 fs=$(( $(it_kv false_success_commits "$vline") + $(it_kv false_success_stable "$vline") ))
 kill -0 "$GSH_PID" 2>/dev/null || it_die "ganesha died"
 [ "$fs" = 0 ] && [ "$(it_kv errors "$vline")" = 0 ] || it_die "false successes: $vline"
-it_pass "write_errors_injected=yes commit_before_evict=failed evicted=yes adopted=$adopted commits_after_evict=failed rewrite=committed false_successes=0"
+it_pass "write_errors_injected=yes commit_before_evict=failed evicted=yes adopted=$adopted commits_after_evict=failed rewrite=committed kept_past_bound: short_form=$buried commits=6/6_failed false_successes=0"

@@ -1215,6 +1215,30 @@ static void t_forget_changes_verifier(void)
 	teardown(&c, 0);
 }
 
+/* The glue's short form of a dropped engine file (efile.c): the engine file
+ * that opens next for it loses [0, size): every COMMIT in it fails until
+ * rewritten and flushed; a rewrite of part clears that part only. */
+static void t_lose_all(void)
+{
+	struct tl_ctx c;
+
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 65536, 0, 21);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	dcio_file_lose_all(c.f, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 65535, 1), EIO);
+	/* past the size nothing was written: nothing lost */
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 65536, 4096), 0);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 4096, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 4096), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 4096, 4096), EIO);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	teardown(&c, 0);
+}
+
 static const struct tl_case cases[] = {
 	{ "fdatasync EIO reaches the batch and later COMMITs",
 	  t_fdatasync_eio },
@@ -1261,6 +1285,7 @@ static const struct tl_case cases[] = {
 	{ "pending memory bounded while ranges are lost",
 	  t_pending_bounded_while_lost },
 	{ "dropping a memory changes the verifier", t_forget_changes_verifier },
+	{ "the whole file lost, until rewritten", t_lose_all },
 	{ "refused 1-byte writes at descending offsets: nothing kept",
 	  t_hostile_refused_writes },
 	{ "failed 1-byte writes at descending offsets: lost bounded",
