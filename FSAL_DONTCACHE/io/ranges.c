@@ -185,19 +185,21 @@ void rs_sub_shrink(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
 
 void rs_bound(struct dcio_rangeset *rs, size_t max)
 {
-	if (max < 2 || rs->n < max)
+	if (max < 2)
 		return;
-	size_t k = 0;
-	for (size_t i = 0; i < rs->n; i += 2, k++) {
-		struct dcio_range v = rs->r[i];
-		if (i + 1 < rs->n) {
-			v.hi = rs->r[i + 1].hi;
-			if (!v.err)
-				v.err = rs->r[i + 1].err;
+	while (rs->n >= max) {
+		size_t k = 0;
+		for (size_t i = 0; i < rs->n; i += 2, k++) {
+			struct dcio_range v = rs->r[i];
+			if (i + 1 < rs->n) {
+				v.hi = rs->r[i + 1].hi;
+				if (!v.err)
+					v.err = rs->r[i + 1].err;
+			}
+			rs->r[k] = v;
 		}
-		rs->r[k] = v;
+		rs->n = k;
 	}
-	rs->n = k;
 }
 
 /* errno of the first range intersecting [lo, hi), or 0 */

@@ -31,8 +31,9 @@ void rs_add(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err);
  * for a set that must not over-approximate). */
 void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
 void rs_sub_shrink(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
-/* Past max ranges, neighbours are merged pairwise (the gaps between them join
- * the set, each pair keeping the first errno it has): at most max remain. */
+/* Once it holds max ranges, neighbours are merged pairwise (the gaps between
+ * them join the set, each pair keeping the first errno it has) until fewer
+ * remain. */
 void rs_bound(struct dcio_rangeset *rs, size_t max);
 int rs_find(const struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
 void rs_collapse(struct dcio_rangeset *rs);

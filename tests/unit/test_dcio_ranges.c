@@ -183,12 +183,74 @@ static void t_enomem_first_range(void)
 	em_file_fini(&f);
 }
 
+/* Random operations with every other allocation failing: rs_add and rs_sub
+ * leave a set holding at least the model (more, never less), rs_sub_shrink
+ * one holding at most the model, and rs_bound fewer than max ranges,
+ * holding at least what it held. */
+static void t_model_no_memory(void)
+{
+	unsigned seed = 7;
+
+	for (int round = 0; round < 40; round++) {
+		struct dcio_rangeset over = { 0 }, under = { 0 };
+		static int mo[SPAN], mu[SPAN];
+		int bad = 0;
+
+		memset(mo, 0, sizeof(mo));
+		memset(mu, 0, sizeof(mu));
+		for (int op = 0; op < 300; op++) {
+			uint64_t lo = rnd(&seed) % SPAN,
+				 len = 1 + rnd(&seed) % 64;
+			uint64_t hi = lo + len > SPAN ? SPAN : lo + len;
+			bool add = rnd(&seed) % 3 != 0;
+
+			no_memory(rnd(&seed) % 2 == 0);
+			if (add) {
+				rs_add(&over, lo, hi, EIO);
+				for (uint64_t b = lo; b < hi; b++)
+					mo[b] = 1;
+				/* the exact set adds only with memory */
+				if (rs_add_exact(&under, lo, hi, 0))
+					for (uint64_t b = lo; b < hi; b++)
+						mu[b] = 1;
+			} else {
+				rs_sub(&over, lo, hi);
+				rs_sub_shrink(&under, lo, hi);
+				for (uint64_t b = lo; b < hi; b++)
+					mo[b] = mu[b] = 0;
+			}
+			no_memory(false);
+			/* over holds every byte of mo; under none outside mu */
+			for (uint64_t b = 0; b < SPAN; b++) {
+				if (mo[b] && !rs_find(&over, b, b + 1))
+					bad++;
+				if (!mu[b] && rs_find(&under, b, b + 1))
+					bad++;
+				/* what under no longer holds is gone from mu */
+				if (mu[b] && !rs_find(&under, b, b + 1))
+					mu[b] = 0;
+			}
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		size_t n = over.n;
+		rs_bound(&over, 4);
+		CU_ASSERT(over.n < 4 && (n < 4 || over.n <= (n + 1) / 2));
+		for (uint64_t b = 0; b < SPAN; b++)
+			if (mo[b] && !rs_find(&over, b, b + 1))
+				bad++;
+		CU_ASSERT_EQUAL(bad, 0);
+		rs_free(&over);
+		rs_free(&under);
+	}
+}
+
 static const struct tl_case cases[] = {
 	{ "basics", t_basics },
 	{ "random operations against a model", t_model },
 	{ "no memory to split clear: it shrinks", t_enomem_clear },
 	{ "no memory for a first range: still remembered",
 	  t_enomem_first_range },
+	{ "random operations without memory: toward lost", t_model_no_memory },
 };
 
 int main(void)
