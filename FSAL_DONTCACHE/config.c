@@ -145,6 +145,7 @@ static void *module_bench_init(void *link_mem, void *self_struct)
 	b->use_io_uring = true;
 	b->engine_nice = DC_DEF_ENGINE_NICE;
 	b->dontcache_kick_s = gsh_strdup(DC_DEF_KICK);
+	b->kept_max = DC_KEPT_MAX;
 	return b;
 }
 
@@ -158,6 +159,8 @@ static struct config_item dc_module_bench_items[] = {
 		       dc_module_bench, engine_nice),
 	CONF_ITEM_STR("Dontcache_Kick", 1, 32, DC_DEF_KICK, dc_module_bench,
 		      dontcache_kick_s),
+	CONF_ITEM_UI32("Kept_Files_Max", 0, UINT32_MAX, DC_KEPT_MAX,
+		       dc_module_bench, kept_max),
 	CONFIG_EOL
 };
 
@@ -186,6 +189,8 @@ static const struct dc_param_range module_ranges[] = {
 	  0, 3600000 },
 	{ "Bench { Engine_Nice }",
 	  offsetof(struct dc_module, bench.engine_nice), 4, 0, 19 },
+	{ "Bench { Kept_Files_Max }",
+	  offsetof(struct dc_module, bench.kept_max), 4, 1, 1 << 20 },
 	{ NULL, 0, 0, 0, 0 }
 };
 
@@ -236,10 +241,11 @@ int dc_load_module_config(config_file_t root,
 	}
 	LogDebug(
 		COMPONENT_FSAL,
-		"DONTCACHE block: Stats_Interval_Ms=%u Bench { Engine_Threads=%u Ring_Entries=%u Use_Io_Uring=%d Engine_Nice=%u Dontcache_Kick=%s }",
+		"DONTCACHE block: Stats_Interval_Ms=%u Bench { Engine_Threads=%u Ring_Entries=%u Use_Io_Uring=%d Engine_Nice=%u Dontcache_Kick=%s Kept_Files_Max=%u }",
 		DC.stats_interval_ms, DC.bench.engine_threads,
 		DC.bench.ring_entries, DC.bench.use_io_uring,
-		DC.bench.engine_nice, dcio_kick_name(DC.bench.kick));
+		DC.bench.engine_nice, dcio_kick_name(DC.bench.kick),
+		DC.bench.kept_max);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ struct dc_module_bench {
 	uint32_t engine_nice; /* the engine's own threads only */
 	char *dontcache_kick_s; /* Dontcache_Kick: auto, inline, deferred */
 	enum dcio_kick kick;
+	uint32_t kept_max; /* Kept_Files_Max (efile.c) */
 };
 
 /* FSAL { Bench { } } of an export: switches that compare paths */
@@ -119,7 +120,10 @@ struct dc_fs {
  * (efile.c): a hash table keyed by the object's dc_fh, and the entries no
  * handle references that are kept for their lost write-back data. */
 #define DC_EFILE_BUCKETS 16384
+/* Kept_Files_Max's default: kept entries with their engine file open */
 #define DC_KEPT_MAX 4096
+/* entries kept in short form (no engine file) per Kept_Files_Max */
+#define DC_TOMB_FACTOR 16
 
 struct dc_efile;
 
@@ -128,6 +132,10 @@ struct dc_efiles {
 	struct dc_efile **bucket; /* DC_EFILE_BUCKETS chains */
 	struct glist_head kept; /* unreferenced kept entries, oldest first */
 	unsigned int nkept;
+	/* unreferenced entries kept in short form (engine file closed, the
+	 * whole file lost: efile.c), oldest first */
+	struct glist_head tombs;
+	unsigned int ntombs;
 };
 
 /* An export. Its engine export (io) and this struct live as long as a
@@ -347,6 +355,9 @@ bool dc_efile_io_if_open(struct dc_efile *e, struct dcio_file **io);
 void dc_efile_io_done(struct dc_efile *e);
 /* an error a closed engine file left behind, reported once (0: none) */
 int dc_efile_take_error(struct dc_efile *e);
+/* what a COMMIT of a closed engine file answers: the whole file lost while
+ * it is kept in short form (efile.c, every time), else dc_efile_take_error */
+int dc_efile_closed_error(struct dc_efile *e);
 /* closes the engine file unless it remembers lost data (its final flush
  * failing included): true when closed (or there was none) */
 bool dc_efile_close_if_clean(struct dc_efile *e);

@@ -24,8 +24,22 @@
  * included) or it holds an error no COMMIT has seen, and the file still has
  * links. It then stays in the table unreferenced ("kept", logged), where the
  * next handle of the file finds it ("adopts" it, logged), so that the next
- * COMMIT of that data still fails. Bounded: past DC_KEPT_MAX kept entries
- * the oldest is closed and its memory is lost, which is logged. */
+ * COMMIT of that data still fails. Only lost write-back data and unreported
+ * errors are kept: a WRITE refused with ENOSPC/EDQUOT leaves nothing
+ * (io/README.md, the error rule), so an over-quota client cannot fill the
+ * table.
+ *
+ * Bounded, server-wide (an entry is the file's, whichever export shows it):
+ * past Kept_Files_Max (DC_KEPT_MAX) entries with an open engine file the
+ * oldest is "buried": its engine file (fd, range sets) is closed and the
+ * entry stays in short form, its lost ranges widened to the whole file
+ * (lost_err): the engine file that opens next for it loses [0, size)
+ * (dcio_file_lose_all), so every COMMIT of it fails, NFSv3 and NFSv4 alike,
+ * until it is rewritten and flushed. Past DC_TOMB_FACTOR times as many
+ * short entries the oldest is dropped, logged, and the write verifier
+ * changes first (dcio_engine_forget), while it is still in the table: no
+ * NFSv4 COMMIT that finds it gone answers OK with the verifier of a lost
+ * WRITE (NFSv3's verifier is ganesha's own: README). */
 #include "dc_int.h"
 #include "efile_lock.h"
 
@@ -53,7 +67,18 @@ struct dc_efile {
 	struct dcio_file *io; /* engine file with its own fd */
 	bool io_rdonly;
 	int pending_err; /* error from an engine close, for the next COMMIT */
+	/* kept in short form (io closed past the bound): the whole file is
+	 * lost with this errno; each engine file that opens takes it over,
+	 * and it clears when one closes clean (set and cleared under the
+	 * io_lock write lock, read atomically) */
+	int lost_err;
+	enum { EF_LIVE, EF_KEPT, EF_TOMB } where; /* list (table mutex) */
 };
+
+static unsigned int kept_max(void)
+{
+	return DC.bench.kept_max != 0 ? DC.bench.kept_max : DC_KEPT_MAX;
+}
 
 static uint32_t fh_hash(const struct dc_fh *fh)
 {
@@ -73,6 +98,8 @@ void dc_efiles_init(void)
 	t->bucket = gsh_calloc(DC_EFILE_BUCKETS, sizeof(*t->bucket));
 	glist_init(&t->kept);
 	t->nkept = 0;
+	glist_init(&t->tombs);
+	t->ntombs = 0;
 }
 
 /* Unlinks e from its hash chain (table mutex held). */
@@ -103,8 +130,8 @@ static void efile_free(struct dc_efile *e)
 	gsh_free(e);
 }
 
-/* Closes a kept entry (out of the table already) and frees it: what it
- * remembered is gone, which is logged. */
+/* Closes a kept entry (out of the table already, the verifier changed) and
+ * frees it: what it remembered is gone, which is logged. */
 static void close_kept(struct dc_efile *e, const char *why)
 {
 	int rc = e->io != NULL ? dcio_file_close(e->io) : 0;
@@ -113,12 +140,110 @@ static void close_kept(struct dc_efile *e, const char *why)
 		io_closed(e);
 	LogWarn(COMPONENT_FSAL,
 		"DONTCACHE: %s: file %" PRIu64
-		": %s: the memory of a lost write-back (%s) is dropped",
+		": %s: the memory of a lost write-back (%s) is dropped, the write verifier changed",
 		e->fs->path, e->fileid, why,
-		strerror(e->pending_err ? e->pending_err
-			 : rc		? rc
-					: EIO));
+		strerror(e->lost_err	  ? e->lost_err
+			 : e->pending_err ? e->pending_err
+			 : rc		  ? rc
+					  : EIO));
 	efile_free(e);
+}
+
+/* Table mutex held, e->refs 0 and on no list: e joins the list its state
+ * says (an open engine file: kept; none: short form). Past a bound, *bury
+ * is the kept entry to close (referenced for it: bury() ends it), *drop the
+ * short one to free (out of the table, the verifier changed). */
+static void park(struct dc_efiles *t, struct dc_efile *e,
+		 struct dc_efile **bury, struct dc_efile **drop)
+{
+	struct dc_efile *old;
+
+	if (e->io != NULL) {
+		glist_add_tail(&t->kept, &e->kept);
+		e->where = EF_KEPT;
+		if (++t->nkept <= kept_max())
+			return;
+		old = glist_first_entry(&t->kept, struct dc_efile, kept);
+		glist_del(&old->kept);
+		t->nkept--;
+		old->where = EF_LIVE;
+		old->refs++;
+		*bury = old;
+		return;
+	}
+	glist_add_tail(&t->tombs, &e->kept);
+	e->where = EF_TOMB;
+	if (++t->ntombs <= kept_max() * DC_TOMB_FACTOR)
+		return;
+	old = glist_first_entry(&t->tombs, struct dc_efile, kept);
+	glist_del(&old->kept);
+	t->ntombs--;
+	old->where = EF_LIVE;
+	/* before a COMMIT can miss it */
+	dcio_engine_forget(DC.engine);
+	unhash(t, old);
+	*drop = old;
+}
+
+/* Closes a kept entry's engine file and keeps its memory in short form: the
+ * whole file is lost (lost_err), an error no COMMIT has seen stays
+ * pending_err. Then parks it again, unless a handle adopted it meanwhile;
+ * that may bury and drop others in turn. */
+static void bury(struct dc_efiles *t, struct dc_efile *e)
+{
+	struct dc_efile *next = NULL, *drop = NULL;
+	int err = 0, rc;
+
+	while (e != NULL) {
+		PTHREAD_RWLOCK_wrlock(&e->io_lock);
+		if (e->io != NULL) {
+			if (dcio_file_close_clean(e->io, &err)) {
+				/* nothing lost after all: its error, if any */
+				if (err != 0 && e->pending_err == 0)
+					e->pending_err = err;
+				__atomic_store_n(&e->lost_err, 0,
+						 __ATOMIC_RELEASE);
+			} else {
+				__atomic_store_n(&e->lost_err,
+						 err != 0 ? err : EIO,
+						 __ATOMIC_RELEASE);
+				rc = dcio_file_close(e->io);
+				if (rc != 0 && e->pending_err == 0)
+					e->pending_err = rc;
+			}
+			io_closed(e);
+		}
+		err = e->lost_err;
+		PTHREAD_RWLOCK_unlock(&e->io_lock);
+		if (err != 0)
+			LogEvent(
+				COMPONENT_FSAL,
+				"DONTCACHE: %s: file %" PRIu64
+				": more than %u kept engine files: this one is closed, the whole file counts as lost (%s) until rewritten",
+				e->fs->path, e->fileid, kept_max(),
+				strerror(err));
+		next = NULL;
+		PTHREAD_MUTEX_lock(&t->mu);
+		if (--e->refs == 0) {
+			if (e->lost_err == 0 && e->pending_err == 0 &&
+			    e->io == NULL) {
+				unhash(t, e);
+				PTHREAD_MUTEX_unlock(&t->mu);
+				efile_free(e);
+				e = NULL;
+				continue;
+			}
+			park(t, e, &next, &drop);
+		}
+		PTHREAD_MUTEX_unlock(&t->mu);
+		if (drop != NULL) {
+			close_kept(
+				drop,
+				"too many evicted files with lost write-back data");
+			drop = NULL;
+		}
+		e = next;
+	}
 }
 
 struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
@@ -146,9 +271,13 @@ struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 		pthread_rwlockattr_destroy(&lock_attr);
 		e->next = t->bucket[b];
 		t->bucket[b] = e;
-	} else if (e->refs == 0) {
+	} else if (e->refs == 0 && e->where != EF_LIVE) {
 		glist_del(&e->kept);
-		t->nkept--;
+		if (e->where == EF_KEPT)
+			t->nkept--;
+		else
+			t->ntombs--;
+		e->where = EF_LIVE;
 		adopted = true;
 	}
 	e->refs++;
@@ -172,7 +301,7 @@ static bool unlinked(struct dcio_file *io)
 void dc_efile_put(struct dc_efile *e)
 {
 	struct dc_efiles *t = DC.efiles;
-	struct dc_efile *old = NULL;
+	struct dc_efile *old = NULL, *drop = NULL;
 	bool tried_closed = false, dead = false;
 	unsigned int n;
 
@@ -182,7 +311,7 @@ void dc_efile_put(struct dc_efile *e)
 	 * A handle of the file built meanwhile takes the entry over; one that
 	 * opened the engine file again and went away makes this try again. */
 	for (int i = 0; e->refs == 1; i++) {
-		if (e->io == NULL && e->pending_err == 0) {
+		if (e->io == NULL && e->pending_err == 0 && e->lost_err == 0) {
 			unhash(t, e);
 			PTHREAD_MUTEX_unlock(&t->mu);
 			efile_free(e);
@@ -205,14 +334,7 @@ void dc_efile_put(struct dc_efile *e)
 		unhash(t, e);
 		dead = true;
 	} else {
-		glist_add_tail(&t->kept, &e->kept);
-		if (++t->nkept > DC_KEPT_MAX) {
-			old = glist_first_entry(&t->kept, struct dc_efile,
-						kept);
-			glist_del(&old->kept);
-			t->nkept--;
-			unhash(t, old);
-		}
+		park(t, e, &old, &drop);
 	}
 	n = t->nkept;
 	PTHREAD_MUTEX_unlock(&t->mu);
@@ -227,9 +349,11 @@ void dc_efile_put(struct dc_efile *e)
 		"DONTCACHE: %s: file %" PRIu64
 		": handle evicted with lost write-back data: engine file kept (%u kept)",
 		e->fs->path, e->fileid, n);
-	if (old != NULL)
-		close_kept(old,
+	if (drop != NULL)
+		close_kept(drop,
 			   "too many evicted files with lost write-back data");
+	if (old != NULL)
+		bury(t, old);
 }
 
 void dc_efiles_drain(void)
@@ -242,8 +366,16 @@ void dc_efiles_drain(void)
 		PTHREAD_MUTEX_lock(&t->mu);
 		e = glist_first_entry(&t->kept, struct dc_efile, kept);
 		if (e != NULL) {
-			glist_del(&e->kept);
 			t->nkept--;
+		} else {
+			e = glist_first_entry(&t->tombs, struct dc_efile, kept);
+			if (e != NULL)
+				t->ntombs--;
+		}
+		if (e != NULL) {
+			glist_del(&e->kept);
+			e->where = EF_LIVE;
+			dcio_engine_forget(DC.engine);
 			unhash(t, e);
 		}
 		PTHREAD_MUTEX_unlock(&t->mu);
@@ -298,6 +430,11 @@ static int open_engine_file(struct dc_efile *e, bool need_write)
 		close(fd);
 		return rc;
 	}
+	if (e->lost_err != 0) {
+		/* kept in short form: the engine file remembers the whole file
+		 * lost (lost_err stays until it closes clean) */
+		dcio_file_lose_all(e->io, e->lost_err);
+	}
 	dc_export_get(x);
 	e->x = x;
 	e->io_rdonly = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY;
@@ -350,6 +487,16 @@ int dc_efile_take_error(struct dc_efile *e)
 	return __atomic_exchange_n(&e->pending_err, 0, __ATOMIC_ACQ_REL);
 }
 
+/* lost_err stays set while an engine file that took it over is open (it
+ * clears only at a clean close): a COMMIT that found the file closed fails
+ * even if an engine file opens meanwhile. */
+int dc_efile_closed_error(struct dc_efile *e)
+{
+	int lost = __atomic_load_n(&e->lost_err, __ATOMIC_ACQUIRE);
+
+	return lost != 0 ? lost : dc_efile_take_error(e);
+}
+
 /* In one step under the write lock: no WRITE can be acknowledged between
  * the decision and the close. The wait for the lock is bounded by the I/O
  * already holding it (efile_lock.h: new I/O queues behind this). */
@@ -365,6 +512,9 @@ bool dc_efile_close_if_clean(struct dc_efile *e)
 			io_closed(e);
 			if (rc != 0 && e->pending_err == 0)
 				e->pending_err = rc;
+			/* it remembered nothing lost: a whole-file loss it
+			 * took over was rewritten and flushed (or cut off) */
+			__atomic_store_n(&e->lost_err, 0, __ATOMIC_RELEASE);
 		}
 	}
 	PTHREAD_RWLOCK_unlock(&e->io_lock);

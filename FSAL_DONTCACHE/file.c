@@ -708,7 +708,7 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 	 * never visits a file whose global fd is closed), and COMMITs of many
 	 * closed files would pile engine fds up. */
 	if (!dc_efile_io_if_open(h->file.ef, &io))
-		return posix2fsal_status(dc_efile_take_error(h->file.ef));
+		return posix2fsal_status(dc_efile_closed_error(h->file.ef));
 	/* An error a closed engine file left behind is reported once. */
 	pending = dc_efile_take_error(h->file.ef);
 	if (pending != 0) {

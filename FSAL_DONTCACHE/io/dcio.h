@@ -236,6 +236,12 @@ uint64_t dcio_export_verifier_gen(const struct dcio_export *x);
  * does: for a write verifier that must change when a file shared by several
  * exports loses data through any of them. Starts at 1. */
 uint64_t dcio_engine_verifier_gen(const struct dcio_engine *e);
+/* What a closed engine file remembered (lost ranges, an error no COMMIT has
+ * seen) is dropped to stay within a bound: the engine-wide verifier
+ * generation changes, so that no COMMIT answers OK with the verifier of a
+ * WRITE whose data was lost (its client resends what it has not committed).
+ * Call it before a COMMIT can find the memory gone. */
+void dcio_engine_forget(struct dcio_engine *e);
 /* Stats as one JSON object (no trailing newline); keys in io/README.md. */
 void dcio_export_stats_json(struct dcio_export *x, FILE *out);
 /* The same figures in Prometheus text exposition format (io/prom.c): every
@@ -298,6 +304,11 @@ int dcio_file_close(struct dcio_file *f);
  * caller must not start I/O on f meanwhile. */
 bool dcio_file_close_clean(struct dcio_file *f, int *err);
 int dcio_file_fd(const struct dcio_file *f);
+/* The whole file, [0, its size), is lost with err (a memory the caller kept
+ * in short form after closing the engine file that had it): every COMMIT of
+ * it fails until it is rewritten and flushed, or truncated. Without its size
+ * (fstat failing) everything is lost. */
+void dcio_file_lose_all(struct dcio_file *f, int err);
 /* ftruncate(size) through the engine, on the calling thread (with its
  * credentials: the FSAL runs it as the caller): pending and lost ranges past
  * size are forgotten (data truncated away cannot be lost), except those

@@ -329,6 +329,12 @@ uint64_t dcio_engine_verifier_gen(const struct dcio_engine *e)
 	return atomic_load(&e->verifier_gen);
 }
 
+void dcio_engine_forget(struct dcio_engine *e)
+{
+	if (e)
+		atomic_fetch_add(&e->verifier_gen, 1);
+}
+
 void export_note_error(struct dcio_export *x, int err)
 {
 	(void)err;

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -183,6 +184,21 @@ bool dcio_file_close_clean(struct dcio_file *f, int *err)
 	}
 	*err = file_free(f, rc);
 	return true;
+}
+
+void dcio_file_lose_all(struct dcio_file *f, int err)
+{
+	struct stat st;
+	uint64_t end = UINT64_MAX;
+
+	if (!f)
+		return;
+	if (fstat(f->fd, &st) == 0)
+		end = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	pthread_mutex_lock(&f->gc.mu);
+	if (end > 0)
+		em_lose(f, 0, end, err ? err : EIO);
+	pthread_mutex_unlock(&f->gc.mu);
 }
 
 int dcio_file_truncate(struct dcio_file *f, uint64_t size)

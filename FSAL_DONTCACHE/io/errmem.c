@@ -11,8 +11,9 @@
  * write, or a write lost in flight, asks group commit for one more flush (a
  * settle), so that their pages' late writeback errors are not charged to
  * writes acknowledged afterwards. A write refused for lack of space or quota
- * (ENOSPC/EDQUOT from the write itself) consumed no such report: only its
- * own range is lost. Everything here is under the file's gc.mu. */
+ * (ENOSPC/EDQUOT from the write itself) consumed no such report, and its
+ * client saw it fail: it leaves nothing here. Everything here is under the
+ * file's gc.mu. */
 #include <errno.h>
 
 #include "engine.h"
@@ -28,15 +29,23 @@ void em_note_error(struct dcio_file *f, int err)
 
 /* Every range that becomes lost goes through here: a flush or truncate
  * running now must not clear it, and a rewrite noted before (in `clear`) no
- * longer stands for it. */
+ * longer stands for it. Bounded: past DCIO_LOST_CAP ranges neighbours
+ * merge (rs_bound: more is lost, never less). Without memory each set
+ * over-approximates, and `clear` shrinks instead (a good flush then clears
+ * less). */
 void em_lose(struct dcio_file *f, uint64_t lo, uint64_t hi, int err)
 {
 	rs_add(&f->em.lost, lo, hi, err);
-	rs_sub(&f->em.clear, lo, hi);
-	if (f->gc.flushing)
+	rs_bound(&f->em.lost, DCIO_LOST_CAP);
+	rs_sub_shrink(&f->em.clear, lo, hi);
+	if (f->gc.flushing) {
 		rs_add(&f->em.relost, lo, hi, err);
-	if (f->em.trunc_busy)
+		rs_bound(&f->em.relost, DCIO_LOST_CAP);
+	}
+	if (f->em.trunc_busy) {
 		rs_add(&f->em.trunc_lost, lo, hi, err);
+		rs_bound(&f->em.trunc_lost, DCIO_LOST_CAP);
+	}
 }
 
 void em_lose_pending(struct dcio_file *f, int err)
@@ -87,8 +96,10 @@ void em_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen)
 		return;
 	}
 	rs_add(&f->em.pending, off, write_end(off, len), 0);
-	if (f->em.trunc_busy)
+	if (f->em.trunc_busy) {
 		rs_add(&f->em.trunc_acked, off, write_end(off, len), 0);
+		rs_bound(&f->em.trunc_acked, DCIO_PENDING_CAP);
+	}
 	if (f->em.lost.n)
 		note_rewrite(f, off, write_end(off, len));
 	/* pending may over-approximate (a failed flush loses a little more);
@@ -118,7 +129,10 @@ static bool loses_data(int err)
 }
 
 /* The write itself was refused for lack of space or quota: the kernel kept
- * every page it had accepted before, and no writeback report was consumed. */
+ * every page it had accepted before, and no writeback report was consumed.
+ * The client was told the write failed: nothing is remembered, nothing is
+ * settled (pages a partial refusal dirtied that then fail their writeback
+ * fail the next flush, whose pending ranges are lost: more, never less). */
 static bool refused(int err)
 {
 	return err == ENOSPC || err == EDQUOT;
@@ -126,21 +140,14 @@ static bool refused(int err)
 
 void em_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 {
-	if (!loses_data(err)) {
+	if (!loses_data(err) || refused(err)) {
 		stat_error(&f->x->st, err);
 		return;
 	}
 	pthread_mutex_lock(&f->gc.mu);
-	if (refused(err)) {
-		/* its own range may be partly written: lost, and settled (its
-		 * pages' writeback errors are not charged to later writes) */
-		stat_error(&f->x->st, err);
-		em_lose(f, off, write_end(off, len), err);
-	} else {
-		rs_add(&f->em.pending, off, write_end(off, len), 0);
-		em_lose_pending(f, err);
-		em_note_error(f, err);
-	}
+	rs_add(&f->em.pending, off, write_end(off, len), 0);
+	em_lose_pending(f, err);
+	em_note_error(f, err);
 	gc_want_settle(f);
 	pthread_mutex_unlock(&f->gc.mu);
 }
@@ -206,7 +213,7 @@ void em_truncate_end(struct dcio_file *f, uint64_t size, bool done)
 	if (done) {
 		rs_sub(&f->em.pending, size, UINT64_MAX);
 		rs_add_set(&f->em.pending, &f->em.trunc_acked);
-		rs_sub(&f->em.clear, size, UINT64_MAX);
+		rs_sub_shrink(&f->em.clear, size, UINT64_MAX);
 		rs_sub(&f->em.lost, size, UINT64_MAX);
 		rs_add_set(&f->em.lost, &f->em.trunc_lost);
 		rs_sub(&f->em.relost, size, UINT64_MAX);

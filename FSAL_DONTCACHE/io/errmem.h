@@ -10,6 +10,8 @@
 #include "ranges.h"
 
 #define DCIO_PENDING_CAP 1024
+/* lost, relost, trunc_lost: past this many ranges neighbours merge */
+#define DCIO_LOST_CAP 1024
 
 struct dcio_file;
 

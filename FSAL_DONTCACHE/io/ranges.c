@@ -6,6 +6,8 @@
 
 #include "ranges.h"
 
+void *(*dcio_rs_realloc)(void *p, size_t size) = realloc;
+
 static uint64_t min64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
@@ -16,7 +18,9 @@ static uint64_t max64(uint64_t a, uint64_t b)
 }
 
 /* On allocation failure the set degrades to one covering range: an over-
- * approximation, which errs on the side of reporting data as lost. */
+ * approximation, which errs on the side of reporting data as lost. (A set
+ * that must not over-approximate, `clear`, adds only through rs_add_exact and
+ * subtracts through rs_sub_shrink: it never comes here.) */
 void rs_collapse(struct dcio_rangeset *rs)
 {
 	if (rs->n < 2)
@@ -32,12 +36,16 @@ static bool grow(struct dcio_rangeset *rs, size_t need)
 {
 	if (need <= rs->cap)
 		return true;
-	size_t cap = rs->cap ? rs->cap * 2 : 8;
+	size_t cap = rs->cap > 1 ? rs->cap * 2 : 8;
 	while (cap < need)
 		cap *= 2;
-	struct dcio_range *r = realloc(rs->r, cap * sizeof(*r));
+	bool inline_one = rs->r == &rs->one;
+	struct dcio_range *r =
+		dcio_rs_realloc(inline_one ? NULL : rs->r, cap * sizeof(*r));
 	if (!r)
 		return false;
+	if (inline_one)
+		memcpy(r, &rs->one, rs->n * sizeof(*r));
 	rs->r = r;
 	rs->cap = cap;
 	return true;
@@ -57,14 +65,19 @@ static size_t lower(const struct dcio_rangeset *rs, uint64_t lo)
 	return a;
 }
 
+/* false: not inserted as such, the set over-approximates instead (one
+ * covering range); a first range without memory goes to the set's own slot */
 static bool insert_at(struct dcio_rangeset *rs, size_t i, struct dcio_range v)
 {
 	if (!grow(rs, rs->n + 1)) {
-		rs_collapse(rs);
 		if (rs->n == 0) {
-			/* cap is 0 and nothing to collapse: nowhere to remember */
-			return false;
+			rs->one = v;
+			rs->r = &rs->one;
+			rs->cap = 1;
+			rs->n = 1;
+			return true;
 		}
+		rs_collapse(rs);
 		rs->r[0].lo = min64(rs->r[0].lo, v.lo);
 		rs->r[0].hi = max64(rs->r[0].hi, v.hi);
 		if (!rs->r[0].err)
@@ -127,7 +140,7 @@ void rs_add(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err)
 	rs->n -= j - i - 1;
 }
 
-void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
+static void sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, bool shrink)
 {
 	if (lo >= hi)
 		return;
@@ -139,6 +152,13 @@ void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
 			memmove(r, r + 1, (rs->n - i - 1) * sizeof(*r));
 			rs->n--;
 		} else if (r->lo < lo && r->hi > hi) {
+			/* a split: the memory first, then the change */
+			if (!grow(rs, rs->n + 1)) {
+				if (shrink)
+					rs->r[i].hi = lo;
+				return;
+			}
+			r = &rs->r[i];
 			struct dcio_range tail = { hi, r->hi, r->err };
 			r->hi = lo;
 			insert_at(rs, i + 1, tail);
@@ -150,6 +170,35 @@ void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
 			r->lo = hi;
 			i++;
 		}
+	}
+}
+
+void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
+{
+	sub(rs, lo, hi, false);
+}
+
+void rs_sub_shrink(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi)
+{
+	sub(rs, lo, hi, true);
+}
+
+void rs_bound(struct dcio_rangeset *rs, size_t max)
+{
+	if (max < 2)
+		return;
+	while (rs->n >= max) {
+		size_t k = 0;
+		for (size_t i = 0; i < rs->n; i += 2, k++) {
+			struct dcio_range v = rs->r[i];
+			if (i + 1 < rs->n) {
+				v.hi = rs->r[i + 1].hi;
+				if (!v.err)
+					v.err = rs->r[i + 1].err;
+			}
+			rs->r[k] = v;
+		}
+		rs->n = k;
 	}
 }
 
@@ -191,6 +240,8 @@ void rs_take(struct dcio_rangeset *dst, struct dcio_rangeset *src)
 {
 	rs_free(dst);
 	*dst = *src;
+	if (src->r == &src->one)
+		dst->r = &dst->one;
 	memset(src, 0, sizeof(*src));
 }
 
@@ -204,6 +255,7 @@ uint64_t rs_bytes(const struct dcio_rangeset *rs)
 
 void rs_free(struct dcio_rangeset *rs)
 {
-	free(rs->r);
+	if (rs->r != &rs->one)
+		free(rs->r);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -12,13 +12,29 @@ struct dcio_range {
 	int err;
 };
 
+/* r is NULL (empty), heap memory, or &one: when the first range finds no
+ * memory it is kept in `one`, so that a set never fails to remember a range
+ * (it over-approximates instead: rs_collapse). A set moves only by rs_take. */
 struct dcio_rangeset {
 	struct dcio_range *r;
 	size_t n, cap;
+	struct dcio_range one;
 };
 
+/* The allocation seam of every range set (realloc semantics): tests make it
+ * fail. */
+extern void *(*dcio_rs_realloc)(void *p, size_t size);
+
 void rs_add(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err);
+/* Without memory to split a range, rs_sub keeps it whole (the set then
+ * holds more, never less); rs_sub_shrink drops its tail (less, never more:
+ * for a set that must not over-approximate). */
 void rs_sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
+void rs_sub_shrink(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
+/* Once it holds max ranges, neighbours are merged pairwise (the gaps between
+ * them join the set, each pair keeping the first errno it has) until fewer
+ * remain. */
+void rs_bound(struct dcio_rangeset *rs, size_t max);
 int rs_find(const struct dcio_rangeset *rs, uint64_t lo, uint64_t hi);
 void rs_collapse(struct dcio_rangeset *rs);
 void rs_merge_into(struct dcio_rangeset *dst, const struct dcio_rangeset *src,

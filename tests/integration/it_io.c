@@ -10,16 +10,19 @@
  *                                 READ works, every modifying operation gets NFS3ERR_ROFS.
  *   it_io -e EXPORT rw MiB        write MiB of patterned data with UNSTABLE 1 MiB writes, COMMIT,
  *                                 read back and compare; FILE_SYNC writes likewise.
- *   it_io -e EXPORT lostrange FILLER setattr|create strict|info
- *                                 the export's filesystem is full but for a few MiB that FILLER
- *                                 (a file in the export's root) gives back when removed: UNSTABLE
- *                                 writes until one fails with NOSPC past the first MiB, a whole-
- *                                 file COMMIT; FILLER removed; [0, 1 MiB) rewritten and a whole-
- *                                 file COMMIT (strict: both COMMITs must fail, the ranges lost
- *                                 past the rewrite are remembered; info: printed); then the
+ *   it_io -e EXPORT lostrange FAIL RECOVER setattr|create strict|info
+ *                                 FAIL and RECOVER are shell commands that make the export's
+ *                                 device fail every write and work again: FAIL run, 2 MiB
+ *                                 written UNSTABLE (acknowledged, their write-back fails), a
+ *                                 whole-file COMMIT; RECOVER run; [0, 1 MiB) rewritten and a
+ *                                 whole-file COMMIT (strict: both COMMITs must fail, the range
+ *                                 lost past the rewrite is remembered; info: printed); then the
  *                                 file truncated to 0 (SETATTR size 0, or CREATE UNCHECKED
  *                                 with size 0), 1 MiB rewritten: the whole-file COMMIT must
- *                                 answer OK and the data read back.
+ *                                 answer OK (a second rewrite allowed: a write-back error the
+ *                                 kernel recorded after the last flush fails the next one) and
+ *                                 the data read back. (A WRITE refused with NOSPC loses
+ *                                 nothing: it cannot be the loss here, issue 37.)
  *   it_io -e EXPORT filesync N    N FILE_SYNC 4 KiB WRITEs one after another (each answered
  *                                 before the next is sent), each answered FILE_SYNC; prints
  *                                 "file_sync_answered=N" for the caller's syscall trace. */
@@ -196,19 +199,27 @@ static void commit_must_fail(struct nfsc_conn *c, const struct nfsc_fh *f,
 	int st = nfsc_commit(c, f, 0, 0, NULL);
 
 	if (strict)
-		tc_ok(st == NFS3ERR_NOSPC,
-		      "%s: whole-file COMMIT %s (want NOSPC)", what, it_st(st));
+		tc_ok(st == NFS3ERR_IO, "%s: whole-file COMMIT %s (want IO)",
+		      what, it_st(st));
 	else
 		it_note("%s: whole-file COMMIT %s", what, it_st(st));
 }
 
-static int do_lostrange(struct nfsc_conn *c, const char *filler,
-			const char *how, bool strict)
+static bool run(const char *cmd)
+{
+	int rc = system(cmd);
+
+	tc_ok(rc == 0, "ran %s: %d", cmd, rc);
+	return rc == 0;
+}
+
+static int do_lostrange(struct nfsc_conn *c, const char *fail,
+			const char *recover, const char *how, bool strict)
 {
 	const uint32_t chunk = 256 * 1024;
 	struct nfsc_fh f;
 	unsigned char *buf = pattern(MiB, 7), *back = malloc(MiB);
-	uint64_t off = 0, limit = 256ull * MiB;
+	uint64_t off = 0;
 	uint32_t cnt;
 	int st = NFS3_OK;
 	char name[64], v1[8], v2[8];
@@ -221,8 +232,10 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 	if (!ST(nfsc_create(c, &c->root, name, GUARDED, 0644, NULL, &f, NULL),
 		"CREATE", NFS3_OK))
 		goto out;
-	/* fill the filesystem: the WRITE that finds no space is remembered lost */
-	while (off < limit) {
+	/* the device fails: 2 MiB acknowledged, their write-back lost */
+	if (!run(fail))
+		goto out;
+	while (off < 2 * MiB) {
 		cnt = 0;
 		st = nfsc_write(c, &f, off, buf, chunk, UNSTABLE, &cnt, NULL,
 				NULL);
@@ -230,16 +243,11 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 			break;
 		off += cnt;
 	}
-	it_note("UNSTABLE writes acknowledged %llu bytes, then %s",
-		(unsigned long long)off, it_st(st));
-	tc_ok(st == NFS3ERR_NOSPC && off >= MiB,
-	      "a WRITE past the first MiB failed with NOSPC (at %llu: %s)",
+	tc_ok(off == 2 * MiB,
+	      "2 MiB of UNSTABLE WRITEs acknowledged (%llu, %s)",
 	      (unsigned long long)off, it_st(st));
-	if (st != NFS3ERR_NOSPC || off < MiB)
-		goto out;
-	commit_must_fail(c, &f, strict, "after the failed WRITE");
-	if (!ST(nfsc_remove(c, &c->root, filler),
-		"REMOVE the filler (space freed)", NFS3_OK))
+	commit_must_fail(c, &f, strict, "after the failed write-back");
+	if (!run(recover))
 		goto out;
 
 	/* the opposite guard: rewriting a part clears nothing past it */
@@ -261,9 +269,15 @@ static int do_lostrange(struct nfsc_conn *c, const char *filler,
 		tc_ok(a.size == 0, "size after the truncate: %llu",
 		      (unsigned long long)a.size);
 
-	ST(nfsc_write(c, &f, 0, buf, MiB, UNSTABLE, NULL, NULL, v1),
-	   "rewrite [0, 1 MiB) after the truncate", NFS3_OK);
-	st = nfsc_commit(c, &f, 0, 0, v2);
+	for (int t = 0; t < 2; t++) {
+		ST(nfsc_write(c, &f, 0, buf, MiB, UNSTABLE, NULL, NULL, v1),
+		   "rewrite [0, 1 MiB) after the truncate", NFS3_OK);
+		st = nfsc_commit(c, &f, 0, 0, v2);
+		if (st == NFS3_OK)
+			break;
+		it_note("rewrite %d after the truncate: COMMIT %s", t + 1,
+			it_st(st));
+	}
 	tc_ok(st == NFS3_OK,
 	      "truncated (%s) and rewritten: whole-file COMMIT %s (want OK)",
 	      how, it_st(st));
@@ -339,7 +353,7 @@ int main(int argc, char **argv)
 	if (idx + 1 >= argc) {
 		fprintf(stderr,
 			"usage: it_io -e EXPORT nospc BYTES | rofs FILE | rw MiB |\n"
-			"       lostrange FILLER setattr|create strict|info | filesync N\n");
+			"       lostrange FAIL RECOVER setattr|create strict|info | filesync N\n");
 		return 2;
 	}
 	if (it_connect(&c, &o, 0, 0) != 0) {
@@ -352,11 +366,12 @@ int main(int argc, char **argv)
 		rc = do_rofs(&c, argv[idx + 1]);
 	else if (!strcmp(argv[idx], "rw"))
 		rc = do_rw(&c, atoi(argv[idx + 1]));
-	else if (!strcmp(argv[idx], "lostrange") && idx + 3 < argc &&
-		 (!strcmp(argv[idx + 2], "setattr") ||
-		  !strcmp(argv[idx + 2], "create")))
+	else if (!strcmp(argv[idx], "lostrange") && idx + 4 < argc &&
+		 (!strcmp(argv[idx + 3], "setattr") ||
+		  !strcmp(argv[idx + 3], "create")))
 		rc = do_lostrange(&c, argv[idx + 1], argv[idx + 2],
-				  strcmp(argv[idx + 3], "info") != 0);
+				  argv[idx + 3],
+				  strcmp(argv[idx + 4], "info") != 0);
 	else if (!strcmp(argv[idx], "filesync"))
 		rc = do_filesync(&c, (unsigned)atoi(argv[idx + 1]));
 	else

@@ -3,6 +3,7 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,8 +398,9 @@ static void t_engine_verifier_gen(void)
 }
 
 /* ENOSPC/EDQUOT from write() itself refuses that write: the kernel lost no
- * acknowledged page, so nothing else is lost and the verifier stays (one user
- * at quota must not make every client of the export resend) */
+ * acknowledged page, so nothing is lost and the verifier stays (one user at
+ * quota must not make every client of the export resend); the client saw
+ * the write fail, and a COMMIT answers OK, as the kernel's NFS server does */
 static void t_write_enospc_refused(void)
 {
 	static const int errs[] = { ENOSPC, EDQUOT };
@@ -416,9 +418,8 @@ static void t_write_enospc_refused(void)
 			errs[i]);
 		CU_ASSERT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
 		CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), 0);
-		/* the refused write's own range holds no data it asked for */
-		CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), errs[i]);
-		CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), errs[i]);
+		CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), 0);
+		CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 		atomic_store(&fail_write_off, -1);
 		CU_ASSERT_EQUAL(
 			tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), 0);
@@ -608,20 +609,20 @@ static void t_failed_write_settles(void)
 	struct tl_ctx c;
 	setup(&c, true, DCIO_WRITE_DONTCACHE);
 	tl_fill(buf, 65536, 0, 12);
+	atomic_store(&fail_write_errno, EIO);
 	atomic_store(&fail_write_off, 1 << 20);
-	atomic_store(&fail_fdatasync_once, EIO);
-	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE),
-			ENOSPC);
+	atomic_store(&fail_fdatasync_once, ENOSPC);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 1 << 20, DCIO_UNSTABLE), EIO);
 	/* the settle's fdatasync took the error; its flush is done (and the
-	 * error noted) once errors.EIO says so: a write begun before that is
-	 * in flight across a failed flush, and lost with it */
+	 * error noted) once errors.ENOSPC says so: a write begun before that
+	 * is in flight across a failed flush, and lost with it */
 	CU_ASSERT_EQUAL_FATAL(
-		tl_wait_stat(c.x, "errors.EIO", TL_AT_LEAST, 1, 10000), 1);
+		tl_wait_stat(c.x, "errors.ENOSPC", TL_AT_LEAST, 1, 10000), 1);
 	CU_ASSERT_EQUAL_FATAL(atomic_load(&fail_fdatasync_once), 0);
 	atomic_store(&fail_write_off, -1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 65536), 0);
-	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), ENOSPC);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 1 << 20, 65536), EIO);
 	CU_ASSERT_TRUE(tl_stat(c.x, "group_commit.settles") >= 1);
 	teardown(&c, 0);
 }
@@ -1096,6 +1097,148 @@ static void t_pending_bounded_while_lost(void)
 	teardown(&c, 0);
 }
 
+/* Bytes the file's error memory holds in its range sets (their capacity). */
+static size_t errmem_bytes(struct dcio_file *f)
+{
+	const struct dcio_rangeset *sets[] = {
+		&f->em.pending,	    &f->em.lost,       &f->em.clear,
+		&f->em.flush_clear, &f->em.relost,     &f->em.flush_pending,
+		&f->em.trunc_acked, &f->em.trunc_lost,
+	};
+	size_t n = 0;
+
+	pthread_mutex_lock(&f->gc.mu);
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		if (sets[i]->r != &sets[i]->one)
+			n += sets[i]->cap * sizeof(struct dcio_range);
+	pthread_mutex_unlock(&f->gc.mu);
+	return n;
+}
+
+static size_t lost_ranges(struct dcio_file *f)
+{
+	pthread_mutex_lock(&f->gc.mu);
+	size_t n = f->em.lost.n;
+	pthread_mutex_unlock(&f->gc.mu);
+	return n;
+}
+
+#define HOSTILE_WRITES 4000
+
+/* An over-quota client: 1-byte WRITEs at descending even offsets, each
+ * refused with EDQUOT/ENOSPC by the write itself. The client saw each fail
+ * and the kernel consumed no writeback report: nothing joins `lost`, no
+ * settle flush runs, the verifier stays, and a COMMIT answers OK (as the
+ * kernel's NFS server does). Before, each refused write added a lost range
+ * (O(n) insert, memory without bound) and posted a settle fdatasync. */
+static void t_hostile_refused_writes(void)
+{
+	static const int errs[] = { EDQUOT, ENOSPC };
+
+	for (unsigned k = 0; k < 2; k++) {
+		struct tl_ctx c;
+
+		setup(&c, true, DCIO_WRITE_DONTCACHE);
+		uint64_t gen0 = dcio_export_verifier_gen(c.x);
+		size_t mem0 = errmem_bytes(c.f);
+		atomic_store(&fail_every_write, errs[k]);
+		for (int i = 0; i < HOSTILE_WRITES; i++)
+			CU_ASSERT_EQUAL_FATAL(
+				tl_write(c.f, buf, 1,
+					 2 * (uint64_t)(HOSTILE_WRITES - i),
+					 DCIO_UNSTABLE),
+				errs[k]);
+		atomic_store(&fail_every_write, 0);
+		size_t mem = errmem_bytes(c.f);
+		printf("\n    %d refused 1-byte writes: error memory %zu -> %zu bytes, %zu lost ranges\n",
+		       HOSTILE_WRITES, mem0, mem, lost_ranges(c.f));
+		CU_ASSERT_EQUAL(lost_ranges(c.f), 0);
+		CU_ASSERT(mem <= 64 * sizeof(struct dcio_range));
+		/* no settle was posted: none runs later either */
+		usleep(100000);
+		CU_ASSERT_EQUAL(tl_stat(c.x, "group_commit.settles"), 0);
+		CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), 0);
+		CU_ASSERT_EQUAL(dcio_export_verifier_gen(c.x), gen0);
+		CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+		CU_ASSERT_EQUAL(tl_stat(c.x, errs[k] == ENOSPC
+						     ? "errors.ENOSPC"
+						     : "errors.EDQUOT"),
+				HOSTILE_WRITES);
+		teardown(&c, 0);
+	}
+}
+
+/* The same client on a failing device (each write EIO, a data-losing
+ * error): `lost` stays within DCIO_LOST_CAP ranges (neighbours merge), and
+ * every range it lost still fails its COMMIT. */
+static void t_lost_bounded(void)
+{
+	struct tl_ctx c;
+
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	size_t mem0 = errmem_bytes(c.f);
+	atomic_store(&fail_every_write, EIO);
+	for (int i = 0; i < HOSTILE_WRITES; i++)
+		CU_ASSERT_EQUAL_FATAL(
+			tl_write(c.f, buf, 1,
+				 2 * (uint64_t)(HOSTILE_WRITES - i),
+				 DCIO_UNSTABLE),
+			EIO);
+	/* the settle flushes the failed writes posted are done */
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	atomic_store(&fail_every_write, 0);
+	size_t mem = errmem_bytes(c.f), n = lost_ranges(c.f);
+	printf("\n    %d failed (EIO) 1-byte writes: error memory %zu -> %zu bytes, %zu lost ranges\n",
+	       HOSTILE_WRITES, mem0, mem, n);
+	CU_ASSERT(n <= DCIO_LOST_CAP);
+	CU_ASSERT(mem <= 4 * DCIO_LOST_CAP * sizeof(struct dcio_range));
+	int missed = 0;
+	for (int i = 0; i < HOSTILE_WRITES; i++)
+		missed += dcio_commit(c.f, 2 * (uint64_t)(HOSTILE_WRITES - i),
+				      1) != EIO;
+	CU_ASSERT_EQUAL(missed, 0);
+	teardown(&c, 0);
+}
+
+/* The glue drops a kept engine file's memory past its bound (efile.c): the
+ * engine-wide verifier changes, so no COMMIT answers OK with a lost WRITE's
+ * verifier. */
+static void t_forget_changes_verifier(void)
+{
+	struct tl_ctx c;
+
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	uint64_t g0 = dcio_engine_verifier_gen(c.e);
+	dcio_engine_forget(c.e);
+	CU_ASSERT_NOT_EQUAL(dcio_engine_verifier_gen(c.e), g0);
+	dcio_engine_forget(NULL);
+	teardown(&c, 0);
+}
+
+/* The glue's short form of a dropped engine file (efile.c): the engine file
+ * that opens next for it loses [0, size): every COMMIT in it fails until
+ * rewritten and flushed; a rewrite of part clears that part only. */
+static void t_lose_all(void)
+{
+	struct tl_ctx c;
+
+	setup(&c, true, DCIO_WRITE_DONTCACHE);
+	tl_fill(buf, 65536, 0, 21);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	dcio_file_lose_all(c.f, EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), EIO);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 65535, 1), EIO);
+	/* past the size nothing was written: nothing lost */
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 65536, 4096), 0);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 4096, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 4096), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 4096, 4096), EIO);
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, 65536, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
+	teardown(&c, 0);
+}
+
 static const struct tl_case cases[] = {
 	{ "fdatasync EIO reaches the batch and later COMMITs",
 	  t_fdatasync_eio },
@@ -1105,7 +1248,7 @@ static const struct tl_case cases[] = {
 	{ "pwritev2 EIO marks acknowledged data lost", t_write_eio },
 	{ "a loss changes the engine-wide verifier, not another export's",
 	  t_engine_verifier_gen },
-	{ "pwritev2 ENOSPC/EDQUOT loses only that write, keeps the verifier",
+	{ "pwritev2 ENOSPC/EDQUOT loses nothing, keeps the verifier",
 	  t_write_enospc_refused },
 	{ "flusher error returned by close", t_flusher_error_close },
 	{ "flusher error reported once", t_flusher_error_commit },
@@ -1141,6 +1284,12 @@ static const struct tl_case cases[] = {
 	  t_truncate_keeps_concurrent },
 	{ "pending memory bounded while ranges are lost",
 	  t_pending_bounded_while_lost },
+	{ "dropping a memory changes the verifier", t_forget_changes_verifier },
+	{ "the whole file lost, until rewritten", t_lose_all },
+	{ "refused 1-byte writes at descending offsets: nothing kept",
+	  t_hostile_refused_writes },
+	{ "failed 1-byte writes at descending offsets: lost bounded",
+	  t_lost_bounded },
 };
 
 int main(void)
