@@ -614,7 +614,22 @@ run_one() {  # scenario mode rep
     --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout $DRAIN > "$OUT/runs/$tag.out" 2>&1
   local rc=$?
   if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid"; fi
-  gsh_stop   # the module writes its Stats_File a last time when the export is released
+  # requests unanswered for the whole drain (multi64 direct once): where the server's threads
+  # wait, before it is stopped (runs/TAG.stall.txt: state, wchan and kernel stack per thread)
+  local stall=
+  if [ -s "$j" ] && [ "$(jq -r '.stop_reason' "$j" 2>/dev/null)" = drain-timeout ]; then
+    local t
+    for t in /proc/"$GSH_PID"/task/*; do
+      echo "== $(cat "$t/comm" 2>/dev/null) state $(awk '{print $3}' "$t/stat" 2>/dev/null) wchan $(cat "$t/wchan" 2>/dev/null)"
+      cat "$t/stack" 2>/dev/null
+    done > "$OUT/runs/$tag.stall.txt"
+    stall=$(sed -n 's/^== .* state \(.\) wchan \(.*\)$/\1:\2/p' "$OUT/runs/$tag.stall.txt" | grep -v '^[SR]:' | sort | uniq -c |
+      sort -rn | head -3 | awk '{printf "%s%d in %s", (k++ ? " " : ""), $1, $2}')
+    stall="server threads not sleeping in S: ${stall:-none}; runs/$tag.stall.txt"
+  fi
+  gsh_stop 2> "$OUT/runs/$tag.stop.err"   # the module writes its Stats_File a last time when the export is released
+  grep -q 'ignored SIGTERM' "$OUT/runs/$tag.stop.err" && stall+="${stall:+; }ganesha ignored SIGTERM for 15 s (killed)"
+  [ -s "$OUT/runs/$tag.stop.err" ] || rm -f "$OUT/runs/$tag.stop.err"
   for e in $exps; do rm -f "$(exp_dir "$e")"/dcb.*; done   # disk space: one run's files at a time
   local row=
   [ -s "$j" ] && row=$(csv_row "$j" "$scen" "$mode" "$rep" "$(is_dc "$mode" && echo "$stats")")
@@ -629,7 +644,7 @@ run_one() {  # scenario mode rep
                   then "\(.errors.rpc) RPC and \(.errors.nfs_total) NFS errors" else empty end),
                  ([.per_conn[]? | select(.failed)] | length | if . > 0 then "\(.) connections failed" else empty end)
                ] | join("; ")' "$j" 2>/dev/null)
-  [ -z "$why" ] || why="$why (see runs/$tag.out)"
+  [ -z "$why" ] || why="$why (see runs/$tag.out)${stall:+; $stall}"
   echo "$row,$(jq -r '.config.min_bytes // 0' "$j"),$menv,$([ -z "$why" ] && echo ok || echo failed),$(csv_text "$why")" >> "$OUT/runs.csv"
   if [ -n "$why" ]; then sfails[$mode]=$(( ${sfails[$mode]:-0} + 1 )); slast[$mode]=$why; fi
   printf '  %-9s %-11s rep %d: %s\n' "$scen" "$mode" "$rep" \
