@@ -615,10 +615,22 @@ run_one() {  # scenario mode rep
     --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout $DRAIN > "$OUT/runs/$tag.out" 2>&1
   local rc=$?
   if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid"; fi
-  # requests unanswered for the whole drain (multi64 direct once): where the server's threads
-  # wait, before it is stopped (runs/TAG.stall.txt: state, wchan and kernel stack per thread)
+  # a server that died during the run (multi64 direct: the memory cgroup's OOM killer took
+  # ganesha at ~900 MiB anonymous memory of the 1 GiB quick limit, and the run ended
+  # drain-timeout): say so, with the kernel's line
   local stall=
-  if [ -s "$j" ] && [ "$(jq -r '.stop_reason' "$j" 2>/dev/null)" = drain-timeout ]; then
+  if [ ! -d "/proc/$GSH_PID" ]; then
+    wait "$GSH_PID" 2>/dev/null
+    local st=$? oom
+    oom=$(dmesg 2>/dev/null | grep -E "Killed process $GSH_PID \(ganesha" | tail -1 | sed 's/^\[[^]]*\] *//; s/, UID.*//')
+    if [ -n "$oom" ]; then
+      stall="ganesha died during the run: OOM-killed in the bench's memory cgroup (limit $MEMLIM; $oom)"
+    else
+      stall="ganesha died during the run (exit status $st$([ $st -gt 128 ] && echo ": signal $((st - 128))"))"
+    fi
+  # requests unanswered for the whole drain by a live server: where its threads wait, before
+  # it is stopped (runs/TAG.stall.txt: state, wchan and kernel stack per thread)
+  elif [ -s "$j" ] && [ "$(jq -r '.stop_reason' "$j" 2>/dev/null)" = drain-timeout ]; then
     local t
     for t in /proc/"$GSH_PID"/task/*; do
       echo "== $(cat "$t/comm" 2>/dev/null) state $(awk '{print $3}' "$t/stat" 2>/dev/null) wchan $(cat "$t/wchan" 2>/dev/null)"
