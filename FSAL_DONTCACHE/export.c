@@ -14,6 +14,7 @@
 #include "nfs_exports.h"
 #include "export_mgr.h"
 #include "nfs_core.h"
+#include "FSAL/fsal_localfs.h"
 
 void dc_export_get(struct dc_export *x)
 {
@@ -258,6 +259,53 @@ static int start_io(struct dc_export *x)
 	return 0;
 }
 
+/* The export's filesystem is claimed by another FSAL (ganesha's own line
+ * before this one names the filesystem, that FSAL and this export's path):
+ * name both exports. One ganesha exports a filesystem through one FSAL, as
+ * for every FSAL that claims its filesystems (FSAL_VFS included). */
+static void log_claim_conflict(struct dc_export *x)
+{
+	struct fsal_filesystem_export_map *map;
+	struct fsal_filesystem *fs;
+	struct glist_head *g;
+	struct fsal_dev__ dev;
+	struct stat st;
+	bool named = false;
+
+	if (fstat(x->root_fd, &st) != 0)
+		return;
+	dev = posix2fsal_devt(st.st_dev);
+	fs = lookup_dev(&dev);
+	if (fs == NULL)
+		return;
+	PTHREAD_RWLOCK_rdlock(&fs_lock);
+	if (fs->fsal == NULL || fs->fsal == &DC.fsal)
+		goto out;
+	glist_for_each(g, &fs->exports)
+	{
+		const char *other = NULL;
+
+		map = glist_entry(g, struct fsal_filesystem_export_map,
+				  on_exports);
+		if (map->claim_type == CLAIM_CHILD || map->exp == NULL)
+			continue;
+		if (map->exp->owning_export != NULL)
+			other = map->exp->owning_export->cfg_fullpath;
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u (Path %s) refused: its filesystem %s is exported by FSAL %s through export %u (Path %s); one ganesha exports a filesystem through one FSAL only: export both through DONTCACHE, or put one of them on another filesystem",
+			x->export_id, x->path, fs->path, fs->fsal->name,
+			map->exp->export_id, other != NULL ? other : "?");
+		named = true;
+		break;
+	}
+	if (!named)
+		LogCrit(COMPONENT_FSAL,
+			"DONTCACHE export %u (Path %s) refused: its filesystem %s is claimed by FSAL %s; one ganesha exports a filesystem through one FSAL only",
+			x->export_id, x->path, fs->path, fs->fsal->name);
+out:
+	PTHREAD_RWLOCK_unlock(&fs_lock);
+}
+
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops)
@@ -294,10 +342,12 @@ fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 	x->export.up_ops = up_ops;
 	/* Path's filesystem and those mounted under it */
 	rc = dc_ident_export_init(x);
-	if (rc != 0)
+	if (rc != 0) {
 		LogDebug(COMPONENT_FSAL,
 			 "DONTCACHE export %u: claiming %s's filesystems: %s",
 			 x->export_id, x->path, strerror(rc));
+		log_claim_conflict(x);
+	}
 	if (rc == 0)
 		rc = load_key(x);
 	if (rc == 0) {

@@ -795,8 +795,10 @@ int main(int argc, char **argv)
 	struct pollfd *pfd = calloc(NC, sizeof(*pfd));
 	uint64_t deadline = O.time_s ? (uint64_t)(O.time_s * 1e9)
 				     : (uint64_t)(O.max_time_s * 1e9);
-	uint64_t hard_stop =
-		deadline + (uint64_t)(O.drain_s * 1e9); /* drain limit */
+	/* --min-bytes: a timed run goes on until the writers wrote that much,
+	 * within --max-time */
+	uint64_t max_end = (uint64_t)(O.max_time_s * 1e9);
+	uint64_t hard_stop = 0; /* drain limit, from the stop */
 	const char *stop_reason = O.time_s ? "time" : "size";
 	int stopping = 0, next_tick = 1;
 	uint64_t last_service = 0;
@@ -806,11 +808,15 @@ int main(int argc, char **argv)
 
 	for (;;) {
 		uint64_t now = rel_now();
-		if (!stopping && (now >= deadline || interrupted)) {
+		int enough = R.bytes_written >= O.min_bytes;
+		if (!stopping &&
+		    ((now >= deadline && enough) || interrupted ||
+		     (O.time_s && O.min_bytes && now >= max_end))) {
 			stopping = 1;
+			hard_stop = now + (uint64_t)(O.drain_s * 1e9);
 			if (interrupted)
 				stop_reason = "interrupted";
-			else if (!O.time_s)
+			else if (!O.time_s || !enough)
 				stop_reason = "max-time";
 			for (int i = 0; i < NC; i++)
 				C[i].done_issuing = 1;
@@ -833,7 +839,7 @@ int main(int argc, char **argv)
 		}
 		if (all_done)
 			break;
-		if (now >= hard_stop) {
+		if (stopping && now >= hard_stop) {
 			stop_reason = "drain-timeout";
 			break;
 		}

@@ -137,6 +137,8 @@ void dcb_usage(FILE *f)
 	      "  --size SIZE          bytes per writer file (default 256M)\n"
 	      "  --time SECONDS       run for this long instead of until --size is written\n"
 	      "                       (offsets wrap at --size)\n"
+	      "  --min-bytes SIZE     with --time: go on past it until the writers wrote SIZE in\n"
+	      "                       all (within --max-time; else the run is not finished)\n"
 	      "  --pattern seq|rand   access pattern (default seq)\n"
 	      "  --stable unstable|datasync|filesync   stable_how of WRITEs (default unstable)\n"
 	      "  --commit-every SIZE  COMMIT after SIZE acknowledged unstable bytes per connection\n"
@@ -176,6 +178,7 @@ enum {
 	O_BS,
 	O_SIZE,
 	O_TIME,
+	O_MIN_BYTES,
 	O_PATTERN,
 	O_STABLE,
 	O_COMMIT_EVERY,
@@ -214,6 +217,7 @@ static const struct option longopts[] = {
 	{ "bs", required_argument, 0, O_BS },
 	{ "size", required_argument, 0, O_SIZE },
 	{ "time", required_argument, 0, O_TIME },
+	{ "min-bytes", required_argument, 0, O_MIN_BYTES },
 	{ "pattern", required_argument, 0, O_PATTERN },
 	{ "stable", required_argument, 0, O_STABLE },
 	{ "commit-every", required_argument, 0, O_COMMIT_EVERY },
@@ -317,6 +321,12 @@ int dcb_opts_parse(struct dcb_opts *o, int argc, char **argv, char *err,
 				return bad(err, len, "size", a,
 					   "expected a size > 0");
 			o->size = u;
+			break;
+		case O_MIN_BYTES:
+			if (dcb_parse_size(a, &u) || u == 0 || u > (1ULL << 50))
+				return bad(err, len, "min-bytes", a,
+					   "expected a size > 0");
+			o->min_bytes = u;
 			break;
 		case O_TIME:
 			if (dcb_parse_double(a, &d) || d <= 0 || d > 86400)
@@ -526,6 +536,10 @@ int dcb_opts_parse(struct dcb_opts *o, int argc, char **argv, char *err,
 	}
 	if (o->readers && o->conns == 0 && o->time_s == 0) {
 		snprintf(err, len, "readers without writers need --time");
+		return -1;
+	}
+	if (o->min_bytes && (o->time_s == 0 || o->conns == 0)) {
+		snprintf(err, len, "--min-bytes needs --time and writers");
 		return -1;
 	}
 	if (o->time_s > 0 && o->warmup_s >= o->time_s) {

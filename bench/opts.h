@@ -20,6 +20,8 @@ struct dcb_opts {
 	uint64_t bs; /* write block size */
 	uint64_t size; /* bytes per writer file */
 	double time_s; /* run for this long (0: until size is written) */
+	uint64_t min_bytes; /* with time_s: run on until the writers wrote this
+			       much in all (within max_time_s) */
 	int pattern; /* enum dcb_pattern */
 	int stable; /* 0 UNSTABLE, 1 DATA_SYNC, 2 FILE_SYNC */
 	uint64_t

@@ -155,6 +155,7 @@ void dcb_write_json(FILE *f, const struct dcb_opts *o,
 		"\"pattern\": \"%s\", \"stable\": \"%s\", \"commit_every\": %llu, \"final_commit\": %s, "
 		"\"readers\": %d, \"read_qd\": %d, \"read_bs\": %llu, \"read_pattern\": \"%s\", "
 		"\"hot_files\": %d, \"hot_size\": %llu, \"read_iops\": %.1f, \"warmup_s\": %.3f, "
+		"\"min_bytes\": %llu, "
 		"\"writemax\": %llu, \"readmax\": %llu},\n",
 		o->conns, o->qd, (unsigned long long)o->bs,
 		(unsigned long long)o->size, o->time_s,
@@ -164,6 +165,7 @@ void dcb_write_json(FILE *f, const struct dcb_opts *o,
 		(unsigned long long)o->read_bs,
 		o->read_pattern == PAT_SEQ ? "seq" : "rand", o->hot_files,
 		(unsigned long long)o->hot_size, o->read_iops, o->warmup_s,
+		(unsigned long long)o->min_bytes,
 		(unsigned long long)ri->writemax,
 		(unsigned long long)ri->readmax);
 	fprintf(f, "  \"finished\": %s, \"stop_reason\": ",

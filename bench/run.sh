@@ -10,10 +10,17 @@
 # in a private network+mount namespace starts rpcbind and ganesha itself for every
 # run (exports are directories on the disk under --dir, never tmpfs), drops caches
 # between runs, runs every scenario for every mode A/B interleaved --reps times,
-# and writes into the output directory:
+# every server with the same malloc environment (the Environment= line of
+# config/systemd/dontcache-malloc.conf, the drop-in the package ships for
+# nfs-ganesha.service) but the vfs-shipped mode's (FSAL_VFS with glibc's defaults, as a
+# stock ganesha runs), and writes into the output directory:
 #   runs/*.json  one dcbench report per run      runs.csv     one line per run
 #   summary.csv  medians/min/max per scenario and mode   summary.json   the same
 #   table.txt    the comparison table (also printed)     *.png  gnuplot plots
+#   plots.txt    what each plot shows: "PNG MODE ok|missing WHY" per mode
+# A failed run counts against its scenario only: a mode that failed twice in a scenario
+# skips that scenario's remaining repetitions, never a later scenario; every failed or
+# skipped run's row says why (runs.csv "status" and "why", the table, the plots).
 # Options: see usage below.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,22 +29,32 @@ self="$top/bench/run.sh"
 usage() {
   cat <<'EOF'
 usage: bench/run.sh [--quick] [options]
-  --quick              short runs: 3 s each, 9 scenarios x 4 modes x 3 reps
-                       (about 9-10 minutes in all on 2 cores)
+  --quick              short runs: 3 s each, 9 scenarios x 5 modes x 3 reps
+                       (about 14 minutes in all on 2 cores; README command 1,
+                       scripts/main.sh, runs it with --reps 2: about 9-10 minutes)
   --reps N             repetitions per scenario and mode (default 3); a full run
-                       (13 scenarios x 6 modes x 3 reps x 20 s) takes about 90 minutes
+                       (13 scenarios x 7 modes x 3 reps x 20 s) takes about 110 minutes;
+                       its multi-writer scenarios (multi4, multi16, multi64) go on past
+                       their time until they wrote twice the memory limit
   --time S             seconds per run (quick 3, full 20 x scale)
   --warmup S           run S seconds longer and leave those first seconds out of every rate and
                        latency (default 0: a run's start, its files' first allocation and
                        ganesha's buffers growing, counts; with 4 s runs it sets p99.9)
   --scale F            multiply full-run durations and sizes (default 1)
-  --modes LIST         comma list among vfs,dontcache,buffered,direct,dropbehind,inline
-                       (default: vfs plus every FSAL_DONTCACHE mode when the module exists;
-                       --quick leaves out buffered and inline)
+  --modes LIST         comma list among vfs,vfs-shipped,dontcache,buffered,direct,dropbehind,
+                       inline (default: vfs, vfs-shipped and every FSAL_DONTCACHE mode when
+                       the module exists; --quick leaves out buffered and inline, --as-shipped
+                       vfs-shipped). vfs-shipped: FSAL_VFS with glibc's malloc defaults
+                       whatever the others run with (the table gives each mode's ratio
+                       against it beside the one against vfs)
   --scenarios LIST     comma list among seq1,multi4,multi16,multi64,rand64k,noisy,compete,
                        commit,small64k,read64k,read64k_w,read4k,read4k_w,cqd1,cqd8,cqd32
                        (full default: all but cqd*; quick default: all but multi16, read64k,
-                       read4k, read4k_w and cqd*)
+                       read4k, read4k_w and cqd*). compete: 4 writers on the mode's export
+                       beside 4 on an FSAL_VFS neighbour export in the same server, the
+                       neighbour on a filesystem of its own (an image under --dir on a loop
+                       device, as --fs makes): one ganesha exports a filesystem through one
+                       FSAL only (its process_claim refuses a second)
   --mem-limit SIZE     memory cgroup limit (default 2G; quick 1G)
   --no-cgroup          run uncapped (report says so)
   --module PATH        libfsaldontcache.so (default: build*/FSAL_DONTCACHE/, then the system FSAL dir)
@@ -62,19 +79,22 @@ usage: bench/run.sh [--quick] [options]
                        (bench/RESULTS.md "Round 6")
   --keep               keep the export directories and their files afterwards
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
-                       e.g. "Engine_Threads = 4; Use_Io_Uring = false;" (default: none)
+                       e.g. "Bench { Engine_Threads = 4; Use_Io_Uring = false; }" (default: none)
   --ganesha 4|6        4 (default): the host's ganesha 4.3; 6: Debian 13's ganesha 6.5 in the
                        root scripts/setup.sh --ganesha 6 makes (set up if missing), both FSALs
                        of that root, the module built inside it (build-g6/, built if missing)
   --export PARAMS      extra FSAL block parameters for every FSAL_DONTCACHE export,
-                       e.g. "Worker_Write_Max = 0;" (default: none)
+                       e.g. "Cache_Budget_Bytes = 67108864;" (default: none)
   --variant NAME=PARAMS  one more mode NAME (letters, digits, _): the default mode's FSAL
-                       block plus PARAMS, e.g. --variant 'ww16=Worker_Write_Max = 16777216;'
+                       block plus PARAMS, e.g. --variant 'ww16=Bench { Worker_Write_Max = 16777216; }'
                        (repeatable, at most 8; list NAME in --modes, else it is appended)
-  --malloc-all         give every ganesha (FSAL_VFS too) the malloc thresholds FSAL_DONTCACHE
-                       sets with Malloc_Tuning = true (its default), through GLIBC_TUNABLES (to
-                       compare the FSALs with the same malloc; without it only the FSAL_DONTCACHE
-                       servers are tuned, --engine "Malloc_Tuning = false;" tunes none)
+  --as-shipped         run every server with glibc's malloc defaults (the malloc variables
+                       unset), as each FSAL runs without the package's systemd drop-in;
+                       default: every server (FSAL_VFS too, vfs-shipped aside) with the
+                       drop-in's Environment= (config/systemd/dontcache-malloc.conf), printed
+                       in the table's header and read back from each server's environment
+                       (runs.csv malloc_env)
+  --malloc-all         the default (kept for old command lines)
 environment: DCBENCH=PATH  use that dcbench binary instead of building build-bench/
              DCB_PERF=DIR  perf record -g each run's ganesha into DIR/TAG.perf.data
                            (profiling costs CPU: compare such runs only with each other)
@@ -86,7 +106,7 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 # ---------------------------------------------------------------- options
 declare -A VARIANT=()
 VARIANTS=()
-QUICK=0 REPS=3 TIME= WARMUP=0 SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 DROP=files ENGINE= EXPORT= MALLOC_ALL=0 GANESHA=4 FS= DISK_MBPS=
+QUICK=0 REPS=3 TIME= WARMUP=0 SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 DROP=files ENGINE= EXPORT= AS_SHIPPED=0 GANESHA=4 FS= DISK_MBPS=
 INNER=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -111,13 +131,14 @@ while [ $# -gt 0 ]; do
     --variant)
       v=${2:-}; vn=${v%%=*}
       [[ $v == *=* && $vn =~ ^[a-z][a-z0-9_]{0,15}$ ]] || die "--variant takes NAME=PARAMS (NAME: lower-case letters, digits, _)"
-      case " vfs vfs2 dontcache buffered direct dropbehind inline ${VARIANTS[*]} " in
+      case " vfs nbr dontcache buffered direct dropbehind inline ${VARIANTS[*]} " in
         *" $vn "*) die "--variant $vn: name already used" ;;
       esac
       [ ${#VARIANTS[@]} -lt 8 ] || die "--variant: at most 8"
       VARIANTS+=("$vn"); VARIANT[$vn]=${v#*=}; shift ;;
     --ganesha) GANESHA=${2:-}; shift ;;
-    --malloc-all) MALLOC_ALL=1 ;;
+    --as-shipped) AS_SHIPPED=1 ;;
+    --malloc-all) ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
@@ -207,7 +228,7 @@ if [ $INNER = 0 ]; then
   [ -n "$DISK_MBPS" ] && args+=(--disk-mbps "$DISK_MBPS")
   for v in "${VARIANTS[@]}"; do args+=(--variant "$v=${VARIANT[$v]}"); done
   args+=(--ganesha "$GANESHA")
-  [ $MALLOC_ALL = 1 ] && args+=(--malloc-all)
+  [ $AS_SHIPPED = 1 ] && args+=(--as-shipped)
   [ $CGROUP = 0 ] && args+=(--no-cgroup)
   DCB_CGROUP=$cg DCBENCH=$dcbench "$top/tests/lib/in-ns.sh" "$self" "${args[@]}"
   rc=$?
@@ -235,11 +256,17 @@ elif [ -z "$MODULE" ]; then
 fi
 [ -n "$MODULE" ] && [ ! -f "$MODULE" ] && die "--module $MODULE not found"
 all_dc_modes="dontcache buffered direct dropbehind inline"
+# FSAL_VFS: the modes vfs and vfs-shipped, and compete's neighbour export (nbr)
+is_dc() { case $1 in vfs|vfs-shipped|nbr) return 1;; esac; return 0; }
 if [ -z "$MODES" ]; then
+  # vfs-shipped (FSAL_VFS with glibc's malloc defaults) beside vfs (the malloc environment
+  # every other server runs with): the table's ratios against both come from one run
+  vfs_modes=vfs,vfs-shipped
+  [ $AS_SHIPPED = 1 ] && vfs_modes=vfs
   if [ -n "$MODULE" ]; then
-    if [ $QUICK = 1 ]; then MODES="vfs,dontcache,direct,dropbehind"; else MODES="vfs,${all_dc_modes// /,}"; fi
+    if [ $QUICK = 1 ]; then MODES="$vfs_modes,dontcache,direct,dropbehind"; else MODES="$vfs_modes,${all_dc_modes// /,}"; fi
   else
-    MODES=vfs
+    MODES=$vfs_modes
   fi
 fi
 for v in "${VARIANTS[@]}"; do
@@ -247,8 +274,8 @@ for v in "${VARIANTS[@]}"; do
 done
 IFS=, read -r -a modes <<< "$MODES"
 for m in "${modes[@]}"; do
-  case " vfs $all_dc_modes ${VARIANTS[*]} " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
-  [ "$m" != vfs ] && [ -z "$MODULE" ] && die "mode $m needs libfsaldontcache.so (not built yet? use --module)"
+  case " vfs vfs-shipped $all_dc_modes ${VARIANTS[*]} " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
+  is_dc "$m" && [ -z "$MODULE" ] && die "mode $m needs libfsaldontcache.so (not built yet? use --module)"
 done
 full_scenarios="seq1 multi4 multi16 multi64 rand64k noisy compete commit small64k read64k read64k_w read4k read4k_w"
 all_scenarios="$full_scenarios cqd1 cqd8 cqd32"
@@ -264,7 +291,6 @@ done
 has_hot() { case $1 in noisy|read64k|read64k_w|read4k|read4k_w) return 0;; esac; return 1; }
 # the unthrottled cached-read scenarios: their MB/s and latencies are the readers'
 is_read() { case $1 in read64k|read64k_w|read4k|read4k_w) return 0;; esac; return 1; }
-is_dc() { case $1 in vfs|vfs2) return 1;; esac; return 0; }
 
 # sizes
 if [ $QUICK = 1 ]; then
@@ -272,6 +298,8 @@ if [ $QUICK = 1 ]; then
 else
   IV=1; T=${TIME:-$(awk "BEGIN{printf \"%d\", 20 * $SCALE}")}; HOT=$((MEMLIM_B / 16)); RANDSIZE=$(awk "BEGIN{printf \"%.0f\", 4 * 2^30 * $SCALE}")
 fi
+# dcbench's wait for the last requests and each writer's final COMMIT after the run's time
+DRAIN=20
 # --warmup: each run lasts T + WARMUP seconds, dcbench leaves the first WARMUP out
 TW=$((T + WARMUP)) WU=
 [ "$WARMUP" != 0 ] && WU=" --warmup $WARMUP"
@@ -282,8 +310,14 @@ RANDSIZE=$(( (RANDSIZE >> 16) << 16 ))
 # cache) while bounding the disk space a run needs. Files are removed after every run.
 TOTAL_WRAP=$((4 * MEMLIM_B))
 wrap() { local w=$(( TOTAL_WRAP / $1 )); echo $(( (w >> 20) << 20 )); }
+# nfsd-io-bench's habit: in a full run the multi-writer scenarios (multi4, multi16, multi64)
+# write at least twice the memory limit, going on past --time if need be (dcbench
+# --min-bytes, within its --max-time of 600 s: a run that cannot is not finished)
+MIN_BYTES=$((2 * MEMLIM_B)) MINB=
+[ $QUICK = 1 ] || MINB=" --min-bytes $MIN_BYTES"
 need=$(( TOTAL_WRAP + 4 * RANDSIZE + (2 << 30) ))
 mkdir -p "$DIR" || die "cannot create $DIR"
+ORIG_DIR=$(cd "$DIR" && pwd)
 LOOPDEV= FSMNT=
 if [ -n "$FS" ]; then   # inside the private mount namespace: the mount dies with it
   command -v "mkfs.$FS" >/dev/null || die "mkfs.$FS missing (apt-get install ${FS/xfs/xfsprogs})"
@@ -321,6 +355,40 @@ fi
 avail=$(( $(df -P -k "$DIR" | awk 'NR==2{print $4}') * 1024 ))
 [ "$avail" -ge "$need" ] || die "not enough free space under $DIR: $((avail >> 30)) GiB free, a run needs up to $((need >> 30)) GiB"
 
+# compete's neighbour: an FSAL_VFS export in the same server on a filesystem of its own (one
+# ganesha exports a filesystem through one FSAL: ganesha's process_claim refuses FSAL_VFS a
+# filesystem FSAL_DONTCACHE exports, and the other way round). A sparse image under the --dir
+# given (beside --fs's), the type of the mode exports' filesystem (ext4 unless that is xfs),
+# on a loop device with direct I/O as --fs does; not throttled by --disk-mbps. Both loop
+# devices' images are on the same disk: the two exports compete for it.
+NBRMNT= NBRDEV= NBRIMG=
+nbr_cleanup() {
+  [ -z "$NBRMNT" ] || umount "$NBRMNT" 2>/dev/null
+  [ -z "$NBRDEV" ] || losetup -d "$NBRDEV" 2>/dev/null
+  [ -z "$NBRIMG" ] || rm -f "$NBRIMG"
+  [ -z "$NBRMNT" ] || rmdir "$NBRMNT" 2>/dev/null
+}
+nbr_die() { nbr_cleanup; [ -z "$FS" ] || fs_cleanup; die "$@"; }
+if [[ " ${scenarios[*]} " == *" compete "* ]]; then
+  NBRFS=${FS:-$(findmnt -n -o FSTYPE -T "$DIR")}
+  case $NBRFS in ext4|xfs) ;; *) NBRFS=ext4 ;; esac
+  command -v "mkfs.$NBRFS" >/dev/null || nbr_die "mkfs.$NBRFS missing (compete's neighbour filesystem)"
+  # the neighbour's 4 writers wrap at wrap 4: its files total TOTAL_WRAP at most
+  nsize=$(( TOTAL_WRAP + TOTAL_WRAP / 32 + (1 << 30) ))
+  navail=$(( $(df -P -k "$ORIG_DIR" | awk 'NR==2{print $4}') * 1024 ))
+  nneed=$(( nsize + ${isize:-$need} ))
+  [ "$navail" -ge "$nneed" ] ||
+    nbr_die "not enough free space under $ORIG_DIR: $((navail >> 30)) GiB free, the run and compete's neighbour need up to $((nneed >> 30)) GiB"
+  NBRIMG=$ORIG_DIR/nbr-$$.img NBRMNT=$ORIG_DIR/nbr-$$
+  nopts=(-f); [ "$NBRFS" = ext4 ] && nopts=(-F -m 0)
+  truncate -s "$nsize" "$NBRIMG" && mkdir -p "$NBRMNT" &&
+    NBRDEV=$(losetup --direct-io=on -f --show "$NBRIMG") || nbr_die "cannot attach $NBRIMG"
+  nq=/sys/block/${NBRDEV#/dev/}/queue
+  cat "$nq/max_hw_sectors_kb" > "$nq/max_sectors_kb" 2>/dev/null
+  "mkfs.$NBRFS" -q "${nopts[@]}" "$NBRDEV" >/dev/null 2>&1 && mount "$NBRDEV" "$NBRMNT" && mkdir -p "$NBRMNT/nbr" ||
+    nbr_die "cannot make or mount $NBRFS on $NBRDEV (compete's neighbour)"
+fi
+
 work=$DIR/run-$$
 mkdir -p "$work/plugins" "$work/exp" || die "cannot create $work"
 ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
@@ -331,6 +399,7 @@ cleanup() {
   gsh_cleanup >/dev/null 2>&1
   [ $KEEP = 1 ] || [ -n "$FS" ] || rm -rf "$work"
   [ -z "$FS" ] || fs_cleanup
+  nbr_cleanup
 }
 trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM
@@ -339,21 +408,52 @@ fsal_body() {  # mode [stats file] -> FSAL block body
   local st=
   [ -n "${2:-}" ] && st=" Stats_File = \"$2\";"
   case $1 in
-    vfs|vfs2) echo "Name = VFS;" ;;
-    inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = inline;$st $EXPORT" ;;
+    vfs|vfs-shipped|nbr) echo "Name = VFS;" ;;
+    inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered;$st $EXPORT Bench { Flush_Mode = inline; }" ;;
     *) if [ -n "${VARIANT[$1]+x}" ]; then
-         echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered; Flush_Mode = coalesced;$st $EXPORT ${VARIANT[$1]}"
+         echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered;$st $EXPORT ${VARIANT[$1]}"
          return
        fi
-       echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered; Flush_Mode = coalesced;$st $EXPORT" ;;
+       echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered;$st $EXPORT" ;;
   esac
 }
-export_id() { case $1 in vfs) echo 1;; vfs2) echo 2;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;;
+export_id() { case $1 in vfs) echo 1;; nbr) echo 2;; vfs-shipped) echo 3;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;;
   *) local i; for i in "${!VARIANTS[@]}"; do [ "${VARIANTS[$i]}" = "$1" ] && echo $((21 + i)); done ;; esac; }
+# an export's directory: the mode's on the bench's filesystem, compete's neighbour on its own
+exp_dir() { if [ "$1" = nbr ]; then echo "$NBRMNT/nbr"; else echo "$work/exp/$1"; fi; }
 
-# FSAL_DONTCACHE's Malloc_Tuning = true thresholds (FSAL_DONTCACHE/dc_int.h), for every server
-[ $MALLOC_ALL = 1 ] &&
-  GSH_WRAPPER="env GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=536870912"
+# The malloc environment: the Environment= line of the systemd drop-in the package ships
+# for nfs-ganesha.service (every FSAL of that ganesha gets it), read from the file, never
+# copied here. Every server starts from a clean malloc environment (the bench's own MALLOC_*
+# and GLIBC_TUNABLES unset), then gets the drop-in's variables, but with --as-shipped and in
+# the vfs-shipped mode (glibc's defaults).
+MALLOC_CONF=$top/config/systemd/dontcache-malloc.conf
+MALLOC_ENV=()
+[ -f "$MALLOC_CONF" ] || die "no $MALLOC_CONF (the malloc environment every server runs with)"
+envline=$(sed -n 's/^[[:space:]]*Environment=//p' "$MALLOC_CONF")
+[ "$(grep -c '^[[:space:]]*Environment=' "$MALLOC_CONF")" = 1 ] || die "$MALLOC_CONF: want one Environment= line"
+for kv in $envline; do
+  kv=${kv//\"/}
+  [[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*$ ]] || die "$MALLOC_CONF: cannot read '$kv' in its Environment= line"
+  MALLOC_ENV+=("$kv")
+done
+[ ${#MALLOC_ENV[@]} -gt 0 ] || die "$MALLOC_CONF: an empty Environment= line"
+malloc_unset=()
+for v in $(compgen -e | grep -E '^(MALLOC_[A-Za-z0-9_]*|GLIBC_TUNABLES)$') "${MALLOC_ENV[@]%%=*}"; do
+  malloc_unset+=(-u "$v")
+done
+# mode -> GSH_WRAPPER for its server (the whole server: compete's neighbour shares it)
+server_env() {
+  if [ $AS_SHIPPED = 1 ] || [ "$1" = vfs-shipped ]; then
+    GSH_WRAPPER="env ${malloc_unset[*]}"
+  else
+    GSH_WRAPPER="env ${malloc_unset[*]} ${MALLOC_ENV[*]}"
+  fi
+}
+# what a running server's environment holds of it (runs.csv malloc_env, ';' between)
+server_malloc_env() {
+  tr '\0' '\n' < "/proc/$1/environ" 2>/dev/null | grep -E '^(MALLOC_[A-Za-z0-9_]*|GLIBC_TUNABLES)=' | paste -sd';'
+}
 engine_block() { [ -z "$ENGINE" ] || echo "DONTCACHE { $ENGINE }" >> "$1"; }
 
 # before each run (--drop-caches): the export directories' files, or the machine's page cache
@@ -361,36 +461,46 @@ drop_caches() {
   sync
   if [ "$DROP" = global ]; then echo 3 > /proc/sys/vm/drop_caches; return; fi
   local f
-  for f in "$work"/exp/*/*; do
+  for f in "$work"/exp/*/* ${NBRMNT:+"$NBRMNT"/nbr/*}; do
     [ ! -f "$f" ] || dd if="$f" iflag=nocache count=0 status=none
   done
   return 0
 }
 
-# the exports a run needs: the mode's, plus the competing neighbour
+# the exports a run needs: the mode's, plus compete's FSAL_VFS neighbour on its filesystem
 run_exports() {
   local mode=$1 scen=$2
   echo "$mode"
-  if [ "$scen" = compete ]; then [ "$mode" = vfs ] && echo vfs2 || echo vfs; fi
+  [ "$scen" != compete ] || echo nbr
 }
 
 # mbps is the readers' MB/s for the read* scenarios (writer_mbps: their streaming writer's),
 # the mode export's for compete, the writers' otherwise. dc_*: FSAL_DONTCACHE's own counters
 # from its Stats_File at the end of the run (whole server lifetime, hot-set warm-up included).
+# malloc_env: the server's malloc variables read from its /proc/PID/environ; status: ok,
+# failed or skipped, why: what failed (or why the run was skipped), no commas.
 hdr="scenario,mode,rep,ok,mbps,mbps_durable,write_p50_ms,write_p99_ms,write_p999_ms,write_max_ms,commit_p50_ms,commit_p99_ms,commits,read_mbps,read_p99_ms,hot_end_pct,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,files_resident_peak_mib,server_cpu_pct,kswapd_cpu_pct,neighbour_mbps,bytes_asked,bytes_written,errors,verf_changes"
 hdr+=",read_p50_ms,read_p999_ms,writer_mbps,server_cpu_s,cpu_s_per_gb,rss_peak_mib,dc_fdatasyncs,dc_gc_requests,dc_gc_batches,dc_reads,dc_reads_nowait,dc_flusher_passes,fdatasync_per_commit,nowait_read_pct,dc_fallback"
-hdr+=",host_cpu_s,host_cpu_s_per_gb,minor_faults_per_mib"
+hdr+=",host_cpu_s,host_cpu_s_per_gb,minor_faults_per_mib,bytes_min,malloc_env,status,why"
 echo "$hdr" > "$OUT/runs.csv"
-# the line of a run that produced no report
-fail_row() { echo "$1,$2,$3,0$(printf ',%.0s' $(seq $(( $(awk -F, '{print NF}' <<< "$hdr") - 4 ))))" >> "$OUT/runs.csv"; }
-
+hdr_nf=$(awk -F, '{print NF}' <<< "$hdr")
+csv_text() { printf '%s' "$*" | tr '\n\r' '  ' | sed 's/[",\\]/;/g; s/  */ /g; s/^ //; s/ $//' | cut -c1-300; }
+# the line of a run that produced no report: scenario mode rep status why [malloc_env]
+fail_row() {
+  echo "$1,$2,$3,0$(printf ',%.0s' $(seq $((hdr_nf - 8)))),,${6:-},$4,$(csv_text "$5")" >> "$OUT/runs.csv"
+}
+# the first line of a ganesha log that says why it did not start or refused an export
+gsh_why() {
+  grep -E ':(CRIT|FATAL|MAJ) :' "$1" 2>/dev/null | grep -v -E 'DBUS|krb5|keytab|gssd|dbus' | head -1 |
+    sed -E 's/.*:(CRIT|FATAL|MAJ) ://'
+}
 
 dcb_args() {  # scenario -> dcbench options (without URLs)
   case $1 in
     seq1)    echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $TW$WU" ;;
-    multi4)  echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $TW$WU" ;;
-    multi16) echo "--conns 16 --qd 4 --bs 1M --size $(wrap 16) --time $TW$WU" ;;
-    multi64) echo "--conns 64 --qd 2 --bs 1M --size $(wrap 64) --time $TW$WU" ;;
+    multi4)  echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $TW$WU$MINB" ;;
+    multi16) echo "--conns 16 --qd 4 --bs 1M --size $(wrap 16) --time $TW$WU$MINB" ;;
+    multi64) echo "--conns 64 --qd 2 --bs 1M --size $(wrap 64) --time $TW$WU$MINB" ;;
     rand64k) echo "--conns 4 --qd 16 --bs 64k --pattern rand --size $RANDSIZE --time $TW$WU" ;;
     noisy)   echo "--conns 1 --qd 8 --bs 1M --size $(wrap 1) --time $TW$WU --readers 4 --read-bs 4k --read-qd 1 --hot-files 4 --hot-size $HOT --read-iops 500" ;;
     compete) echo "--conns 4 --qd 4 --bs 1M --size $(wrap 4) --time $TW$WU" ;;
@@ -438,15 +548,25 @@ csv_row() {  # json scenario mode rep [FSAL_DONTCACHE stats file]
     ] | map(tostring) | join(",")' "$j"
 }
 
-url_for() { gsh_url "$work/exp/$1"; }
+url_for() { gsh_url "$(exp_dir "$1")"; }
+
+# per scenario: failed runs of each mode (a mode that failed twice in a scenario skips the
+# scenario's remaining repetitions; the next scenario starts afresh)
+declare -A sfails=() slast=()
+run_failed() {  # scenario mode rep why [malloc_env]
+  echo "run.sh: $1.$2.$3: FAILED: $4" >&2
+  fail_row "$1" "$2" "$3" failed "$4" "${5:-}"
+  sfails[$2]=$(( ${sfails[$2]:-0} + 1 )); slast[$2]=$4
+}
 
 run_one() {  # scenario mode rep
   local scen=$1 mode=$2 rep=$3 tag="$1.$2.$3"
-  local exps e conf=$work/ganesha.conf log=$OUT/runs/$tag.ganesha.log
+  local exps e d conf=$work/ganesha.conf log=$OUT/runs/$tag.ganesha.log
   exps=$(run_exports "$mode" "$scen")
   for e in $exps; do
-    mkdir -p "$work/exp/$e"
-    rm -f "$work/exp/$e"/dcb.*
+    d=$(exp_dir "$e")
+    mkdir -p "$d"
+    rm -f "$d"/dcb.*
   done
   if has_hot "$scen"; then   # the hot set: written locally once per export, warmed through NFS by dcbench
     local i
@@ -459,19 +579,29 @@ run_one() {  # scenario mode rep
   local stats=$OUT/runs/$tag.dcstats.json
   rm -f "$stats"
   for e in $exps; do
-    echo "$work/exp/$e|/$e|$(export_id "$e")|$(fsal_body "$e" "$(is_dc "$e" && echo "$stats")")"
+    echo "$(exp_dir "$e")|/$e|$(export_id "$e")|$(fsal_body "$e" "$(is_dc "$e" && echo "$stats")")"
   done | gsh_conf "$conf" "$work"
   engine_block "$conf"
   drop_caches
+  server_env "$mode"
   if ! gsh_start "$conf" "$log"; then
-    echo "run.sh: $tag: ganesha did not start (see $log)" >&2
-    fail_row "$scen" "$mode" "$rep"
-    fails[$mode]=$(( ${fails[$mode]:-0} + 1 ))
+    run_failed "$scen" "$mode" "$rep" "ganesha did not start: $(gsh_why "$log")"
+    return 1
+  fi
+  local menv; menv=$(server_malloc_env "$GSH_PID")
+  # an export the server refused (e.g. a filesystem another FSAL holds): the mount would fail
+  if grep -q 'Could not create export' "$log"; then
+    local why; why=$(gsh_why "$log")
+    gsh_stop >/dev/null 2>&1
+    run_failed "$scen" "$mode" "$rep" "ganesha refused an export: $why" "$menv"
     return 1
   fi
   local urls=() e2
-  for e2 in $exps; do urls+=(--url "$(url_for "$e2")" --server-path "$work/exp/$e2"); done
-  local j=$OUT/runs/$tag.json perf_pid=
+  for e2 in $exps; do urls+=(--url "$(url_for "$e2")" --server-path "$(exp_dir "$e2")"); done
+  local j=$OUT/runs/$tag.json perf_pid= args limit
+  args=$(dcb_args "$scen")
+  limit=$((TW * 2 + 150))
+  [[ $args != *--min-bytes* ]] || limit=$((600 + DRAIN + 60))   # dcbench's --max-time, its drain
   # DCB_PERF=DIR: a call-graph profile of ganesha for each run (DIR/TAG.perf.data; it costs
   # CPU, so figures of such a run are not comparable with a plain one)
   if [ -n "${DCB_PERF:-}" ]; then
@@ -479,44 +609,82 @@ run_one() {  # scenario mode rep
     perf record -q -g -o "$DCB_PERF/$tag.perf.data" -p "$GSH_PID" > /dev/null 2>&1 &
     perf_pid=$!
   fi
-  # shellcheck disable=SC2046
-  timeout -k 5 $((TW * 2 + 150)) "$dcbench" "${urls[@]}" $(dcb_args "$scen") --server-pid "$GSH_PID" \
+  # shellcheck disable=SC2086
+  timeout -k 5 $limit "$dcbench" "${urls[@]}" $args --server-pid "$GSH_PID" \
     ${CG:+--cgroup "$CG"} --label "$tag" --quiet --json "$j" --timeline-csv "$OUT/runs/$tag.timeline.csv" \
-    --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout 20 > "$OUT/runs/$tag.out" 2>&1
+    --cdf-prefix "$OUT/runs/$tag" --prefix dcb --interval "$IV" --rpc-timeout 30 --drain-timeout $DRAIN > "$OUT/runs/$tag.out" 2>&1
   local rc=$?
   if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid"; fi
-  gsh_stop   # the module writes its Stats_File a last time when the export is released
-  for e in $exps; do rm -f "$work/exp/$e"/dcb.*; done   # disk space: one run's files at a time
-  if [ -s "$j" ] && ! jq -e '.finished' "$j" >/dev/null; then
-    fails[$mode]=$(( ${fails[$mode]:-0} + 1 ))
+  # a server that died during the run (multi64 direct: the memory cgroup's OOM killer took
+  # ganesha at ~900 MiB anonymous memory of the 1 GiB quick limit, and the run ended
+  # drain-timeout): say so, with the kernel's line
+  local stall=
+  if [ ! -d "/proc/$GSH_PID" ]; then
+    wait "$GSH_PID" 2>/dev/null
+    local st=$? oom
+    oom=$(dmesg 2>/dev/null | grep -E "Killed process $GSH_PID \(ganesha" | tail -1 | sed 's/^\[[^]]*\] *//; s/, UID.*//')
+    if [ -n "$oom" ]; then
+      stall="ganesha died during the run: OOM-killed in the bench's memory cgroup (limit $MEMLIM; $oom)"
+    else
+      stall="ganesha died during the run (exit status $st$([ $st -gt 128 ] && echo ": signal $((st - 128))"))"
+    fi
+  # requests unanswered for the whole drain by a live server: where its threads wait, before
+  # it is stopped (runs/TAG.stall.txt: state, wchan and kernel stack per thread)
+  elif [ -s "$j" ] && [ "$(jq -r '.stop_reason' "$j" 2>/dev/null)" = drain-timeout ]; then
+    local t
+    for t in /proc/"$GSH_PID"/task/*; do
+      echo "== $(cat "$t/comm" 2>/dev/null) state $(awk '{print $3}' "$t/stat" 2>/dev/null) wchan $(cat "$t/wchan" 2>/dev/null)"
+      cat "$t/stack" 2>/dev/null
+    done > "$OUT/runs/$tag.stall.txt"
+    stall=$(sed -n 's/^== .* state \(.\) wchan \(.*\)$/\1:\2/p' "$OUT/runs/$tag.stall.txt" | grep -v '^[SR]:' | sort | uniq -c |
+      sort -rn | head -3 | awk '{printf "%s%d in %s", (k++ ? " " : ""), $1, $2}')
+    stall="server threads not sleeping in S: ${stall:-none}; runs/$tag.stall.txt"
   fi
-  if [ -s "$j" ]; then
-    csv_row "$j" "$scen" "$mode" "$rep" "$(is_dc "$mode" && echo "$stats")" >> "$OUT/runs.csv"
-    printf '  %-9s %-10s rep %d: %s\n' "$scen" "$mode" "$rep" \
-      "$(jq -r --arg s "$scen" '
-        def us(x): "\(x | round) us";
-        (if $s == "compete" then "\(.per_url[0].write_mbps) MB/s write (neighbour \(.per_url[1].write_mbps) MB/s)"
-         elif .config.conns > 0 then "\(.write.mbps) MB/s write, p50 \(us(.latency_us.write.p50)) p99 \(us(.latency_us.write.p99))"
-         else "" end)
-        + (if .read.ops > 0 then (if .config.conns > 0 then ", " else "" end) + "\(.read.mbps) MB/s read, p50 \(us(.latency_us.read.p50)) p99 \(us(.latency_us.read.p99)), hot \(.server.hot_resident_pct_end // "-")%" else "" end)
-        + ", \(.server.cpu_s_per_gb // "-") CPU-s/GB, RSS \(.server.server_hwm_mib // "-") MiB"
-        + (if .finished then "" else " [NOT FINISHED: \(.stop_reason)]" end)' "$j")"
-  else
-    echo "run.sh: $tag: dcbench failed (rc $rc): $(tail -2 "$OUT/runs/$tag.out" | tr '\n' ' ')" >&2
-    fail_row "$scen" "$mode" "$rep"
-    fails[$mode]=$(( ${fails[$mode]:-0} + 1 ))
+  gsh_stop 2> "$OUT/runs/$tag.stop.err"   # the module writes its Stats_File a last time when the export is released
+  grep -q 'ignored SIGTERM' "$OUT/runs/$tag.stop.err" && stall+="${stall:+; }ganesha ignored SIGTERM for 15 s (killed)"
+  [ -s "$OUT/runs/$tag.stop.err" ] || rm -f "$OUT/runs/$tag.stop.err"
+  for e in $exps; do rm -f "$(exp_dir "$e")"/dcb.*; done   # disk space: one run's files at a time
+  local row=
+  [ -s "$j" ] && row=$(csv_row "$j" "$scen" "$mode" "$rep" "$(is_dc "$mode" && echo "$stats")")
+  if [ -z "$row" ]; then
+    run_failed "$scen" "$mode" "$rep" "dcbench failed (rc $rc): $(tail -2 "$OUT/runs/$tag.out")" "$menv"
+    return 1
   fi
+  # a report: ok, or why not (unfinished, errors, failed connections)
+  local why
+  why=$(jq -r '[ (if .finished then empty else "not finished: \(.stop_reason)" end),
+                 (if (.errors.rpc // 0) + (.errors.nfs_total // 0) > 0
+                  then "\(.errors.rpc) RPC and \(.errors.nfs_total) NFS errors" else empty end),
+                 ([.per_conn[]? | select(.failed)] | length | if . > 0 then "\(.) connections failed" else empty end)
+               ] | join("; ")' "$j" 2>/dev/null)
+  [ -z "$why" ] || why="$why (see runs/$tag.out)${stall:+; $stall}"
+  echo "$row,$(jq -r '.config.min_bytes // 0' "$j"),$menv,$([ -z "$why" ] && echo ok || echo failed),$(csv_text "$why")" >> "$OUT/runs.csv"
+  if [ -n "$why" ]; then sfails[$mode]=$(( ${sfails[$mode]:-0} + 1 )); slast[$mode]=$why; fi
+  printf '  %-9s %-11s rep %d: %s\n' "$scen" "$mode" "$rep" \
+    "$(jq -r --arg s "$scen" '
+      def us(x): "\(x | round) us";
+      (if $s == "compete" then "\(.per_url[0].write_mbps) MB/s write (neighbour \(.per_url[1].write_mbps) MB/s)"
+       elif .config.conns > 0 then "\(.write.mbps) MB/s write, p50 \(us(.latency_us.write.p50)) p99 \(us(.latency_us.write.p99))"
+       else "" end)
+      + (if .read.ops > 0 then (if .config.conns > 0 then ", " else "" end) + "\(.read.mbps) MB/s read, p50 \(us(.latency_us.read.p50)) p99 \(us(.latency_us.read.p99)), hot \(.server.hot_resident_pct_end // "-")%" else "" end)
+      + ", \(.server.cpu_s_per_gb // "-") CPU-s/GB, RSS \(.server.server_hwm_mib // "-") MiB"' "$j")${why:+ [FAILED: $why]}"
 }
 
-# preflight: a broken or unfinished FSAL_DONTCACHE mode is left out up front (a tiny
-# write + COMMIT must work) instead of costing timeouts in every scenario
+# preflight: a broken FSAL_DONTCACHE mode (a tiny write + COMMIT must work) is skipped in
+# every scenario, each row saying why, instead of costing timeouts in every scenario
 preflight() {
   local mode=$1
   local conf=$work/ganesha.conf log=$OUT/runs/preflight.$mode.ganesha.log
   mkdir -p "$work/exp/$mode"
   echo "$work/exp/$mode|/$mode|$(export_id "$mode")|$(fsal_body "$mode")" | gsh_conf "$conf" "$work"
   engine_block "$conf"
-  gsh_start "$conf" "$log" || { PF_WHY="ganesha did not start"; return 1; }
+  server_env "$mode"
+  gsh_start "$conf" "$log" || { PF_WHY="ganesha did not start: $(gsh_why "$log")"; return 1; }
+  if grep -q 'Could not create export' "$log"; then
+    PF_WHY="ganesha refused the export: $(gsh_why "$log")"
+    gsh_stop >/dev/null 2>&1
+    return 1
+  fi
   timeout -k 2 40 "$dcbench" --url "$(url_for "$mode")" --conns 1 --qd 2 --bs 64k --size 1M --prefix pf \
     --rpc-timeout 8 --drain-timeout 5 --quiet --json "$OUT/runs/preflight.$mode.json" > "$OUT/runs/preflight.$mode.out" 2>&1
   local rc=$?
@@ -524,52 +692,64 @@ preflight() {
   rm -f "$work/exp/$mode"/pf.*
   [ $rc = 0 ] || { PF_WHY=$(tail -1 "$OUT/runs/preflight.$mode.out"); return 1; }
 }
-kept=() excluded=()
+declare -A excluded=()
 gsh_start_rpcbind || die "rpcbind did not start"
 for m in "${modes[@]}"; do
-  if [ "$m" = vfs ]; then kept+=("$m"); continue; fi
+  is_dc "$m" || continue
   PF_WHY=
-  if preflight "$m"; then kept+=("$m")
-  else
-    echo "run.sh: mode $m left out: preflight failed: $PF_WHY" >&2
-    excluded+=("$m: $PF_WHY")
+  if ! preflight "$m"; then
+    echo "run.sh: mode $m skipped in every scenario: preflight failed: $PF_WHY" >&2
+    excluded[$m]=$(csv_text "$PF_WHY")
   fi
 done
-modes=("${kept[@]}")
+# a module that still sets malloc's thresholds itself (its Malloc_Tuning, before issue 38)
+selftuned=$(cat "$OUT"/runs/preflight.*.ganesha.log 2>/dev/null | grep -o 'malloc tuned for WRITE buffers[^(]*' | head -1)
+malloc_line="malloc environment: $([ $AS_SHIPPED = 1 ] && echo "glibc's defaults (--as-shipped) for every server" ||
+  echo "${MALLOC_ENV[*]} (Environment= of config/systemd/dontcache-malloc.conf) for every server")$(
+  [ $AS_SHIPPED = 0 ] && [[ " ${modes[*]} " == *" vfs-shipped "* ]] && echo "; vfs-shipped: FSAL_VFS with glibc's defaults")$(
+  [ -n "$selftuned" ] && echo "; this module sets its own (${selftuned% }) in its servers")"
 cat > "$OUT/config.txt" <<EOF
+$malloc_line
 date: $(date -Is)
 host: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)
-quick: $QUICK  reps: $REPS  seconds per run: $T (+ $WARMUP s warm-up left out)  scale: $SCALE
+quick: $QUICK  reps: $REPS  seconds per run: $T (+ $WARMUP s warm-up left out)  scale: $SCALE$([ -n "$MINB" ] && echo "; multi4/multi16/multi64 go on until they wrote $((MIN_BYTES >> 20)) MiB (twice the limit)")
 memory cgroup: ${CG:-none (uncapped)}  limit: $([ -n "$CG" ] && echo "$MEMLIM" || echo none)
 modes: ${modes[*]}   scenarios: ${scenarios[*]}
 ganesha: $([ -n "${GSH_ROOT:-}" ] && echo "6.5 (Debian 13 root $GSH_ROOT)" || echo "4.3 (host)")
 module: ${MODULE:-none}
 module DONTCACHE block: ${ENGINE:-defaults}; extra export parameters: ${EXPORT:-none}
 variants: $(for v in "${VARIANTS[@]}"; do printf "%s = [%s]  " "$v" "${VARIANT[$v]}"; done)
-malloc thresholds for every server (--malloc-all): $([ $MALLOC_ALL = 1 ] && echo yes || echo "no (FSAL_DONTCACHE's Malloc_Tuning, default true, tunes the servers that load it)")
 export dirs: $work/exp (filesystem $(findmnt -n -o FSTYPE -T "$DIR")$([ -n "$FS" ] && echo ": --fs $FS on $LOOPDEV, direct I/O, max_sectors_kb $LOOP_KB")$([ -n "$DISK_MBPS" ] && echo ", writes throttled to $DISK_MBPS MB/s (--disk-mbps; blkio rule: $(grep "^$devno " "$throttle"))"))
+$([ -n "$NBRMNT" ] && echo "compete's FSAL_VFS neighbour: $NBRMNT/nbr ($NBRFS on $NBRDEV, direct I/O, its own filesystem: one ganesha exports a filesystem through one FSAL)")
 hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 page cache evicted before each run (--drop-caches): $DROP$([ "$DROP" = files ] && echo " (the export directories' files)" || echo " (the whole machine's)"); cache peaks are the growth over each run's start
-command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --drop-caches $DROP --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")$([ -n "$FS" ] && echo " --fs $FS")$([ -n "$DISK_MBPS" ] && echo " --disk-mbps $DISK_MBPS")
+command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --drop-caches $DROP --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")$([ -n "$FS" ] && echo " --fs $FS")$([ -n "$DISK_MBPS" ] && echo " --disk-mbps $DISK_MBPS")$([ $AS_SHIPPED = 1 ] && echo " --as-shipped")
 EOF
+sed -i '/^$/d' "$OUT/config.txt"
 if [ ${#excluded[@]} -gt 0 ]; then
-  { echo "modes left out (preflight write+COMMIT failed):"; printf '  %s\n' "${excluded[@]}"; } >> "$OUT/config.txt"
+  { echo "modes skipped in every scenario (preflight write+COMMIT failed):"
+    for m in "${!excluded[@]}"; do echo "  $m: ${excluded[$m]}"; done; } >> "$OUT/config.txt"
 fi
 
-declare -A fails=()
 start=$(date +%s)
 total=$(( ${#scenarios[@]} * ${#modes[@]} * REPS )); n=0
 echo "run.sh: ${#scenarios[@]} scenarios x ${#modes[@]} modes x $REPS reps = $total runs of ${T}s; output in $OUT"
+echo "run.sh: $malloc_line"
 for scen in "${scenarios[@]}"; do
   echo "== $scen: dcbench $(dcb_args "$scen")"
+  sfails=() slast=()   # a failure counts against its scenario only
   for rep in $(seq "$REPS"); do
     # A/B interleaved: every mode once per repetition; the order rotates with the repetition
     for k in $(seq 0 $(( ${#modes[@]} - 1 ))); do
       mode=${modes[$(( (k + rep - 1) % ${#modes[@]} ))]}
       n=$((n + 1))
-      if [ "${fails[$mode]:-0}" -ge 2 ]; then   # a broken mode is not retried forever
-        echo "  $scen $mode rep $rep: skipped (mode failed ${fails[$mode]} times)"
-        fail_row "$scen" "$mode" "$rep"
+      if [ -n "${excluded[$mode]:-}" ]; then
+        fail_row "$scen" "$mode" "$rep" skipped "preflight failed: ${excluded[$mode]}"
+        continue
+      fi
+      if [ "${sfails[$mode]:-0}" -ge 2 ]; then   # not retried forever within a scenario
+        echo "  $scen $mode rep $rep: skipped (failed ${sfails[$mode]} times in $scen)"
+        fail_row "$scen" "$mode" "$rep" skipped "failed ${sfails[$mode]} times in $scen; last: ${slast[$mode]}"
         continue
       fi
       run_one "$scen" "$mode" "$rep"
@@ -581,4 +761,4 @@ echo "run.sh: $n runs in $(( $(date +%s) - start )) s"
 # ---------------------------------------------------------------- summary
 "$top/bench/summarize.sh" "$OUT" || echo "run.sh: summary failed" >&2
 "$top/bench/plots.sh" "$OUT" "${modes[@]}" || echo "run.sh: plots failed" >&2
-echo "run.sh: results in $OUT (table.txt, summary.csv, summary.json, runs.csv, runs/, *.png)"
+echo "run.sh: results in $OUT (table.txt, summary.csv, summary.json, runs.csv, runs/, plots.txt, *.png)"

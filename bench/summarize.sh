@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # bench/summarize.sh OUTDIR: runs.csv -> summary.csv, summary.json and table.txt (printed).
-# Medians over repetitions, with min..max for throughput; ratios against FSAL_VFS of the same
-# run. The read* scenarios (unthrottled cached reads) report the readers: MB/s and the latency
-# columns are READ's there; everywhere else they are WRITE's.
+# Medians over the ok repetitions, with min..max for throughput; ratios against FSAL_VFS of the
+# same run under the same malloc environment (xVFS) and, when the run has the vfs-shipped mode,
+# against FSAL_VFS with glibc's defaults (xVFSsh). A failed or skipped run counts in no median:
+# its row's notes say how many and why (runs.csv status and why); a mode without an ok run
+# says FAILED or SKIPPED in the MB/s column. The read* scenarios (unthrottled cached reads)
+# report the readers: MB/s and the latency columns are READ's there; everywhere else WRITE's.
 set -u
 out=${1:?usage: summarize.sh OUTDIR}
 [ -s "$out/runs.csv" ] || { echo "summarize: no $out/runs.csv" >&2; exit 1; }
@@ -32,15 +35,25 @@ function put(name, v, str) {
 NR == 1 { for (i = 1; i <= NF; i++) cidx[$i] = i; next }
 {
   key = $1 "|" $2
-  if (!(key in cnt)) { order[++nk] = key; cnt[key] = 0; oks[key] = 0 }
-  cnt[key]++
-  for (i = 1; i <= NF; i++) val[key, cnt[key], i] = $i
-  oks[key] += $cidx["ok"]
+  if (!(key in cnt)) { order[++nk] = key; cnt[key] = 0; oks[key] = 0; nfail[key] = 0; nskip[key] = 0 }
+  if (!($1 in sseen)) { sseen[$1] = 1; S[++ns] = $1 }
+  if (!($2 in mseen)) { mseen[$2] = 1; M[++nm] = $2 }
+  if ($2 == "vfs-shipped") shipped = 1
+  st = ("status" in cidx) ? $cidx["status"] : ($cidx["ok"] == 1 ? "ok" : "failed")
+  if (st == "ok" && $cidx["ok"] == 1) {
+    cnt[key]++; oks[key]++
+    for (i = 1; i <= NF; i++) val[key, cnt[key], i] = $i
+  } else {
+    w = ("why" in cidx) ? $cidx["why"] : ""
+    if (st == "skipped") { nskip[key]++; if (w != "") swhy[key] = w }
+    else { nfail[key]++; if (w != "") fwhy[key] = w }
+  }
 }
 END {
-  hfmt = "%-9s %-10s %-24s %6s %8s %8s %8s %8s %7s %7s %6s %-14s %-12s %s\n"
-  printf hfmt, "scenario", "mode", "MB/s median [min..max]", "xVFS", "p50 ms", "p99 ms", "p99.9 ms", "cm p99ms", "cache", "dirty", "srvCPU", "CPU-s/GB", "RSS MiB", "notes"
-  printf hfmt, "", "", "", "", "", "", "", "", "pk MiB", "pk MiB", "%", "(xVFS)", "pk (xVFS)", ""
+  # xVFSsh (against FSAL_VFS as shipped) only when the run has the vfs-shipped mode
+  hfmt = "%-9s %-11s %-24s %6s " (shipped ? "%7s " : "%s") "%8s %7s %7s %8s %8s %8s %6s %-14s %-12s %s\n"
+  printf hfmt, "scenario", "mode", "MB/s median [min..max]", "xVFS", (shipped ? "xVFSsh" : ""), "p99.9 ms", "dirty", "cache", "p50 ms", "p99 ms", "cm p99ms", "srvCPU", "CPU-s/GB", "RSS MiB", "notes"
+  printf hfmt, "", "", "", "", "", "", "pk MiB", "pk MiB", "", "", "", "%", "(xVFS)", "pk (xVFS)", ""
   printf "[" > SUMJSON
   for (k = 1; k <= nk; k++) {
     key = order[k]; split(key, p, "|"); s = p[1]; m = p[2]; b = s "|vfs"; rd = is_read(s)
@@ -57,6 +70,7 @@ END {
     fb = med(key, "dc_fallback")
     hcpg = med(key, "host_cpu_s_per_gb"); r_hcpg = ratio(hcpg, med(b, "host_cpu_s_per_gb"))
     mfl = med(key, "minor_faults_per_mib")
+    r_mbsh = ratio(mb, med(s "|vfs-shipped", "mbps")); rsh[s, m] = r_mbsh; rvfs[s, m] = ratio(mb, med(b, "mbps"))
     r_mb = ratio(mb, med(b, "mbps")); r_cpg = ratio(cpg, med(b, "cpu_s_per_gb")); r_rss = ratio(rss, med(b, "rss_peak_mib"))
     r_w50 = ratio(w50, med(b, "write_p50_ms")); r_w999 = ratio(w999, med(b, "write_p999_ms"))
     r_r50 = ratio(r50, med(b, "read_p50_ms")); r_r99 = ratio(r99, med(b, "read_p99_ms"))
@@ -82,14 +96,20 @@ END {
     # the write path really used: no RWF_DONTCACHE on this kernel/filesystem -> dropbehind
     if ((m == "dontcache" || m == "inline" || m == "direct") && fb != "" && fb > 0)
       note("ran as dropbehind: no RWF_DONTCACHE here")
-    if (oks[key] < cnt[key]) note(sprintf("%d of %d runs FAILED", cnt[key] - oks[key], cnt[key]))
-    printf hfmt, s, m, (mb == "" ? "-" : sprintf("%.1f [%.1f..%.1f]", mb, mlo, mhi)), f(r_mb, 2),
-      lat(rd ? r50 : w50), lat(rd ? r99 : w99), lat(rd ? r999 : w999), lat(c99), f(cache, 0), f(dirty, 0), f(cpu, 0),
+    nall = cnt[key] + nfail[key] + nskip[key]
+    if (nfail[key]) note(sprintf("%d of %d runs FAILED: %s", nfail[key], nall, fwhy[key] == "" ? "no reason recorded" : fwhy[key]))
+    if (nskip[key]) note(sprintf("%d of %d runs skipped: %s", nskip[key], nall, swhy[key] == "" ? "no reason recorded" : swhy[key]))
+    mbs = mb == "" ? (nfail[key] ? "FAILED" : nskip[key] ? "SKIPPED" : "-") : sprintf("%.1f [%.1f..%.1f]", mb, mlo, mhi)
+    printf hfmt, s, m, mbs, f(r_mb, 2), (shipped ? f(r_mbsh, 2) : ""),
+      lat(rd ? r999 : w999), f(dirty, 0), f(cache, 0), lat(rd ? r50 : w50), lat(rd ? r99 : w99), lat(c99), f(cpu, 0),
       withr(cpg, r_cpg, 3), withr(rss, r_rss, 0), notes
 
     csvh = ""; csvl = ""; js = ""
-    put("scenario", s, 1); put("mode", m, 1); put("runs", cnt[key]); put("ok_runs", oks[key])
+    put("scenario", s, 1); put("mode", m, 1); put("runs", nall); put("ok_runs", oks[key])
+    put("failed_runs", nfail[key]); put("skipped_runs", nskip[key])
+    put("why", nfail[key] ? fwhy[key] : nskip[key] ? swhy[key] : "", 1)
     put("mbps_median", mb); put("mbps_min", mlo); put("mbps_max", mhi); put("ratio_vs_vfs", r_mb)
+    put("ratio_vs_vfs_shipped", r_mbsh)
     put("write_p50_ms", w50); put("write_p99_ms", w99); put("write_p999_ms", w999); put("write_max_ms", wmax)
     put("commit_p99_ms", c99); put("read_mbps", rmb); put("read_p99_ms", r99); put("hot_end_pct", hot)
     put("cache_peak_mib", cache); put("dirty_peak_mib", dirty); put("writeback_peak_mib", wb)
@@ -107,12 +127,42 @@ END {
     printf "%s\n  {%s}", (k > 1 ? "," : ""), js > SUMJSON
   }
   print "\n]" > SUMJSON
+  # per scenario: each module mode against FSAL_VFS under the same malloc environment (the
+  # FSAL`s own effect) and against FSAL_VFS as shipped (what a user switching FSALs sees)
+  if (shipped) {
+    printf "\nmodule against FSAL_VFS, median MB/s ratio per scenario: same malloc environment | FSAL_VFS as shipped (glibc defaults)\n"
+    printf "%-9s", "scenario"
+    for (i = 1; i <= nm; i++) if (M[i] != "vfs" && M[i] != "vfs-shipped") printf " %-17s", M[i]
+    printf "\n"
+    for (k = 1; k <= ns; k++) {
+      printf "%-9s", S[k]
+      for (i = 1; i <= nm; i++) {
+        if (M[i] == "vfs" || M[i] == "vfs-shipped") continue
+        a = rvfs[S[k], M[i]]; c = rsh[S[k], M[i]]
+        printf " %-17s", (a == "" ? "-" : sprintf("%.2fx", a)) " | " (c == "" ? "-" : sprintf("%.2fx", c))
+      }
+      printf "\n"
+    }
+  }
 }
-' "$out/runs.csv" > "$out/table.txt" || exit 1
+' "$out/runs.csv" > "$out/table.body" || exit 1
 {
+  # the header: the malloc environment every server ran with (config.txt's first line)
+  grep -m1 '^malloc environment: ' "$out/config.txt" 2>/dev/null
+  cat "$out/table.body"
+  rm -f "$out/table.body"
   echo
   cat "$out/config.txt" 2>/dev/null
-  echo "MB/s: 10^6 bytes/s acknowledged in the measured window: WRITE (compete: the mode's export),"
+  echo "malloc environment: what every server ran with (runs.csv malloc_env: read from each server's"
+  echo "  /proc/PID/environ); vfs-shipped: FSAL_VFS with glibc's defaults, as a stock ganesha runs;"
+  echo "xVFS: median MB/s against FSAL_VFS (vfs) in the same scenario and malloc environment (the"
+  echo "  FSAL's own effect); xVFSsh: against FSAL_VFS as shipped (vfs-shipped; what a user switching"
+  echo "  FSALs sees); the grid under the table gives both for every module mode and scenario;"
+  echo "FAILED/SKIPPED: no ok run of that mode in that scenario; the notes say how many runs failed or"
+  echo "  were skipped and why (runs.csv status and why); a failed run counts in no median and never"
+  echo "  against a later scenario (a mode that failed twice in a scenario skips its remaining reps);"
+  echo "MB/s: 10^6 bytes/s acknowledged in the measured window: WRITE (compete: the mode's export,"
+  echo "  beside an FSAL_VFS neighbour export of the same server on its own filesystem),"
   echo "  READ for read64k/read64k_w/read4k/read4k_w (their streaming writer's MB/s in the notes);"
   echo "p50/p99/p99.9: send-to-reply latency of WRITE, of READ for the read* scenarios (medians over"
   echo "  reps); cm p99: COMMIT; cache/dirty: peak in the memory cgroup (or /proc/meminfo when uncapped);"

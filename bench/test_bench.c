@@ -150,8 +150,10 @@ static void test_opts_good(void)
 		parse(&o,
 		      URL
 		      "--conns 16 --qd 4 --bs 64k --size 1G --pattern rand "
-		      "--stable filesync --json /tmp/x.json --warmup 1 --time 10",
+		      "--stable filesync --json /tmp/x.json --warmup 1 --time 10 "
+		      "--min-bytes 2G",
 		      err) == 0);
+	CU_ASSERT(o.min_bytes == (2ULL << 30));
 	CU_ASSERT(o.conns == 16 && o.qd == 4 && o.bs == 65536 &&
 		  o.size == (1ULL << 30));
 	CU_ASSERT(o.pattern == PAT_RAND && o.stable == 2 && o.time_s == 10 &&
@@ -195,6 +197,9 @@ static void test_opts_bad(void)
 		URL "--time 0",
 		URL "--time abc",
 		URL "--warmup 5 --time 5",
+		URL "--min-bytes 1G", /* not a timed run */
+		URL "--time 5 --min-bytes 0",
+		URL "--conns 0 --readers 1 --time 5 --min-bytes 1M",
 		URL "--frobnicate 1",
 		"--url http://x/y",
 		"--url nfs://h/x?version=4",
