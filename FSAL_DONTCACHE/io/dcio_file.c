@@ -377,7 +377,12 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		free(q);
 		return rc;
 	}
-	rc = inflight_admit(x, len);
+	/* What a queued write holds is memory: the caller's buffer, and for a
+	 * direct write its bounce copy too (counted whether or not the write
+	 * has an aligned middle: the mode decides before the split) */
+	q->top_mode = write_mode(f);
+	q->held = q->top_mode == DCIO_WRITE_DIRECT ? 2 * len : len;
+	rc = inflight_admit(x, q->held);
 	if (rc) {
 		req_free(q);
 		return rc;
@@ -392,7 +397,6 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->arg = arg;
 	falloc_track(q);
 	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
-	q->top_mode = write_mode(f);
 	if (q->top_mode == DCIO_WRITE_DIRECT) {
 		rc = submit_direct(q, iov, iovcnt);
 		if (rc == 0) {
@@ -400,7 +404,7 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 			return 0;
 		}
 		if (rc == ENOMEM) {
-			inflight_release(x, len);
+			inflight_release(x, q->held);
 			falloc_untrack(q);
 			req_free(q);
 			file_put(f);

@@ -412,7 +412,7 @@ void req_complete(struct dcio_req *q, int err)
 
 	if (q->op == REQ_WRITE) {
 		hist_add(&x->st.lat_w, lat);
-		inflight_release(x, q->len);
+		inflight_release(x, q->held);
 	} else {
 		hist_add(&x->st.lat_r, lat);
 	}

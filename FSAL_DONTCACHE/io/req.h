@@ -40,6 +40,9 @@ struct dcio_req {
 	bool is_durable; /* flushed before done */
 	bool *durable; /* the caller's, set before done (dcio_write2) */
 	uint64_t off, len; /* the caller's range */
+	/* bytes counted in the export's in-flight bound until done: len, and
+	 * as much again for a direct write's bounce copy */
+	uint64_t held;
 	uint64_t io_off, io_len, xfer; /* the syscall's range and progress */
 	uint64_t t0;
 	uint64_t err_gen; /* em_write_begin() at submission */
