@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # Two ganesha heads over one filesystem behind a floating address, on one machine, for trying
-# it (README "Two heads"); also the library of tests/ha/failover_v3.sh (sourced: functions
+# it (docs/design.md "Two heads"); also the library of tests/ha/failover_v3.sh (sourced: functions
 # only). Run as root:
 #
 #   scripts/ha-pair.sh [--build DIR] [--module SO] [--root DIR] [--fsal DONTCACHE|VFS]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # A one-node RADOS (one ceph-mon, one ceph-mgr, one ceph-osd on memstore) for ganesha's
-# rados_cluster recovery backend (README "Two heads", active/active), all its state in one
+# rados_cluster recovery backend (docs/design.md "Two heads", active/active), all its state in one
 # scratch directory; also the library of tests/ha/rados_cluster.sh (sourced: functions only).
 # Run as root:
 #

@@ -9,7 +9,7 @@
 #         its per-process random part (before: epoch + a counter starting at 1, equal);
 #   v3    ganesha builds the NFSv3 verifier itself from the epoch alone (no FSAL is asked,
 #         4.3 and 6.5): with one epoch the heads answer the same one. That is printed, not
-#         failed; then the operator's remedy (README "Two heads": a distinct -E per head and
+#         failed; then the operator's remedy (docs/design.md "Two heads": a distinct -E per head and
 #         start) is checked: heads started with EPOCH*2+0 and EPOCH*2+1 answer different v3
 #         verifiers, and different v4 ones.
 # Against VFS (ganesha's own NFSv4 verifier, from the epoch too) the v4 part is printed and
@@ -65,7 +65,7 @@ fi
   echo "# NFSv3: the same verifier $V3_A from both heads (ganesha's own, from the epoch: no FSAL can change it; remedy: a distinct -E per head)" ||
   echo "# NFSv3: different verifiers $V3_A, $V3_B for one epoch"
 
-# The operator's remedy: a distinct epoch per head and start (README "Two heads").
+# The operator's remedy: a distinct epoch per head and start (docs/design.md "Two heads").
 head_verfs C $((epoch * 2))
 head_verfs D $((epoch * 2 + 1))
 [ "$V3_C" != "$V3_D" ] &&
