@@ -28,15 +28,8 @@ mkdir -p "$tmp" "$rec"
 mount -t tmpfs -o size=512M tmpfs "$tmp" || it_die "mount tmpfs"
 IT_MOUNTS+=("$tmp")
 truncate -s 256M "$tmp/disk.img"
-dev=$(losetup -f --show "$tmp/disk.img") || it_die "losetup"
-IT_LOOPS+=("$dev")
-echo 4 > "/sys/block/$(basename "$dev")/queue/max_sectors_kb" ||
-  it_die "cannot cap $dev max_sectors_kb"
-mkfs.ext4 -q -F -b 4096 -O ^has_journal -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" >/dev/null 2>&1 ||
-  it_die "mkfs.ext4"
-mkdir -p "$mnt"
-mount -t ext4 -o errors=continue "$dev" "$mnt" || it_die "mount ext4"
-IT_MOUNTS+=("$mnt")
+it_capped_ext4 "$tmp/disk.img" "$mnt"
+dev=$IT_LOOP_DEV
 it_log "tmpfs after mkfs: $(df -h --output=used,avail "$tmp" | tail -1)"
 
 it_serve "$mnt"

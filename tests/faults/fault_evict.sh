@@ -31,14 +31,7 @@ mkdir -p "$rec"
 it_loop_ext4 "$IT_WORK/outer.img" 96M "$omnt" -m 0 || it_die "cannot make the outer ext4"
 img=$omnt/disk.img
 truncate -s 64M "$img"
-dev=$(losetup -f --show "$img") || it_die "losetup"
-IT_LOOPS+=("$dev")
-echo 4 > "/sys/block/$(basename "$dev")/queue/max_sectors_kb" || it_die "cannot cap $dev"
-mkfs.ext4 -q -F -b 4096 -O ^has_journal -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" \
-  >/dev/null 2>&1 || it_die "mkfs.ext4"
-mkdir -p "$mnt"
-mount -t ext4 -o errors=continue "$dev" "$mnt" || it_die "mount ext4"
-IT_MOUNTS+=("$mnt")
+it_capped_ext4 "$img" "$mnt"
 mkdir "$mnt/many"
 for i in $(seq 300); do : > "$mnt/many/f$i"; done
 sync -f "$mnt"

@@ -37,21 +37,6 @@ verf4() { # PART ARGS...: runs ft_verf4 against the export $1 (second argument o
   it_alive || it_die "$part: ganesha died"
 }
 
-# capped_ext4 IMG MNT: ext4 without a journal (errors=continue) on a loop device over the
-# file IMG whose requests are capped at 4 KiB, mounted at MNT
-capped_ext4() {
-  local dev
-  dev=$(losetup -f --show "$1") || it_die "losetup"
-  IT_LOOPS+=("$dev")
-  echo 4 > "/sys/block/$(basename "$dev")/queue/max_sectors_kb" ||
-    it_die "cannot cap $dev max_sectors_kb"
-  mkfs.ext4 -q -F -b 4096 -O ^has_journal -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" \
-    >/dev/null 2>&1 || it_die "mkfs.ext4"
-  mkdir -p "$2"
-  mount -t ext4 -o errors=continue "$dev" "$2" || it_die "mount ext4"
-  IT_MOUNTS+=("$2")
-}
-
 # nospc: a full ext4
 nmnt=$IT_WORK/nospc
 it_loop_ext4 "$IT_WORK/nospc.img" 48M "$nmnt" -m 0 || it_die "cannot make the ext4 export"
@@ -66,7 +51,7 @@ gsh_stop || it_fail "nospc: ganesha did not stop cleanly"
 tmp=$IT_WORK/tmpfs wmnt=$IT_WORK/wb
 it_tmpfs "$tmp" 512M
 truncate -s 256M "$tmp/disk.img"
-capped_ext4 "$tmp/disk.img" "$wmnt"
+it_capped_ext4 "$tmp/disk.img" "$wmnt"
 # the victim is written whole while the device works, then the tmpfs pages behind its blocks
 # are given back: its overwrites are what fails (no extent or bitmap change, see fault_eio.sh)
 dd if=/dev/zero of="$wmnt/victim" bs=1M count=32 conv=fsync status=none || it_die "prewrite"
@@ -88,7 +73,7 @@ omnt=$IT_WORK/outer emnt=$IT_WORK/eio
 it_loop_ext4 "$IT_WORK/outer.img" 160M "$omnt" -m 0 || it_die "cannot make the outer ext4"
 img=$omnt/disk.img
 truncate -s 128M "$img"
-capped_ext4 "$img" "$emnt"
+it_capped_ext4 "$img" "$emnt"
 it_serve "$emnt"
 verf4 eio -e "$emnt" -x wb -L $((256 << 20)) -t 60 -F "chattr +i '$img'" -R "chattr -i '$img'"
 chattr -i "$img"

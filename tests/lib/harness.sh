@@ -381,6 +381,23 @@ it_vg_report() {
 
 # it_loop_ext4 IMG SIZE MNT [mkfs.ext4 args...]: ext4 on a loop device over IMG, mounted on
 # MNT (unmounted and detached at exit); sets IT_LOOP_DEV (call it directly, not in $(...)).
+# it_capped_ext4 IMG MNT: ext4 without a journal (errors=continue) on a loop device over the
+# existing file IMG whose requests are capped at 4 KiB (so a partly written request is an
+# error of some pages only), mounted at MNT; IT_LOOP_DEV names the device. Dies on failure.
+it_capped_ext4() {
+  local dev
+  dev=$(losetup -f --show "$1") || it_die "losetup $1"
+  IT_LOOPS+=("$dev")
+  echo 4 > "/sys/block/$(basename "$dev")/queue/max_sectors_kb" ||
+    it_die "cannot cap $dev max_sectors_kb"
+  mkfs.ext4 -q -F -b 4096 -O ^has_journal -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" \
+    >/dev/null 2>&1 || it_die "mkfs.ext4 $dev"
+  mkdir -p "$2"
+  mount -t ext4 -o errors=continue "$dev" "$2" || it_die "mount ext4 $dev"
+  IT_MOUNTS+=("$2")
+  IT_LOOP_DEV=$dev
+}
+
 it_loop_ext4() {
   local img=$1 size=$2 mnt=$3; shift 3
   local dev
