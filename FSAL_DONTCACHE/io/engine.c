@@ -257,7 +257,7 @@ void engine_pool_submit(struct dcio_engine *e, struct dcio_req *q)
 
 void engine_submit(struct dcio_engine *e, struct dcio_req *q)
 {
-	if (q->inline_) {
+	if (q->inline_ || q->caller) {
 		req_exec_sync(q);
 	} else if (e->uring) {
 		unsigned i = atomic_fetch_add(&e->rr, 1) % e->nrings;

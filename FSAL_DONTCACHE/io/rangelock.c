@@ -4,8 +4,9 @@
  * invalidate them, warns of a collision and reports EIO to the next fsync.
  * Overlapping writes (page granularity) therefore run one after another, in
  * arrival order; a queued write is started by the completion that frees it,
- * so the submitting thread never blocks (except in inline mode, where it
- * waits since done must come before dcio_write returns). */
+ * so the submitting thread never blocks (except for a write issued on its
+ * caller's thread, inline or direct up to caller_write_max, where it waits
+ * since done must come before dcio_write returns). */
 #include "engine.h"
 
 static bool overlaps(const struct dcio_req *a, const struct dcio_req *b)
@@ -66,7 +67,7 @@ void rl_start(struct dcio_req *q)
 		return;
 	}
 	append(&f->rl_waitq, q);
-	if (q->inline_) {
+	if (q->inline_ || q->caller) {
 		while (!q->rl_held)
 			pthread_cond_wait(&f->cv, &f->mu);
 		pthread_mutex_unlock(&f->mu);
@@ -93,7 +94,7 @@ void rl_release(struct dcio_req *q)
 		unlink_from(&f->rl_waitq, w);
 		push(&f->rl_active, w);
 		w->rl_held = true;
-		if (w->inline_) {
+		if (w->inline_ || w->caller) {
 			wake = true;
 		} else {
 			/* rl_next is free again: chain the ones to start */

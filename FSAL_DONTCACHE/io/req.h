@@ -34,6 +34,10 @@ struct dcio_req {
 	int retries; /* EINTR/EAGAIN answers in a row (DCIO_IO_MAX_TRIES) */
 	uint64_t retry_at; /* ring.c: now_ns() when it may be issued again */
 	bool inline_, direct;
+	/* issued and completed on the caller's thread, done before dcio_write
+	 * returns (a direct write up to caller_write_max, and its children):
+	 * the range lock is waited for there, as for inline_ */
+	bool caller;
 	bool kick_timed; /* kick.c: its syscall time is a kick_sample */
 	enum dcio_stable stable;
 	bool opportunistic; /* UNSTABLE, joined a group flush (stable_reply_ms) */
