@@ -149,6 +149,35 @@ static void t_flood_uring(void)
 	flood(false, 2);
 }
 
+/* With the pwritev2 gate closed, three 64 KiB writes at 0, 64 and 128 KiB
+ * of buf: the first two are queued (and wait at the gate), the third finds
+ * no room and is refused EAGAIN without a callback. */
+static void three_writes(struct tl_ctx *c, char *buf, struct tl_wait *w,
+			 struct tl_op op[3])
+{
+	tl_wait_init(w);
+	for (int i = 0; i < 3; i++)
+		op[i] = (struct tl_op){ .w = w };
+	atomic_store(&gate_closed, 1);
+	for (int i = 0; i < 3; i++) {
+		struct iovec io = { buf + ((size_t)i << 16), 64 << 10 };
+		CU_ASSERT_EQUAL(dcio_write(c->f, &io, 1, (uint64_t)i << 16,
+					   DCIO_UNSTABLE, tl_op_done, &op[i]),
+				i < 2 ? 0 : EAGAIN);
+	}
+}
+
+/* Opens the gate: the two queued writes of three_writes complete. */
+static void two_done(struct tl_wait *w, struct tl_op op[3])
+{
+	open_gate();
+	tl_wait_for(w, 2);
+	CU_ASSERT_EQUAL(op[0].err, 0);
+	CU_ASSERT_EQUAL(op[1].err, 0);
+	CU_ASSERT_EQUAL(op[2].calls, 0);
+	CU_ASSERT_EQUAL(w->n, 2);
+}
+
 static void t_eagain(void)
 {
 	struct tl_ctx c;
@@ -156,26 +185,9 @@ static void t_eagain(void)
 	static char buf[1 << 20];
 	tl_fill(buf, sizeof(buf), 0, 10);
 	struct tl_wait w;
-	struct tl_op a = { .w = &w }, b = { .w = &w }, d = { .w = &w };
-	tl_wait_init(&w);
-	atomic_store(&gate_closed, 1);
-	struct iovec i1 = { buf, 64 << 10 },
-		     i2 = { buf + (64 << 10), 64 << 10 };
-	struct iovec i3 = { buf + (128 << 10), 64 << 10 };
-	CU_ASSERT_EQUAL(
-		dcio_write(c.f, &i1, 1, 0, DCIO_UNSTABLE, tl_op_done, &a), 0);
-	CU_ASSERT_EQUAL(dcio_write(c.f, &i2, 1, 64 << 10, DCIO_UNSTABLE,
-				   tl_op_done, &b),
-			0);
-	CU_ASSERT_EQUAL(dcio_write(c.f, &i3, 1, 128 << 10, DCIO_UNSTABLE,
-				   tl_op_done, &d),
-			EAGAIN);
-	open_gate();
-	tl_wait_for(&w, 2);
-	CU_ASSERT_EQUAL(a.err, 0);
-	CU_ASSERT_EQUAL(b.err, 0);
-	CU_ASSERT_EQUAL(d.calls, 0);
-	CU_ASSERT_EQUAL(w.n, 2);
+	struct tl_op op[3];
+	three_writes(&c, buf, &w, op);
+	two_done(&w, op);
 	char *js = tl_stats(c.x);
 	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.eagain"), 1);
 	CU_ASSERT_TRUE(tl_json_num(js, "inflight.peak") <= 128 << 10);
@@ -206,29 +218,13 @@ static void t_direct_counts_bounce(void)
 	static char buf[192 << 10];
 	tl_fill(buf, sizeof(buf), 0, 11);
 	struct tl_wait w;
-	struct tl_op a = { .w = &w }, b = { .w = &w }, d = { .w = &w };
-	tl_wait_init(&w);
-	atomic_store(&gate_closed, 1);
-	struct iovec i1 = { buf, 64 << 10 },
-		     i2 = { buf + (64 << 10), 64 << 10 };
-	struct iovec i3 = { buf + (128 << 10), 64 << 10 };
-	CU_ASSERT_EQUAL(
-		dcio_write(c.f, &i1, 1, 0, DCIO_UNSTABLE, tl_op_done, &a), 0);
-	CU_ASSERT_EQUAL(dcio_write(c.f, &i2, 1, 64 << 10, DCIO_UNSTABLE,
-				   tl_op_done, &b),
-			0);
+	struct tl_op op[3];
 	/* 3 x 64 KiB of buffers fit 256 KiB; with their bounce copies not */
-	CU_ASSERT_EQUAL(dcio_write(c.f, &i3, 1, 128 << 10, DCIO_UNSTABLE,
-				   tl_op_done, &d),
-			EAGAIN);
+	three_writes(&c, buf, &w, op);
 	char *js = tl_stats(c.x);
 	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.bytes"), 256 << 10);
 	free(js);
-	open_gate();
-	tl_wait_for(&w, 2);
-	CU_ASSERT_EQUAL(a.err, 0);
-	CU_ASSERT_EQUAL(b.err, 0);
-	CU_ASSERT_EQUAL(d.calls, 0);
+	two_done(&w, op);
 	js = tl_stats(c.x);
 	CU_ASSERT_EQUAL(tl_json_num(js, "inflight.bytes"), 0);
 	free(js);
