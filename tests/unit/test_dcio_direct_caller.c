@@ -162,10 +162,11 @@ static void t_caller_thread(void)
 	size_t grown = arena_bytes() - before;
 	char why[160];
 
-	snprintf(why, sizeof(why),
-		 "answered off the caller's thread %ld of %d, peak live buffers %ld, arenas grew %zu KiB",
-		 atomic_load(&off_thread), NTHR * PER,
-		 atomic_load(&live_peak), grown >> 10);
+	snprintf(
+		why, sizeof(why),
+		"answered off the caller's thread %ld of %d, peak live buffers %ld, arenas grew %zu KiB",
+		atomic_load(&off_thread), NTHR * PER, atomic_load(&live_peak),
+		grown >> 10);
 	CU_ASSERT_EQUAL(atomic_load(&failed), 0);
 	CU_ASSERT_EQUAL_FATAL(tl_stat(c.x, "fallbacks.direct"), 0);
 	/* every write answered on its caller's thread, before dcio_write
