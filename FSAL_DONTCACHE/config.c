@@ -440,7 +440,7 @@ static struct config_item dc_export_items[] = {
 		       dc_export_cfg, max_inflight_bytes),
 	CONF_ITEM_UI32("Stable_Reply_Ms", 0, UINT32_MAX, 0, dc_export_cfg,
 		       stable_reply_ms),
-	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX, 128 * MiB,
+	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX, 64 * MiB,
 		       dc_export_cfg, cache_budget_bytes),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
 		       key_file),
