@@ -236,9 +236,8 @@ static enum dcio_write_mode write_mode(const struct dcio_file *f)
 /* Where a write runs, chosen in one place: overlapping writes of a direct
  * export are ordered by the range lock (and issued on the caller's thread
  * or by the engine by the rule of caller_ok, dcio_write3); small ones run
- * on the caller's
- * thread; the rest (and every write of an inline export, which issues on
- * the caller through engine_submit) go to the engine. */
+ * on the caller's thread; the rest (and every write of an inline export,
+ * which issues on the caller through engine_submit) go to the engine. */
 enum write_path { PATH_ENGINE, PATH_CALLER, PATH_RANGELOCK };
 
 /* Issued on the caller's thread, no hand-off: up to caller_write_max, unless
