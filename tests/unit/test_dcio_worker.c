@@ -204,14 +204,16 @@ static int threads_nice(const char *prefix)
 	return nice;
 }
 
-/* the pool threads' nice once they have set it (up to 2 s) */
-static int pool_nice(int want)
+/* the nice of the threads named prefix* once each has set it (up to 2 s):
+ * a thread names itself after it starts, and sets its nice when it first
+ * runs, so a ring that took no request may not have run yet */
+static int nice_within(const char *prefix, int want)
 {
-	int n = threads_nice("dcio-pool");
+	int n = threads_nice(prefix);
 
 	for (int i = 0; i < 200 && n != want; i++) {
 		usleep(10 * 1000);
-		n = threads_nice("dcio-pool");
+		n = threads_nice(prefix);
 	}
 	return n;
 }
@@ -222,11 +224,10 @@ static void t_engine_nice(void)
 	struct tl_ctx t;
 
 	setup(&t, 0, 7);
-	/* a write through the ring so that its thread surely ran its start */
 	CU_ASSERT_FALSE(write_here(&t, buf, sizeof(buf), 0, DCIO_DATA_SYNC));
-	CU_ASSERT_EQUAL(threads_nice("dcio-ring"), 7);
-	CU_ASSERT_EQUAL(threads_nice("dcio-pool"), 7);
-	CU_ASSERT_EQUAL(threads_nice("dcio-flush"), 7);
+	CU_ASSERT_EQUAL(nice_within("dcio-ring", 7), 7);
+	CU_ASSERT_EQUAL(nice_within("dcio-pool", 7), 7);
+	CU_ASSERT_EQUAL(nice_within("dcio-flush", 7), 7);
 	teardown(&t);
 }
 
@@ -906,7 +907,7 @@ static void t_caller_thread_untouched(void)
 	errno = 0;
 	before = getpriority(PRIO_PROCESS, 0);
 	CU_ASSERT_EQUAL_FATAL(errno, 0);
-	CU_ASSERT_EQUAL(pool_nice(7), 7); /* the engine's own: reniced */
+	CU_ASSERT_EQUAL(nice_within("dcio-pool", 7), 7); /* the engine's own: reniced */
 	/* no read yet: copied on the caller, at its own nice */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
