@@ -907,7 +907,8 @@ static void t_caller_thread_untouched(void)
 	errno = 0;
 	before = getpriority(PRIO_PROCESS, 0);
 	CU_ASSERT_EQUAL_FATAL(errno, 0);
-	CU_ASSERT_EQUAL(nice_within("dcio-pool", 7), 7); /* the engine's own: reniced */
+	/* the engine's own: reniced */
+	CU_ASSERT_EQUAL(nice_within("dcio-pool", 7), 7);
 	/* no read yet: copied on the caller, at its own nice */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
