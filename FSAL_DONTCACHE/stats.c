@@ -5,6 +5,7 @@
  * stats line in ganesha's log at release; the engine's messages routed to
  * ganesha's log; the export's start line with its effective configuration. */
 #include "dc_int.h"
+#include "fridgethr.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -464,12 +465,19 @@ static bool has_files(const struct dc_export *x)
 	return x->cfg.stats_file != NULL || x->cfg.prom_file != NULL;
 }
 
-static void *stats_main(void *arg)
+/* The dc-stats thread's one job: rewrite every export's files each
+ * Stats_Interval_Ms until dc_stats_shutdown. It runs in a fridge of
+ * ganesha's (fridgethr), so it carries ganesha's signal mask, RCU
+ * registration and a name in ganesha's log lines like ganesha's own
+ * threads; the interval is in milliseconds, finer than a looper fridge's
+ * seconds, so the job waits on its own condition. */
+static void stats_run(struct fridgethr_context *ctx)
 {
 	struct timespec until;
 	struct glist_head *n;
 
-	(void)arg;
+	(void)ctx;
+	(void)pthread_setname_np(pthread_self(), "dc-stats");
 	PTHREAD_MUTEX_lock(&DC.lock);
 	while (!DC.stats_stop) {
 		clock_gettime(CLOCK_REALTIME, &until);
@@ -486,25 +494,42 @@ static void *stats_main(void *arg)
 			dc_write_stats(glist_entry(n, struct dc_export, node));
 	}
 	PTHREAD_MUTEX_unlock(&DC.lock);
-	return NULL;
 }
 
 /* Under DC.lock. */
 static void start_thread(void)
 {
+	struct fridgethr_params frp;
 	int rc;
 
-	if (!DC.stats_running && !DC.stats_stop) {
-		rc = pthread_create(&DC.stats_thread, NULL, stats_main, NULL);
+	if (DC.stats_running || DC.stats_stop)
+		return;
+	memset(&frp, 0, sizeof(frp));
+	frp.thr_max = 1;
+	frp.thr_min = 0;
+	frp.flavor = fridgethr_flavor_worker;
+	frp.deferment = fridgethr_defer_fail;
+	rc = fridgethr_init(&DC.stats_fridge, "dc-stats", &frp);
+	if (rc != 0) {
+		LogFullDebug(COMPONENT_FSAL, "fridgethr_init(dc-stats): %s",
+			     strerror(rc));
+		DC.stats_fridge = NULL;
+	} else {
+		rc = fridgethr_submit(DC.stats_fridge, stats_run, NULL);
 		if (rc != 0) {
-			LogWarn(COMPONENT_FSAL,
-				"DONTCACHE: no stats thread (stats files written at start and shutdown only): %s",
-				strerror(rc));
-		} else {
-			DC.stats_running = true;
-			pthread_setname_np(DC.stats_thread, "dc-stats");
+			LogFullDebug(COMPONENT_FSAL,
+				     "fridgethr_submit(dc-stats): %s",
+				     strerror(rc));
+			fridgethr_destroy(DC.stats_fridge);
+			DC.stats_fridge = NULL;
 		}
 	}
+	if (rc != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE: no stats thread (stats files written at start and shutdown only): %s",
+			strerror(rc));
+	else
+		DC.stats_running = true;
 }
 
 /* The thread runs only while some export has a file to rewrite and
@@ -549,13 +574,24 @@ void dc_stats_files_update(struct dc_export *x, char *stats_file,
 
 void dc_stats_shutdown(void)
 {
+	int rc;
+
 	if (!DC.stats_running)
 		return;
 	PTHREAD_MUTEX_lock(&DC.lock);
 	DC.stats_stop = true;
 	pthread_cond_broadcast(&DC.stats_cond);
 	PTHREAD_MUTEX_unlock(&DC.lock);
-	pthread_join(DC.stats_thread, NULL);
+	/* the job returns at once now; the fridge's stop waits for it */
+	rc = fridgethr_sync_command(DC.stats_fridge, fridgethr_comm_stop, 30);
+	if (rc != 0) {
+		LogMajor(COMPONENT_FSAL,
+			 "DONTCACHE: stopping the stats thread: %s (cancelled)",
+			 strerror(rc));
+		fridgethr_cancel(DC.stats_fridge);
+	}
+	fridgethr_destroy(DC.stats_fridge);
+	DC.stats_fridge = NULL;
 	DC.stats_running = false;
 }
 

@@ -134,6 +134,16 @@ for h in write commit; do
 done
 grep -q "export_id=\"$C\"" "$IT_WORK/scrape2.txt" && it_fail "export $C (no Prometheus_File) appears in the scrape"
 
+# The stats thread is one of ganesha's (a fridgethr job): its log lines carry its name, as
+# ganesha's own threads' do (a plain pthread's would carry an address). A directory made
+# writable by everyone after start makes the next rewrite log its refusal.
+chmod 0777 "$TF"
+for _ in $(seq 30); do grep -q "cannot write Prometheus_File $TF/" "$IT_LOG" && break; sleep 0.1; done
+chmod 0755 "$TF"
+line=$(grep "cannot write Prometheus_File $TF/" "$IT_LOG" | head -n 1)
+[[ $line == *"[dc-stats] "* ]] && it_pass "the stats thread logs under its name, as a thread of ganesha's" ||
+  it_fail "the stats thread's refusal: ${line:-no line in 3 s}"
+
 kill "$NE_PID"; wait "$NE_PID" 2>/dev/null
 gsh_stop || it_fail "ganesha exited non-zero on SIGTERM"
 for id in $A $B $C; do
