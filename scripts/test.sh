@@ -41,6 +41,9 @@ rm -f "$build/setup6.log"
 setup6_pid=$!
 cmake -S "$top" -B "$build-san" -DCMAKE_BUILD_TYPE=Debug -DDC_SANITIZE=ON >/dev/null
 cmake --build "$build-san" -j"$(nproc)"
+# fio with its libnfs engine for bench_fio (a download: outside the tests' network namespaces)
+bash "$top/bench/fio-build.sh" > "$build/fio-build.log" 2>&1 ||
+  echo "test.sh: fio with its nfs engine did not build ($build/fio-build.log): bench_fio will skip"
 set +e
 
 # The tests start while the roots and the image may still be in the making: the scenarios

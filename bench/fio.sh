@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# bench/fio.sh: FSAL_VFS against FSAL_DONTCACHE with a client this project did not write:
+# fio's libnfs engine (NFSv3), 1 MiB sequential writers, ganesha alone in a memory cgroup.
+#
+#   bash bench/fio.sh                       # 3 interleaved rounds, 2 GiB cgroup
+#   bash bench/fio.sh --reps 1 --cases seq1qd1 --mem-limit 1G
+#
+# Debian's fio is built without libnfs; bench/fio-build.sh builds Debian's own fio source
+# package with it (build-fio/fio), once. Each run starts one ganesha (FSAL_VFS or the module,
+# both under the malloc environment of config/systemd/dontcache-malloc.conf, as bench/run.sh
+# does) in a private network namespace with its export under --dir, puts only ganesha into
+# the memory cgroup, runs fio, samples the cgroup's page cache, dirty and writeback memory
+# every 0.2 s, and deletes the files. Rounds interleave the servers (A/B per case).
+# Output (--out, default out/fio-DATE): runs.csv (one line per run), fio/*.json, table.txt:
+# medians [min..max] per case and server, and the module's ratios to FSAL_VFS.
+# Cases: seq1qd1 and seq1qd8 (one writer, 4 GiB), multi16 and multi64 (16 or 64 writers at
+# queue depth 1, 8 GiB over their files).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+self=$top/bench/fio.sh
+die() { echo "fio.sh: $*" >&2; exit 2; }
+usage() {
+  sed -n '3,19p' "$self" | sed 's/^# \{0,1\}//'
+  cat <<'EOF'
+options:
+  --reps N          rounds (default 3)
+  --cases LIST      comma-separated, from seq1qd1,seq1qd8,multi16,multi64 (default all)
+  --mem-limit SIZE  ganesha's memory cgroup limit, K/M/G (default 2G)
+  --dir DIR         where the exports live (default /var/tmp/dcfio; the files are deleted)
+  --module SO       libfsaldontcache.so (default build/FSAL_DONTCACHE/)
+  --fio PATH        a fio with the nfs engine (default build-fio/fio, built if missing)
+  --out DIR         output directory
+  --scale F         multiply every case's size by F (default 1; the test uses 0.125)
+EOF
+}
+REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64 MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --reps) REPS=$2; shift ;;
+    --cases) CASES=$2; shift ;;
+    --mem-limit) MEMLIM=$2; shift ;;
+    --dir) DIR=$2; shift ;;
+    --module) MODULE=$2; shift ;;
+    --fio) FIO=$2; shift ;;
+    --out) OUT=$2; shift ;;
+    --scale) SCALE=$2; shift ;;
+    --inner) INNER=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option $1" ;;
+  esac
+  shift
+done
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive number"
+[[ $SCALE =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$SCALE" 'BEGIN { exit !(f > 0 && f <= 64) }' ||
+  die "--scale wants a number in (0, 64]"
+mib() { awk -v m="$1" -v f="$SCALE" 'BEGIN { v = int(m * f); print (v < 1 ? 1 : v) "m" }'; }
+to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
+MEMLIM_B=$(to_bytes "$MEMLIM")
+[[ $MEMLIM_B =~ ^[0-9]+$ ]] && [ "$MEMLIM_B" -ge $((256 << 20)) ] || die "--mem-limit wants at least 256M"
+IFS=, read -r -a cases <<< "$CASES"
+for c in "${cases[@]}"; do
+  case $c in seq1qd1|seq1qd8|multi16|multi64) ;; *) die "unknown case '$c'" ;; esac
+done
+
+if [ $INNER = 0 ]; then
+  [ "$(id -u)" = 0 ] || die "run as root (namespaces, cgroups)"
+  command -v ganesha.nfsd >/dev/null || die "ganesha.nfsd not installed (bash scripts/setup.sh)"
+  command -v jq >/dev/null || die "jq not installed (bash scripts/setup.sh)"
+  if [ -z "$FIO" ]; then
+    FIO=$top/build-fio/fio
+    [ -x "$FIO" ] || bash "$top/bench/fio-build.sh" || die "could not build fio with its nfs engine"
+  fi
+  "$FIO" --enghelp=nfs >/dev/null 2>&1 || die "$FIO has no nfs engine (bench/fio-build.sh)"
+  if [ -z "$MODULE" ]; then
+    MODULE=$top/build/FSAL_DONTCACHE/libfsaldontcache.so
+    if [ ! -f "$MODULE" ]; then
+      { cmake -S "$top" -B "$top/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
+        cmake --build "$top/build" -j"$(nproc)" --target fsaldontcache >/dev/null; } || die "module build failed"
+    fi
+  fi
+  [ -f "$MODULE" ] || die "--module $MODULE not found"
+  [ -f /sys/fs/cgroup/memory/cgroup.procs ] || die "needs the cgroup v1 memory controller"
+  [ -n "$OUT" ] || OUT=$top/out/fio-$(date +%Y%m%d-%H%M%S)
+  mkdir -p "$OUT/fio" "$DIR" || die "cannot create $OUT or $DIR"
+  OUT=$(cd "$OUT" && pwd)
+  cur=$(awk -F: '$2=="memory"{print $3}' /proc/self/cgroup)
+  cg=/sys/fs/cgroup/memory${cur%/}/dcfio-$$
+  mkdir "$cg" || die "cannot create memory cgroup $cg"
+  echo "$MEMLIM_B" > "$cg/memory.limit_in_bytes" || { rmdir "$cg"; die "cannot set the memory limit"; }
+  DCF_CGROUP=$cg "$top/tests/lib/in-ns.sh" "$self" --inner --reps "$REPS" --cases "$CASES" --scale "$SCALE" \
+    --mem-limit "$MEMLIM" --dir "$DIR" --module "$MODULE" --fio "$FIO" --out "$OUT"
+  rc=$?
+  for _ in $(seq 100); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+  [ -d "$cg" ] && echo "fio.sh: could not remove $cg" >&2
+  exit $rc
+fi
+
+# ---------------------------------------------------------------- inner part (in the namespace)
+source "$top/tests/lib/ganesha.sh"
+CG=${DCF_CGROUP:?}
+work=$DIR/run-$$
+mkdir -p "$work/plugins" "$work/exp" || die "cannot create $work"
+ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
+cp "$(readlink -f "$MODULE")" "$work/plugins/libfsaldontcache.so"
+GSH_PLUGINS_DIR=$work/plugins
+SAMPLER_PID=
+cleanup() {
+  [ -z "$SAMPLER_PID" ] || kill "$SAMPLER_PID" 2>/dev/null
+  gsh_cleanup >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'echo "fio.sh: interrupted" >&2; exit 130' INT TERM
+
+# the malloc environment of the package's systemd drop-in, for both servers (bench/run.sh)
+MALLOC_CONF=$top/config/systemd/dontcache-malloc.conf
+envline=$(sed -n 's/^[[:space:]]*Environment=//p' "$MALLOC_CONF" | tr -d '"')
+[ -n "$envline" ] || die "no Environment= line in $MALLOC_CONF"
+unset_args=
+for v in $(compgen -e | grep -E '^(MALLOC_[A-Za-z0-9_]*|GLIBC_TUNABLES)$'); do unset_args+=" -u $v"; done
+# ganesha enters the cgroup itself, so fio and this script stay outside it
+cat > "$work/in-cgroup.sh" <<EOF
+#!/bin/sh
+echo \$\$ > $CG/cgroup.procs || exit 1
+exec env$unset_args $envline "\$@"
+EOF
+chmod +x "$work/in-cgroup.sh"
+GSH_WRAPPER=$work/in-cgroup.sh
+
+# the module's counters of each run: fio/TAG.dcstats.json
+fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; dontcache) echo "Name = DONTCACHE; Stats_File = \"$2\";" ;; esac; }
+case_args() {  # case -> fio options
+  case $1 in
+    seq1qd1) echo "--numjobs=1 --iodepth=1 --size=$(mib 4096)" ;;
+    seq1qd8) echo "--numjobs=1 --iodepth=8 --size=$(mib 4096)" ;;
+    multi16) echo "--numjobs=16 --iodepth=1 --size=$(mib 512)" ;;
+    multi64) echo "--numjobs=64 --iodepth=1 --size=$(mib 128)" ;;
+  esac
+}
+mstat() { awk -v k="$1" '$1 == k { print $2; exit }' "$CG/memory.stat"; }
+# every 0.2 s: cache, dirty and writeback of the cgroup (MiB) -> their peaks in $1
+sampler() {
+  local out=$1 c d w pc=0 pd=0 pw=0
+  while :; do
+    c=$(mstat cache) d=$(mstat dirty) w=$(mstat writeback)
+    [ "${c:-0}" -gt $pc ] && pc=$c
+    [ "${d:-0}" -gt $pd ] && pd=$d
+    [ "${w:-0}" -gt $pw ] && pw=$w
+    echo "$pc $pd $pw" > "$out.tmp" && mv "$out.tmp" "$out"
+    sleep 0.2
+  done
+}
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+
+echo "case,server,rep,ok,mbps,p50_ms,p99_ms,p999_ms,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,cpu_s,cpu_s_per_gb,rss_hwm_mib,bytes,why" > "$OUT/runs.csv"
+hz=$(getconf CLK_TCK)
+run_one() {  # case server rep
+  local c=$1 s=$2 r=$3 tag="$1.$2.$3"
+  local exp=$work/exp/$s conf=$work/ganesha.conf log=$OUT/fio/$tag.ganesha.log j=$OUT/fio/$tag.json
+  rm -rf "$exp"; mkdir -p "$exp"
+  echo "$exp|/$s|$([ "$s" = vfs ] && echo 1 || echo 11)|$(fsal_body "$s" "$OUT/fio/$tag.dcstats.json")" | gsh_conf "$conf" "$work"
+  sync; echo 1 > /proc/sys/vm/drop_caches
+  if ! gsh_start "$conf" "$log"; then
+    echo "$c,$s,$r,0,,,,,,,,,,,,ganesha did not start" >> "$OUT/runs.csv"; return
+  fi
+  local c0 t0 peaks=$work/peaks
+  c0=$(mstat cache); t0=$(cpu_ticks "$GSH_PID")
+  rm -f "$peaks"; sampler "$peaks" & SAMPLER_PID=$!
+  # shellcheck disable=SC2046
+  timeout -k 5 600 "$FIO" --name=w --ioengine=nfs --nfs_url="$(gsh_url "$exp")" --rw=write --bs=1m \
+    $(case_args "$c") --group_reporting --percentile_list=50:99:99.9 \
+    --output-format=json --output="$j" > "$OUT/fio/$tag.out" 2>&1
+  local rc=$? t1 hwm
+  t1=$(cpu_ticks "$GSH_PID")
+  hwm=$(awk '/^VmHWM/ { printf "%d", $2 / 1024 }' "/proc/$GSH_PID/status" 2>/dev/null)
+  kill "$SAMPLER_PID" 2>/dev/null; wait "$SAMPLER_PID" 2>/dev/null; SAMPLER_PID=
+  gsh_stop >/dev/null 2>&1
+  rm -rf "$exp"
+  local pc pd pw why=
+  read -r pc pd pw < "$peaks" 2>/dev/null || { pc=0 pd=0 pw=0; }
+  [ $rc = 0 ] && [ -s "$j" ] || why="fio exit $rc: $(tail -1 "$OUT/fio/$tag.out" | tr ',' ';')"
+  [ -z "$why" ] && [ "$(jq '.jobs[0].error' "$j")" != 0 ] && why="fio job error $(jq '.jobs[0].error' "$j")"
+  [ -z "$why" ] && [ "$(jq '.jobs[0].write.io_bytes' "$j")" -le 0 ] && why="fio wrote nothing: $(grep -m1 -i 'fail\|error' "$OUT/fio/$tag.out" | tr ',' ';')"
+  if [ -n "$why" ]; then
+    echo "$c,$s,$r,0,,,,,,,,,,,,$why" >> "$OUT/runs.csv"; echo "  $tag: FAILED: $why"; return
+  fi
+  local cpu row
+  cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
+  row=$(jq -r --arg c "$c" --arg s "$s" --arg r "$r" --arg cpu "$cpu" --arg hwm "${hwm:-}" \
+    --argjson pc "$(( (pc - ${c0:-0}) >> 20 ))" --argjson pd "$((pd >> 20))" --argjson pw "$((pw >> 20))" '
+    .jobs[0].write as $w | ($w.clat_ns.percentile // {}) as $p |
+    def ms(x): if x == null then "" else (x / 1e6 * 1000 | round / 1000) end;
+    [ $c, $s, $r, 1, ($w.bw_bytes / 1e6 | round), ms($p["50.000000"]), ms($p["99.000000"]),
+      ms($p["99.900000"]), ([$pc, 0] | max), $pd, $pw, $cpu,
+      (($cpu | tonumber) / ($w.io_bytes / 1e9) * 100 | round / 100), $hwm, $w.io_bytes, "" ]
+    | map(tostring) | join(",")' "$j")
+  echo "$row" >> "$OUT/runs.csv"
+  echo "  $tag: $(cut -d, -f5 <<< "$row") MB/s, p99.9 $(cut -d, -f8 <<< "$row") ms, cache +$(cut -d, -f9 <<< "$row") MiB, $(cut -d, -f13 <<< "$row") CPU-s/GB"
+}
+
+gsh_start_rpcbind || die "rpcbind did not start"
+echo "fio.sh: $("$FIO" --version) nfs engine; ganesha $(ganesha.nfsd -v 2>&1 | grep -o 'Release = V[0-9.]*' | head -1 | cut -d' ' -f3)," \
+  "memory cgroup $MEMLIM (ganesha only), malloc: $envline, exports under $DIR"
+for r in $(seq "$REPS"); do
+  for c in "${cases[@]}"; do
+    # A/B, the order alternating between rounds
+    if [ $((r % 2)) = 1 ]; then order="vfs dontcache"; else order="dontcache vfs"; fi
+    for s in $order; do run_one "$c" "$s" "$r"; done
+  done
+done
+
+# medians [min..max] of every column per case and server, and the ratios
+{
+  printf 'fio %s nfs engine, 1 MiB sequential writes, ganesha in a %s memory cgroup, %s rounds A/B\n' \
+    "$("$FIO" --version)" "$MEMLIM" "$REPS"
+  printf 'malloc (both servers): %s\n' "$envline"
+  printf '%-8s %-9s %-18s %-18s %-18s %-16s %-12s\n' case server "MB/s" "p99.9 ms" "cache MiB" "CPU-s/GB" "dirty MiB"
+  for c in "${cases[@]}"; do
+    for s in vfs dontcache; do
+      awk -F, -v c="$c" -v s="$s" '
+        function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        function cell(col,   n, a, i) { n = 0; for (i = 1; i <= N; i++) a[++n] = v[i, col]
+          if (n == 0) return "-"; med(a, n); return sprintf("%g [%g..%g]", med(a, n), a[1], a[n]) }
+        NR > 1 && $1 == c && $2 == s && $4 == 1 { N++; for (k = 1; k <= NF; k++) v[N, k] = $k + 0 }
+        END { printf "%-8s %-9s %-18s %-18s %-18s %-16s %-12s\n", c, s, cell(5), cell(8), cell(9), cell(13), cell(10) }' "$OUT/runs.csv"
+    done
+    awk -F, -v c="$c" '
+      function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+      NR > 1 && $1 == c && $4 == 1 { if ($2 == "vfs") { m[++nv] = $5; k[nv] = $9; u[nv] = $13 } else { M[++nd] = $5; K[nd] = $9; U[nd] = $13 } }
+      END { if (!nv || !nd) { printf "%-8s ratios: missing runs\n", c; exit }
+            mv = med(m, nv); md = med(M, nd); kv = med(k, nv); kd = med(K, nd); uv = med(u, nv); ud = med(U, nd)
+            printf "%-8s dontcache/vfs: MB/s %.2fx, page cache %.1f%% of FSAL_VFS'"'"'s, CPU per GB %.2fx\n", c,
+                   md / mv, (kv > 0 ? 100 * kd / kv : 0), (uv > 0 ? ud / uv : 0) }' "$OUT/runs.csv"
+  done
+  nf=$(awk -F, 'NR > 1 && $4 != 1' "$OUT/runs.csv" | wc -l)
+  echo "failed runs: $nf (runs.csv)"
+} | tee "$OUT/table.txt"
+[ "$(awk -F, 'NR > 1 && $4 != 1' "$OUT/runs.csv" | wc -l)" = 0 ]
