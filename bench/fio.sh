@@ -15,17 +15,20 @@
 # Output (--out, default out/fio-DATE): runs.csv (one line per run), fio/*.json, table.txt:
 # medians [min..max] per case and server, and the module's ratios to FSAL_VFS.
 # Cases: seq1qd1 and seq1qd8 (one writer, 4 GiB), multi16 and multi64 (16 or 64 writers at
-# queue depth 1, 8 GiB over their files).
+# queue depth 1, 8 GiB over their files); read_w: 4 readers (64 KiB random reads, QD1) of a
+# hot set (4 files of a sixteenth of the memory limit, written locally, read once through NFS
+# so that it is ganesha's cache) beside one streaming writer (QD8) for 15 s: the readers' and
+# the writer's MB/s, and how much of the hot set is still resident at the end.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 self=$top/bench/fio.sh
 die() { echo "fio.sh: $*" >&2; exit 2; }
 usage() {
-  sed -n '3,19p' "$self" | sed 's/^# \{0,1\}//'
+  sed -n '3,23p' "$self" | sed 's/^# \{0,1\}//'
   cat <<'EOF'
 options:
   --reps N          rounds (default 3)
-  --cases LIST      comma-separated, from seq1qd1,seq1qd8,multi16,multi64 (default all)
+  --cases LIST      comma-separated, from seq1qd1,seq1qd8,multi16,multi64,read_w (default all)
   --mem-limit SIZE  ganesha's memory cgroup limit, K/M/G (default 2G)
   --dir DIR         where the exports live (default /var/tmp/dcfio; the files are deleted)
   --module SO       libfsaldontcache.so (default build/FSAL_DONTCACHE/)
@@ -34,7 +37,7 @@ options:
   --scale F         multiply every case's size by F (default 1; the test uses 0.125)
 EOF
 }
-REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64 MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1
+REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) REPS=$2; shift ;;
@@ -55,12 +58,15 @@ done
 [[ $SCALE =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$SCALE" 'BEGIN { exit !(f > 0 && f <= 64) }' ||
   die "--scale wants a number in (0, 64]"
 mib() { awk -v m="$1" -v f="$SCALE" 'BEGIN { v = int(m * f); print (v < 1 ? 1 : v) "m" }'; }
+# read_w: the readers read for 15 s (scaled, at least 2) beside the writer
+RW_TIME=$(awk -v f="$SCALE" 'BEGIN { v = int(15 * f); print (v < 2 ? 2 : v) }')
 to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
 MEMLIM_B=$(to_bytes "$MEMLIM")
 [[ $MEMLIM_B =~ ^[0-9]+$ ]] && [ "$MEMLIM_B" -ge $((256 << 20)) ] || die "--mem-limit wants at least 256M"
+HOT=$((MEMLIM_B / 16))   # read_w: 4 files of a sixteenth of the limit each (bench/run.sh's hot set)
 IFS=, read -r -a cases <<< "$CASES"
 for c in "${cases[@]}"; do
-  case $c in seq1qd1|seq1qd8|multi16|multi64) ;; *) die "unknown case '$c'" ;; esac
+  case $c in seq1qd1|seq1qd8|multi16|multi64|read_w) ;; *) die "unknown case '$c'" ;; esac
 done
 
 if [ $INNER = 0 ]; then
@@ -130,12 +136,21 @@ GSH_WRAPPER=$work/in-cgroup.sh
 
 # the module's counters of each run: fio/TAG.dcstats.json
 fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; dontcache) echo "Name = DONTCACHE; Stats_File = \"$2\";" ;; esac; }
-case_args() {  # case -> fio options
+# the job file of a case: fio's options for the export at URL
+jobfile() {  # case url
+  printf '[global]\nioengine=nfs\nnfs_url=%s\npercentile_list=50:99:99.9\ngroup_reporting\n' "$2"
   case $1 in
-    seq1qd1) echo "--numjobs=1 --iodepth=1 --size=$(mib 4096)" ;;
-    seq1qd8) echo "--numjobs=1 --iodepth=8 --size=$(mib 4096)" ;;
-    multi16) echo "--numjobs=16 --iodepth=1 --size=$(mib 512)" ;;
-    multi64) echo "--numjobs=64 --iodepth=1 --size=$(mib 128)" ;;
+    seq1qd1) printf '[w]\nrw=write\nbs=1m\nnumjobs=1\niodepth=1\nsize=%s\n' "$(mib 4096)" ;;
+    seq1qd8) printf '[w]\nrw=write\nbs=1m\nnumjobs=1\niodepth=8\nsize=%s\n' "$(mib 4096)" ;;
+    multi16) printf '[w]\nrw=write\nbs=1m\nnumjobs=16\niodepth=1\nsize=%s\n' "$(mib 512)" ;;
+    multi64) printf '[w]\nrw=write\nbs=1m\nnumjobs=64\niodepth=1\nsize=%s\n' "$(mib 128)" ;;
+    read_w)  # one streaming writer (the first group), 4 readers of the hot set (the second)
+      printf 'time_based\nruntime=%s\n[w]\nrw=write\nbs=1m\niodepth=8\nsize=%s\n' "$RW_TIME" "$(mib 4096)"
+      local i
+      for i in 0 1 2 3; do
+        [ $i = 0 ] && printf '[r%s]\nnew_group\n' $i || printf '[r%s]\n' $i
+        printf 'rw=randread\nbs=64k\niodepth=1\nfilename=hot.%s\nsize=%s\n' $i "$HOT"
+      done ;;
   esac
 }
 mstat() { awk -v k="$1" '$1 == k { print $2; exit }' "$CG/memory.stat"; }
@@ -153,26 +168,39 @@ sampler() {
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
 
-echo "case,server,rep,ok,mbps,p50_ms,p99_ms,p999_ms,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,cpu_s,cpu_s_per_gb,rss_hwm_mib,bytes,why" > "$OUT/runs.csv"
+echo "case,server,rep,ok,mbps,p50_ms,p99_ms,p999_ms,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,cpu_s,cpu_s_per_gb,rss_hwm_mib,bytes,read_mbps,read_p99_ms,hot_resident_pct,why" > "$OUT/runs.csv"
 hz=$(getconf CLK_TCK)
 run_one() {  # case server rep
   local c=$1 s=$2 r=$3 tag="$1.$2.$3"
   local exp=$work/exp/$s conf=$work/ganesha.conf log=$OUT/fio/$tag.ganesha.log j=$OUT/fio/$tag.json
   rm -rf "$exp"; mkdir -p "$exp"
+  if [ "$c" = read_w ]; then
+    local i
+    for i in 0 1 2 3; do
+      dd if=/dev/urandom of="$exp/hot.$i" bs=1M count=$((HOT >> 20)) status=none || die "cannot write the hot set"
+    done
+  fi
   echo "$exp|/$s|$([ "$s" = vfs ] && echo 1 || echo 11)|$(fsal_body "$s" "$OUT/fio/$tag.dcstats.json")" | gsh_conf "$conf" "$work"
   sync; echo 1 > /proc/sys/vm/drop_caches
   if ! gsh_start "$conf" "$log"; then
-    echo "$c,$s,$r,0,,,,,,,,,,,,ganesha did not start" >> "$OUT/runs.csv"; return
+    echo "$c,$s,$r,0,,,,,,,,,,,,,,,ganesha did not start" >> "$OUT/runs.csv"; return
+  fi
+  local url; url=$(gsh_url "$exp")
+  if [ "$c" = read_w ]; then  # the hot set into ganesha's cache: read once through NFS
+    printf '[global]\nioengine=nfs\nnfs_url=%s\nrw=read\nbs=1m\n' "$url" > "$work/warm.fio"
+    for i in 0 1 2 3; do printf '[h%s]\nfilename=hot.%s\nsize=%s\n' $i $i "$HOT" >> "$work/warm.fio"; done
+    timeout -k 5 300 "$FIO" "$work/warm.fio" > "$OUT/fio/$tag.warm.out" 2>&1 ||
+      { gsh_stop >/dev/null 2>&1; echo "$c,$s,$r,0,,,,,,,,,,,,,,,warming the hot set failed" >> "$OUT/runs.csv"; return; }
   fi
   local c0 t0 peaks=$work/peaks
   c0=$(mstat cache); t0=$(cpu_ticks "$GSH_PID")
   rm -f "$peaks"; sampler "$peaks" & SAMPLER_PID=$!
-  # shellcheck disable=SC2046
-  timeout -k 5 600 "$FIO" --name=w --ioengine=nfs --nfs_url="$(gsh_url "$exp")" --rw=write --bs=1m \
-    $(case_args "$c") --group_reporting --percentile_list=50:99:99.9 \
-    --output-format=json --output="$j" > "$OUT/fio/$tag.out" 2>&1
-  local rc=$? t1 hwm
+  jobfile "$c" "$url" > "$OUT/fio/$tag.fio"
+  timeout -k 5 600 "$FIO" --output-format=json --output="$j" "$OUT/fio/$tag.fio" > "$OUT/fio/$tag.out" 2>&1
+  local rc=$? t1 hwm hot=
   t1=$(cpu_ticks "$GSH_PID")
+  [ "$c" = read_w ] && hot=$(fincore -b -n -o RES,SIZE "$exp"/hot.* 2>/dev/null |
+    awk '{ r += $1; z += $2 } END { if (z > 0) printf "%.1f", 100 * r / z }')
   hwm=$(awk '/^VmHWM/ { printf "%d", $2 / 1024 }' "/proc/$GSH_PID/status" 2>/dev/null)
   kill "$SAMPLER_PID" 2>/dev/null; wait "$SAMPLER_PID" 2>/dev/null; SAMPLER_PID=
   gsh_stop >/dev/null 2>&1
@@ -180,23 +208,27 @@ run_one() {  # case server rep
   local pc pd pw why=
   read -r pc pd pw < "$peaks" 2>/dev/null || { pc=0 pd=0 pw=0; }
   [ $rc = 0 ] && [ -s "$j" ] || why="fio exit $rc: $(tail -1 "$OUT/fio/$tag.out" | tr ',' ';')"
-  [ -z "$why" ] && [ "$(jq '.jobs[0].error' "$j")" != 0 ] && why="fio job error $(jq '.jobs[0].error' "$j")"
+  [ -z "$why" ] && [ "$(jq '[.jobs[].error] | max' "$j")" != 0 ] && why="fio job error $(jq '[.jobs[].error] | max' "$j")"
+  [ -z "$why" ] && [ "$c" = read_w ] && [ "$(jq '.jobs[1].read.io_bytes // 0' "$j")" -le 0 ] && why="the readers read nothing"
   [ -z "$why" ] && [ "$(jq '.jobs[0].write.io_bytes' "$j")" -le 0 ] && why="fio wrote nothing: $(grep -m1 -i 'fail\|error' "$OUT/fio/$tag.out" | tr ',' ';')"
   if [ -n "$why" ]; then
-    echo "$c,$s,$r,0,,,,,,,,,,,,$why" >> "$OUT/runs.csv"; echo "  $tag: FAILED: $why"; return
+    echo "$c,$s,$r,0,,,,,,,,,,,,,,,$why" >> "$OUT/runs.csv"; echo "  $tag: FAILED: $why"; return
   fi
   local cpu row
   cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
-  row=$(jq -r --arg c "$c" --arg s "$s" --arg r "$r" --arg cpu "$cpu" --arg hwm "${hwm:-}" \
+  row=$(jq -r --arg c "$c" --arg s "$s" --arg r "$r" --arg cpu "$cpu" --arg hwm "${hwm:-}" --arg hot "$hot" \
     --argjson pc "$(( (pc - ${c0:-0}) >> 20 ))" --argjson pd "$((pd >> 20))" --argjson pw "$((pw >> 20))" '
     .jobs[0].write as $w | ($w.clat_ns.percentile // {}) as $p |
+    (.jobs[1].read // null) as $rd |
     def ms(x): if x == null then "" else (x / 1e6 * 1000 | round / 1000) end;
     [ $c, $s, $r, 1, ($w.bw_bytes / 1e6 | round), ms($p["50.000000"]), ms($p["99.000000"]),
       ms($p["99.900000"]), ([$pc, 0] | max), $pd, $pw, $cpu,
-      (($cpu | tonumber) / ($w.io_bytes / 1e9) * 100 | round / 100), $hwm, $w.io_bytes, "" ]
+      (($cpu | tonumber) / ($w.io_bytes / 1e9) * 100 | round / 100), $hwm, $w.io_bytes,
+      (if $rd == null then "" else ($rd.bw_bytes / 1e6 | round) end),
+      (if $rd == null then "" else ms($rd.clat_ns.percentile["99.000000"]) end), $hot, "" ]
     | map(tostring) | join(",")' "$j")
   echo "$row" >> "$OUT/runs.csv"
-  echo "  $tag: $(cut -d, -f5 <<< "$row") MB/s, p99.9 $(cut -d, -f8 <<< "$row") ms, cache +$(cut -d, -f9 <<< "$row") MiB, $(cut -d, -f13 <<< "$row") CPU-s/GB"
+  echo "  $tag: $(cut -d, -f5 <<< "$row") MB/s, p99.9 $(cut -d, -f8 <<< "$row") ms, cache +$(cut -d, -f9 <<< "$row") MiB, $(cut -d, -f13 <<< "$row") CPU-s/GB${hot:+, readers $(cut -d, -f16 <<< "$row") MB/s, hot set $hot% resident}"
 }
 
 gsh_start_rpcbind || die "rpcbind did not start"
@@ -234,6 +266,16 @@ done
             mv = med(m, nv); md = med(M, nd); kv = med(k, nv); kd = med(K, nd); uv = med(u, nv); ud = med(U, nd)
             printf "%-8s dontcache/vfs: MB/s %.2fx, page cache %.1f%% of FSAL_VFS'"'"'s, CPU per GB %.2fx\n", c,
                    md / mv, (kv > 0 ? 100 * kd / kv : 0), (uv > 0 ? ud / uv : 0) }' "$OUT/runs.csv"
+    [ "$c" = read_w ] || continue
+    # the readers beside each server's writer, and the hot set left resident
+    awk -F, '
+      function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+      NR > 1 && $1 == "read_w" && $4 == 1 { if ($2 == "vfs") { r[++nv] = $16; h[nv] = $18; w[nv] = $5 } else { R[++nd] = $16; H[nd] = $18; W[nd] = $5 } }
+      END { if (!nv || !nd) exit
+            printf "read_w   readers: %g [%g..%g] MB/s beside FSAL_VFS'"'"'s writer (hot set %g%% resident), %g [%g..%g] beside the module'"'"'s (%g%%)\n",
+                   med(r, nv), r[1], r[nv], med(h, nv), med(R, nd), R[1], R[nd], med(H, nd)
+            printf "read_w   dontcache/vfs: readers %.2fx, writer %.2fx\n", med(R, nd) / med(r, nv), med(W, nd) / med(w, nv) }' "$OUT/runs.csv"
   done
   nf=$(awk -F, 'NR > 1 && $4 != 1' "$OUT/runs.csv" | wc -l)
   echo "failed runs: $nf (runs.csv)"

@@ -3,11 +3,13 @@
 # bench/fio.sh, the comparison with a client this project did not write (fio's libnfs engine),
 # in a short form, never a speed: the fio bench/fio-build.sh built from Debian's fio source
 # with the nfs engine (scripts/test.sh builds it: the download cannot run in this scenario's
-# network namespace); one round of seq1qd1 and multi16 at an eighth of their size in a 512 MiB cgroup.
+# network namespace); one round of seq1qd1, multi16 and read_w at an eighth of their size in a
+# 512 MiB cgroup.
 # Every run is ok (runs.csv), each has MB/s, p99.9, a page-cache figure and CPU per GB; the
 # table has both servers and the module's ratios per case; fio's writers reached the module
 # (its Stats_File counted the 1 MiB WRITEs) and their files were committed at close (one
-# COMMIT per file: libnfs commits a dirty file when it closes it).
+# COMMIT per file: libnfs commits a dirty file when it closes it); read_w's readers read
+# beside its writer and the table says how much of their hot set stayed resident.
 # run.sh timeout: 400
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "bench/fio.sh compares the module with FSAL_VFS (run it with the module)"
@@ -18,19 +20,19 @@ fio=$top/build-fio/fio
 [ -x "$fio" ] && "$fio" --enghelp=nfs > /dev/null 2>&1 ||
   it_skip "no $fio with the nfs engine: bash bench/fio-build.sh (scripts/test.sh runs it) did not build it"
 out=$IT_WORK/out
-it_run -t 300 bash "$top/bench/fio.sh" --reps 1 --cases seq1qd1,multi16 --scale 0.125 --mem-limit 512M \
+it_run -t 300 bash "$top/bench/fio.sh" --reps 1 --cases seq1qd1,multi16,read_w --scale 0.125 --mem-limit 512M \
   --dir "$IT_WORK/dir" --module "$IT_MODULE" --fio "$fio" --out "$out" > "$IT_WORK/fio.out" 2>&1 ||
   it_die "fio.sh failed: $(tail -5 "$IT_WORK/fio.out" | tr '\n' ' ')"
 [ -z "${DC_TEST_LOGDIR:-}" ] || { mkdir -p "$DC_TEST_LOGDIR" &&
   cp "$IT_WORK/fio.out" "$out/runs.csv" "$out/table.txt" "$DC_TEST_LOGDIR/"; } 2>/dev/null
 
-for c in seq1qd1 multi16; do
+for c in seq1qd1 multi16 read_w; do
   for s in vfs dontcache; do
     row=$(awk -F, -v c=$c -v s=$s 'NR > 1 && $1 == c && $2 == s' "$out/runs.csv")
-    IFS=, read -r _ _ _ ok mbps _ _ p999 cache _ _ _ cpugb _ bytes _ <<< "$row"
+    IFS=, read -r _ _ _ ok mbps _ _ p999 cache _ _ _ cpugb _ bytes rmbps _ hot _ <<< "$row"
     if [ "$ok" = 1 ] && [ "${mbps:-0}" -gt 0 ] && [ -n "$p999" ] && [ -n "$cache" ] && [ -n "$cpugb" ] &&
-       [ "${bytes:-0}" -gt 0 ]; then
-      it_pass "$c $s: $mbps MB/s, p99.9 $p999 ms, page cache +$cache MiB, $cpugb CPU-s/GB"
+       [ "${bytes:-0}" -gt 0 ] && { [ $c != read_w ] || { [ "${rmbps:-0}" -gt 0 ] && [ -n "$hot" ]; }; }; then
+      it_pass "$c $s: $mbps MB/s, p99.9 $p999 ms, page cache +$cache MiB, $cpugb CPU-s/GB${hot:+, readers $rmbps MB/s, hot set $hot% resident}"
     else
       it_fail "$c $s: no complete run: '${row:-none}'"
     fi
@@ -38,6 +40,10 @@ for c in seq1qd1 multi16; do
   grep -q "^$c  *dontcache/vfs: MB/s [0-9.]*x, page cache [0-9.]*% of FSAL_VFS's, CPU per GB [0-9.]*x" "$out/table.txt" &&
     it_pass "$c: the table has the module's ratios" || it_fail "$c: no ratio line in table.txt"
 done
+grep -q "^read_w  *readers: .* MB/s beside FSAL_VFS's writer (hot set [0-9.]*% resident), .* beside the module's" "$out/table.txt" &&
+  grep -q "^read_w  *dontcache/vfs: readers [0-9.]*x, writer [0-9.]*x" "$out/table.txt" &&
+  it_pass "read_w: the table has the readers beside each writer and their ratio" ||
+  it_fail "read_w: no readers lines in table.txt"
 grep -q '^failed runs: 0 ' "$out/table.txt" && it_pass "the table counts no failed run" ||
   it_fail "table: $(grep '^failed runs' "$out/table.txt")"
 st=$(ls "$out"/fio/multi16.dontcache.1.dcstats.json 2>/dev/null)
