@@ -140,12 +140,18 @@ void engine_read_seen(struct dcio_engine *e, uint64_t now)
 	__atomic_store_n(&e->last_read_ns, now, __ATOMIC_RELAXED);
 }
 
-bool engine_pace_write(const struct dcio_engine *e, uint64_t len)
+bool engine_reads_recent(const struct dcio_engine *e)
 {
 	uint64_t last = __atomic_load_n(&e->last_read_ns, __ATOMIC_RELAXED);
 
-	return e->nice > 0 && len > DCIO_PACE_WRITE_MIN && last != 0 &&
+	return last != 0 &&
 	       now_ns() - last <= DCIO_PACE_READ_WINDOW_MS * 1000000ull;
+}
+
+bool engine_pace_write(const struct dcio_engine *e, uint64_t len)
+{
+	return e->nice > 0 && len > DCIO_PACE_WRITE_MIN &&
+	       engine_reads_recent(e);
 }
 
 static bool start_rings(struct dcio_engine *e,

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "engine.h"
 
@@ -394,14 +395,44 @@ static void start_busy(struct dcio_flusher *fl)
 	}
 }
 
+/* This flusher thread's nice before a pass: DCIO_READERS_NICE while reads
+ * are being served, Engine_Nice otherwise. Going back down needs
+ * CAP_SYS_NICE (ganesha runs as root); a thread refused it stays at the
+ * higher value, the side that yields, and stops trying. */
+struct fl_nice {
+	int cur;
+	bool stuck;
+};
+
+static void flusher_nice(const struct dcio_engine *e, struct fl_nice *n)
+{
+	int want;
+
+	if (e->nice <= 0 || n->stuck)
+		return;
+	want = engine_reads_recent(e) ? DCIO_READERS_NICE : e->nice;
+	if (want == n->cur)
+		return;
+	if (setpriority(PRIO_PROCESS, 0, want) == 0)
+		n->cur = want;
+	else
+		n->stuck = true;
+}
+
 static void *flusher_main(void *arg)
 {
 	struct dcio_engine *e = arg;
 	struct dcio_flusher *fl = &e->fl;
+	struct fl_nice nice = { .cur = e->nice, .stuck = false };
 
 	thread_nice(e->nice);
 	pthread_mutex_lock(&fl->mu);
 	while (!fl->stop) {
+		pthread_mutex_unlock(&fl->mu);
+		flusher_nice(e, &nice);
+		pthread_mutex_lock(&fl->mu);
+		if (fl->stop)
+			break;
 		begin_pass(fl);
 		uint64_t next = now_ns() + 1000000000ull;
 		struct dcio_file *batch = NULL;

@@ -925,8 +925,14 @@ static void t_caller_thread_untouched(void)
 	CU_ASSERT(write_here(&t, buf, 4096, 1 << 20, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
 	CU_ASSERT_EQUAL(atomic_load(&seen_policy), policy);
+	/* beside reads the flusher threads yield to them too (each pass,
+	 * at least once a second) */
+	CU_ASSERT_EQUAL(nice_within("dcio-flush", DCIO_READERS_NICE),
+			DCIO_READERS_NICE);
 	side_reader_stop(&r);
 	usleep((DCIO_PACE_READ_WINDOW_MS + 100) * 1000);
+	/* and go back to Engine_Nice once the reads stop */
+	CU_ASSERT_EQUAL(nice_within("dcio-flush", 7), 7);
 	/* the readers gone: on the caller again */
 	CU_ASSERT(write_here(&t, buf, sizeof(buf), 0, DCIO_UNSTABLE));
 	CU_ASSERT_EQUAL(atomic_load(&seen_nice), before);
