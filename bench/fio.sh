@@ -35,9 +35,15 @@ options:
   --fio PATH        a fio with the nfs engine (default build-fio/fio, built if missing)
   --out DIR         output directory
   --scale F         multiply every case's size by F (default 1; the test uses 0.125)
+  --engine STR      a DONTCACHE { } block body for the module's server (e.g. 'Bench { ... }')
+  --export STR      more FSAL parameters for the module's export
+  --variant STR     a third server in every round, "variant": the module with this DONTCACHE { }
+                    block body (e.g. 'Bench { Engine_Nice = 19; }'), to compare with the default
+  --variant-module SO  the variant server loads this build of the module (A/B of two builds;
+                    with or without --variant)
 EOF
 }
-REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1
+REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1 ENGINE= EXPORT= VARIANT= VMODULE=
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) REPS=$2; shift ;;
@@ -48,6 +54,10 @@ while [ $# -gt 0 ]; do
     --fio) FIO=$2; shift ;;
     --out) OUT=$2; shift ;;
     --scale) SCALE=$2; shift ;;
+    --engine) ENGINE=$2; shift ;;
+    --export) EXPORT=$2; shift ;;
+    --variant) VARIANT=$2; shift ;;
+    --variant-module) VMODULE=$2; shift ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option $1" ;;
@@ -55,6 +65,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive number"
+[ -z "$VMODULE" ] || [ -f "$VMODULE" ] || die "--variant-module $VMODULE not found"
+[ -z "$VMODULE" ] || [ -n "$VARIANT" ] || VARIANT=" "   # the variant server: the other build
 [[ $SCALE =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$SCALE" 'BEGIN { exit !(f > 0 && f <= 64) }' ||
   die "--scale wants a number in (0, 64]"
 mib() { awk -v m="$1" -v f="$SCALE" 'BEGIN { v = int(m * f); print (v < 1 ? 1 : v) "m" }'; }
@@ -95,7 +107,9 @@ if [ $INNER = 0 ]; then
   mkdir "$cg" || die "cannot create memory cgroup $cg"
   echo "$MEMLIM_B" > "$cg/memory.limit_in_bytes" || { rmdir "$cg"; die "cannot set the memory limit"; }
   DCF_CGROUP=$cg "$top/tests/lib/in-ns.sh" "$self" --inner --reps "$REPS" --cases "$CASES" --scale "$SCALE" \
-    --mem-limit "$MEMLIM" --dir "$DIR" --module "$MODULE" --fio "$FIO" --out "$OUT"
+    --mem-limit "$MEMLIM" --dir "$DIR" --module "$MODULE" --fio "$FIO" --out "$OUT" \
+    ${ENGINE:+--engine "$ENGINE"} ${EXPORT:+--export "$EXPORT"} ${VARIANT:+--variant "$VARIANT"} \
+    ${VMODULE:+--variant-module "$VMODULE"}
   rc=$?
   for _ in $(seq 100); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
   [ -d "$cg" ] && echo "fio.sh: could not remove $cg" >&2
@@ -109,7 +123,11 @@ work=$DIR/run-$$
 mkdir -p "$work/plugins" "$work/exp" || die "cannot create $work"
 ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
 cp "$(readlink -f "$MODULE")" "$work/plugins/libfsaldontcache.so"
-GSH_PLUGINS_DIR=$work/plugins
+if [ -n "$VMODULE" ]; then
+  mkdir -p "$work/plugins-variant" &&
+    ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins-variant/libfsalvfs.so" &&
+    cp "$(readlink -f "$VMODULE")" "$work/plugins-variant/libfsaldontcache.so" || die "cannot copy $VMODULE"
+fi
 SAMPLER_PID=
 cleanup() {
   [ -z "$SAMPLER_PID" ] || kill "$SAMPLER_PID" 2>/dev/null
@@ -135,7 +153,7 @@ chmod +x "$work/in-cgroup.sh"
 GSH_WRAPPER=$work/in-cgroup.sh
 
 # the module's counters of each run: fio/TAG.dcstats.json
-fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; dontcache) echo "Name = DONTCACHE; Stats_File = \"$2\";" ;; esac; }
+fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; dontcache|variant) echo "Name = DONTCACHE; Stats_File = \"$2\"; $EXPORT" ;; esac; }
 # the job file of a case: fio's options for the export at URL
 jobfile() {  # case url
   printf '[global]\nioengine=nfs\nnfs_url=%s\npercentile_list=50:99:99.9\ngroup_reporting\n' "$2"
@@ -180,7 +198,11 @@ run_one() {  # case server rep
       dd if=/dev/urandom of="$exp/hot.$i" bs=1M count=$((HOT >> 20)) status=none || die "cannot write the hot set"
     done
   fi
+  GSH_PLUGINS_DIR=$work/plugins
+  [ "$s" = variant ] && [ -n "$VMODULE" ] && GSH_PLUGINS_DIR=$work/plugins-variant
   echo "$exp|/$s|$([ "$s" = vfs ] && echo 1 || echo 11)|$(fsal_body "$s" "$OUT/fio/$tag.dcstats.json")" | gsh_conf "$conf" "$work"
+  if [ "$s" = variant ]; then [ -z "${VARIANT// /}" ] || echo "DONTCACHE { $VARIANT }" >> "$conf"
+  elif [ "$s" = dontcache ] && [ -n "$ENGINE" ]; then echo "DONTCACHE { $ENGINE }" >> "$conf"; fi
   sync; echo 1 > /proc/sys/vm/drop_caches
   if ! gsh_start "$conf" "$log"; then
     echo "$c,$s,$r,0,,,,,,,,,,,,,,,ganesha did not start" >> "$OUT/runs.csv"; return
@@ -237,7 +259,7 @@ echo "fio.sh: $("$FIO" --version) nfs engine; ganesha $(ganesha.nfsd -v 2>&1 | g
 for r in $(seq "$REPS"); do
   for c in "${cases[@]}"; do
     # A/B, the order alternating between rounds
-    if [ $((r % 2)) = 1 ]; then order="vfs dontcache"; else order="dontcache vfs"; fi
+    if [ $((r % 2)) = 1 ]; then order="vfs dontcache ${VARIANT:+variant}"; else order="${VARIANT:+variant} dontcache vfs"; fi
     for s in $order; do run_one "$c" "$s" "$r"; done
   done
 done
@@ -249,7 +271,7 @@ done
   printf 'malloc (both servers): %s\n' "$envline"
   printf '%-8s %-9s %-18s %-18s %-18s %-16s %-12s\n' case server "MB/s" "p99.9 ms" "cache MiB" "CPU-s/GB" "dirty MiB"
   for c in "${cases[@]}"; do
-    for s in vfs dontcache; do
+    for s in vfs dontcache ${VARIANT:+variant}; do
       awk -F, -v c="$c" -v s="$s" '
         function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
@@ -258,24 +280,28 @@ done
         NR > 1 && $1 == c && $2 == s && $4 == 1 { N++; for (k = 1; k <= NF; k++) v[N, k] = $k + 0 }
         END { printf "%-8s %-9s %-18s %-18s %-18s %-16s %-12s\n", c, s, cell(5), cell(8), cell(9), cell(13), cell(10) }' "$OUT/runs.csv"
     done
-    awk -F, -v c="$c" '
+    for ms in dontcache ${VARIANT:+variant}; do
+    awk -F, -v c="$c" -v ms="$ms" '
       function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-      NR > 1 && $1 == c && $4 == 1 { if ($2 == "vfs") { m[++nv] = $5; k[nv] = $9; u[nv] = $13 } else { M[++nd] = $5; K[nd] = $9; U[nd] = $13 } }
+      NR > 1 && $1 == c && $4 == 1 { if ($2 == "vfs") { m[++nv] = $5; k[nv] = $9; u[nv] = $13 } else if ($2 == ms) { M[++nd] = $5; K[nd] = $9; U[nd] = $13 } }
       END { if (!nv || !nd) { printf "%-8s ratios: missing runs\n", c; exit }
             mv = med(m, nv); md = med(M, nd); kv = med(k, nv); kd = med(K, nd); uv = med(u, nv); ud = med(U, nd)
-            printf "%-8s dontcache/vfs: MB/s %.2fx, page cache %.1f%% of FSAL_VFS'"'"'s, CPU per GB %.2fx\n", c,
+            printf "%-8s %s/vfs: MB/s %.2fx, page cache %.1f%% of FSAL_VFS'"'"'s, CPU per GB %.2fx\n", c, ms,
                    md / mv, (kv > 0 ? 100 * kd / kv : 0), (uv > 0 ? ud / uv : 0) }' "$OUT/runs.csv"
+    done
     [ "$c" = read_w ] || continue
     # the readers beside each server's writer, and the hot set left resident
-    awk -F, '
+    for ms in dontcache ${VARIANT:+variant}; do
+    awk -F, -v ms="$ms" '
       function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
                                      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-      NR > 1 && $1 == "read_w" && $4 == 1 { if ($2 == "vfs") { r[++nv] = $16; h[nv] = $18; w[nv] = $5 } else { R[++nd] = $16; H[nd] = $18; W[nd] = $5 } }
+      NR > 1 && $1 == "read_w" && $4 == 1 { if ($2 == "vfs") { r[++nv] = $16; h[nv] = $18; w[nv] = $5 } else if ($2 == ms) { R[++nd] = $16; H[nd] = $18; W[nd] = $5 } }
       END { if (!nv || !nd) exit
-            printf "read_w   readers: %g [%g..%g] MB/s beside FSAL_VFS'"'"'s writer (hot set %g%% resident), %g [%g..%g] beside the module'"'"'s (%g%%)\n",
-                   med(r, nv), r[1], r[nv], med(h, nv), med(R, nd), R[1], R[nd], med(H, nd)
-            printf "read_w   dontcache/vfs: readers %.2fx, writer %.2fx\n", med(R, nd) / med(r, nv), med(W, nd) / med(w, nv) }' "$OUT/runs.csv"
+            printf "read_w   readers: %g [%g..%g] MB/s beside FSAL_VFS'"'"'s writer (hot set %g%% resident), %g [%g..%g] beside %s'"'"'s (%g%%)\n",
+                   med(r, nv), r[1], r[nv], med(h, nv), med(R, nd), R[1], R[nd], ms, med(H, nd)
+            printf "read_w   %s/vfs: readers %.2fx, writer %.2fx\n", ms, med(R, nd) / med(r, nv), med(W, nd) / med(w, nv) }' "$OUT/runs.csv"
+    done
   done
   nf=$(awk -F, 'NR > 1 && $4 != 1' "$OUT/runs.csv" | wc -l)
   echo "failed runs: $nf (runs.csv)"
