@@ -34,7 +34,7 @@ options:
   --module SO       libfsaldontcache.so (default build/FSAL_DONTCACHE/)
   --fio PATH        a fio with the nfs engine (default build-fio/fio, built if missing)
   --out DIR         output directory
-  --scale F         multiply every case's size by F (default 1; the test uses 0.125)
+  --scale F         multiply every case's size by F (default 1; the test uses 0.03)
   --engine STR      a DONTCACHE { } block body for the module's server (e.g. 'Bench { ... }')
   --export STR      more FSAL parameters for the module's export
   --variant STR     a third server in every round, "variant": the module with this DONTCACHE { }

@@ -14,7 +14,7 @@
 # DONTCACHE") and each module mode was then skipped in every later scenario.
 # A full-run (not --quick) multi4 of FSAL_VFS at a 256 MiB limit writes at least twice the
 # limit although asked for 1 s; every row of the table has its peak dirty and cached memory.
-# run.sh timeout: 600
+# run.sh timeout: 1000
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "command 1 compares the module with FSAL_VFS (run it with the module)"
 command -v jq >/dev/null || it_skip "jq is not installed"
@@ -25,7 +25,7 @@ mkdir -p "$dir"
 gv=4
 [ -n "${GSH_ROOT:-}" ] && { gv=6; export DC_DEBIAN13_ROOT=$GSH_ROOT; }
 
-it_run -t 540 bash "$top/bench/run.sh" --ganesha $gv --quick --reps 1 --time 1 --dir "$dir" --out "$out" \
+it_run -t 840 bash "$top/bench/run.sh" --ganesha $gv --quick --reps 1 --time 1 --dir "$dir" --out "$out" \
   --module "$IT_MODULE" > "$IT_WORK/run.out" 2>&1 ||
   it_die "run.sh failed: $(tail -5 "$IT_WORK/run.out" | tr '\n' ' ')"
 [ -z "${DC_TEST_LOGDIR:-}" ] || { mkdir -p "$DC_TEST_LOGDIR" &&
