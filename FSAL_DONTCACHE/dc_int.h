@@ -64,10 +64,10 @@ struct dc_module {
 	/* efile.c: the engine state of every regular file, server-wide */
 	struct dc_efiles *efiles;
 	/* stats.c: the dc-stats thread, one job in a fridge of ganesha's,
-	 * started with the first export that has a stats or Prometheus file */
+	 * started with the first export that has a stats or Prometheus file
+	 * (NULL while it does not run) */
 	struct fridgethr *stats_fridge;
 	pthread_cond_t stats_cond;
-	bool stats_running;
 	bool stats_stop;
 	/* main.c: random at module init, part of every export's NFSv4 write
 	 * verifier, so no other process (another head, an earlier start in

@@ -502,7 +502,7 @@ static void start_thread(void)
 	struct fridgethr_params frp;
 	int rc;
 
-	if (DC.stats_running || DC.stats_stop)
+	if (DC.stats_fridge != NULL || DC.stats_stop)
 		return;
 	memset(&frp, 0, sizeof(frp));
 	frp.thr_max = 1;
@@ -528,8 +528,6 @@ static void start_thread(void)
 		LogWarn(COMPONENT_FSAL,
 			"DONTCACHE: no stats thread (stats files written at start and shutdown only): %s",
 			strerror(rc));
-	else
-		DC.stats_running = true;
 }
 
 /* The thread runs only while some export has a file to rewrite and
@@ -576,7 +574,7 @@ void dc_stats_shutdown(void)
 {
 	int rc;
 
-	if (!DC.stats_running)
+	if (DC.stats_fridge == NULL)
 		return;
 	PTHREAD_MUTEX_lock(&DC.lock);
 	DC.stats_stop = true;
@@ -592,7 +590,6 @@ void dc_stats_shutdown(void)
 	}
 	fridgethr_destroy(DC.stats_fridge);
 	DC.stats_fridge = NULL;
-	DC.stats_running = false;
 }
 
 /* At release: the files a last time, and the whole stats in ganesha's log. */

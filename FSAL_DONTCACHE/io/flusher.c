@@ -395,10 +395,11 @@ static void start_busy(struct dcio_flusher *fl)
 	}
 }
 
-/* This flusher thread's nice before a pass: DCIO_READERS_NICE while reads
- * are being served, Engine_Nice otherwise. Going back down needs
- * CAP_SYS_NICE (ganesha runs as root); a thread refused it stays at the
- * higher value, the side that yields, and stops trying. */
+/* This flusher thread's nice before a pass (and at its start):
+ * DCIO_READERS_NICE while reads are being served, Engine_Nice otherwise.
+ * Going back down needs CAP_SYS_NICE (ganesha runs as root); a thread
+ * refused it stays at the higher value, the side that yields, and stops
+ * trying. cur starts at -1, no value it sets, so the first call sets one. */
 struct fl_nice {
 	int cur;
 	bool stuck;
@@ -423,16 +424,11 @@ static void *flusher_main(void *arg)
 {
 	struct dcio_engine *e = arg;
 	struct dcio_flusher *fl = &e->fl;
-	struct fl_nice nice = { .cur = e->nice, .stuck = false };
+	struct fl_nice nice = { .cur = -1, .stuck = false };
 
-	thread_nice(e->nice);
 	pthread_mutex_lock(&fl->mu);
 	while (!fl->stop) {
-		pthread_mutex_unlock(&fl->mu);
 		flusher_nice(e, &nice);
-		pthread_mutex_lock(&fl->mu);
-		if (fl->stop)
-			break;
 		begin_pass(fl);
 		uint64_t next = now_ns() + 1000000000ull;
 		struct dcio_file *batch = NULL;
