@@ -137,17 +137,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "fio.sh: interrupted" >&2; exit 130' INT TERM
 
-# the malloc environment of the package's systemd drop-in, for both servers (bench/run.sh)
-MALLOC_CONF=$top/config/systemd/dontcache-malloc.conf
-envline=$(sed -n 's/^[[:space:]]*Environment=//p' "$MALLOC_CONF" | tr -d '"')
-[ -n "$envline" ] || die "no Environment= line in $MALLOC_CONF"
-unset_args=
-for v in $(compgen -e | grep -E '^(MALLOC_[A-Za-z0-9_]*|GLIBC_TUNABLES)$'); do unset_args+=" -u $v"; done
+# the malloc environment of the package's systemd drop-in, for both servers, as bench/run.sh
+source "$top/bench/malloc-env.sh"
+malloc_env_load "$top/config/systemd/dontcache-malloc.conf"
+envline="${MALLOC_ENV[*]}"
 # ganesha enters the cgroup itself, so fio and this script stay outside it
 cat > "$work/in-cgroup.sh" <<EOF
 #!/bin/sh
 echo \$\$ > $CG/cgroup.procs || exit 1
-exec env$unset_args $envline "\$@"
+exec env ${MALLOC_UNSET[*]} $envline "\$@"
 EOF
 chmod +x "$work/in-cgroup.sh"
 GSH_WRAPPER=$work/in-cgroup.sh
@@ -265,6 +263,9 @@ for r in $(seq "$REPS"); do
 done
 
 # medians [min..max] of every column per case and server, and the ratios
+# (an awk function: the median of a[1..n], which it sorts)
+AWK_MED='function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }'
 {
   printf 'fio %s nfs engine, 1 MiB sequential writes, ganesha in a %s memory cgroup, %s rounds A/B\n' \
     "$("$FIO" --version)" "$MEMLIM" "$REPS"
@@ -272,18 +273,14 @@ done
   printf '%-8s %-9s %-18s %-18s %-18s %-16s %-12s\n' case server "MB/s" "p99.9 ms" "cache MiB" "CPU-s/GB" "dirty MiB"
   for c in "${cases[@]}"; do
     for s in vfs dontcache ${VARIANT:+variant}; do
-      awk -F, -v c="$c" -v s="$s" '
-        function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-                                       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+      awk -F, -v c="$c" -v s="$s" "$AWK_MED"'
         function cell(col,   n, a, i) { n = 0; for (i = 1; i <= N; i++) a[++n] = v[i, col]
           if (n == 0) return "-"; med(a, n); return sprintf("%g [%g..%g]", med(a, n), a[1], a[n]) }
         NR > 1 && $1 == c && $2 == s && $4 == 1 { N++; for (k = 1; k <= NF; k++) v[N, k] = $k + 0 }
         END { printf "%-8s %-9s %-18s %-18s %-18s %-16s %-12s\n", c, s, cell(5), cell(8), cell(9), cell(13), cell(10) }' "$OUT/runs.csv"
     done
     for ms in dontcache ${VARIANT:+variant}; do
-    awk -F, -v c="$c" -v ms="$ms" '
-      function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    awk -F, -v c="$c" -v ms="$ms" "$AWK_MED"'
       NR > 1 && $1 == c && $4 == 1 { if ($2 == "vfs") { m[++nv] = $5; k[nv] = $9; u[nv] = $13 } else if ($2 == ms) { M[++nd] = $5; K[nd] = $9; U[nd] = $13 } }
       END { if (!nv || !nd) { printf "%-8s ratios: missing runs\n", c; exit }
             mv = med(m, nv); md = med(M, nd); kv = med(k, nv); kd = med(K, nd); uv = med(u, nv); ud = med(U, nd)
@@ -293,9 +290,7 @@ done
     [ "$c" = read_w ] || continue
     # the readers beside each server's writer, and the hot set left resident
     for ms in dontcache ${VARIANT:+variant}; do
-    awk -F, -v ms="$ms" '
-      function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    awk -F, -v ms="$ms" "$AWK_MED"'
       NR > 1 && $1 == "read_w" && $4 == 1 { if ($2 == "vfs") { r[++nv] = $16; h[nv] = $18; w[nv] = $5 } else if ($2 == ms) { R[++nd] = $16; H[nd] = $18; W[nd] = $5 } }
       END { if (!nv || !nd) exit
             printf "read_w   readers: %g [%g..%g] MB/s beside FSAL_VFS'"'"'s writer (hot set %g%% resident), %g [%g..%g] beside %s'"'"'s (%g%%)\n",

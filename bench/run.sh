@@ -422,32 +422,17 @@ export_id() { case $1 in vfs) echo 1;; nbr) echo 2;; vfs-shipped) echo 3;; dontc
 # an export's directory: the mode's on the bench's filesystem, compete's neighbour on its own
 exp_dir() { if [ "$1" = nbr ]; then echo "$NBRMNT/nbr"; else echo "$work/exp/$1"; fi; }
 
-# The malloc environment: the Environment= line of the systemd drop-in the package ships
-# for nfs-ganesha.service (every FSAL of that ganesha gets it), read from the file, never
-# copied here. Every server starts from a clean malloc environment (the bench's own MALLOC_*
-# and GLIBC_TUNABLES unset), then gets the drop-in's variables, but with --as-shipped and in
-# the vfs-shipped mode (glibc's defaults).
-MALLOC_CONF=$top/config/systemd/dontcache-malloc.conf
-MALLOC_ENV=()
-[ -f "$MALLOC_CONF" ] || die "no $MALLOC_CONF (the malloc environment every server runs with)"
-envline=$(sed -n 's/^[[:space:]]*Environment=//p' "$MALLOC_CONF")
-[ "$(grep -c '^[[:space:]]*Environment=' "$MALLOC_CONF")" = 1 ] || die "$MALLOC_CONF: want one Environment= line"
-for kv in $envline; do
-  kv=${kv//\"/}
-  [[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*$ ]] || die "$MALLOC_CONF: cannot read '$kv' in its Environment= line"
-  MALLOC_ENV+=("$kv")
-done
-[ ${#MALLOC_ENV[@]} -gt 0 ] || die "$MALLOC_CONF: an empty Environment= line"
-malloc_unset=()
-for v in $(compgen -e | grep -E '^(MALLOC_[A-Za-z0-9_]*|GLIBC_TUNABLES)$') "${MALLOC_ENV[@]%%=*}"; do
-  malloc_unset+=(-u "$v")
-done
+# The malloc environment (bench/malloc-env.sh): every server starts from a clean malloc
+# environment, then gets the drop-in's variables, but with --as-shipped and in the
+# vfs-shipped mode (glibc's defaults).
+source "$top/bench/malloc-env.sh"
+malloc_env_load "$top/config/systemd/dontcache-malloc.conf"
 # mode -> GSH_WRAPPER for its server (the whole server: compete's neighbour shares it)
 server_env() {
   if [ $AS_SHIPPED = 1 ] || [ "$1" = vfs-shipped ]; then
-    GSH_WRAPPER="env ${malloc_unset[*]}"
+    GSH_WRAPPER="env ${MALLOC_UNSET[*]}"
   else
-    GSH_WRAPPER="env ${malloc_unset[*]} ${MALLOC_ENV[*]}"
+    GSH_WRAPPER="env ${MALLOC_UNSET[*]} ${MALLOC_ENV[*]}"
   fi
 }
 # what a running server's environment holds of it (runs.csv malloc_env, ';' between)
