@@ -65,6 +65,17 @@ static size_t lower(const struct dcio_rangeset *rs, uint64_t lo)
 	return a;
 }
 
+/* Without memory for v, a set of at least one range becomes one range
+ * covering itself and v, with the first errno it holds: toward lost. */
+static void widen(struct dcio_rangeset *rs, struct dcio_range v)
+{
+	rs_collapse(rs);
+	rs->r[0].lo = min64(rs->r[0].lo, v.lo);
+	rs->r[0].hi = max64(rs->r[0].hi, v.hi);
+	if (!rs->r[0].err)
+		rs->r[0].err = v.err;
+}
+
 /* false: not inserted as such, the set over-approximates instead (one
  * covering range); a first range without memory goes to the set's own slot */
 static bool insert_at(struct dcio_rangeset *rs, size_t i, struct dcio_range v)
@@ -77,11 +88,7 @@ static bool insert_at(struct dcio_rangeset *rs, size_t i, struct dcio_range v)
 			rs->n = 1;
 			return true;
 		}
-		rs_collapse(rs);
-		rs->r[0].lo = min64(rs->r[0].lo, v.lo);
-		rs->r[0].hi = max64(rs->r[0].hi, v.hi);
-		if (!rs->r[0].err)
-			rs->r[0].err = v.err;
+		widen(rs, v);
 		return false;
 	}
 	memmove(&rs->r[i + 1], &rs->r[i], (rs->n - i) * sizeof(v));
@@ -91,10 +98,18 @@ static bool insert_at(struct dcio_rangeset *rs, size_t i, struct dcio_range v)
 }
 
 /* [lo, hi) takes err over whatever overlapped it; merges with touching
- * neighbours that carry the same err. */
+ * neighbours that carry the same err. The memory comes first (a split and
+ * the insert: two more ranges at most), as in rs_add_exact: a split that
+ * failed and an insert that then succeeded would put [lo, hi) before the
+ * unsplit range around it, and the set would no longer be sorted. Without
+ * it the set widens toward lost. */
 static void add_replacing(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi,
 			  int err)
 {
+	if (!grow(rs, rs->n + 2)) {
+		widen(rs, (struct dcio_range){ lo, hi, err });
+		return;
+	}
 	rs_sub(rs, lo, hi);
 	size_t p = lower(rs, lo);
 	if (p < rs->n && rs->r[p].hi == lo)

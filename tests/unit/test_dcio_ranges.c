@@ -102,9 +102,14 @@ static void t_basics(void)
 /* The allocation seam: while fail_allocs is set every (re)allocation of a
  * range set fails. */
 static bool fail_allocs;
+static int fail_next; /* fail only the next n allocations */
 
 static void *fake_realloc(void *p, size_t size)
 {
+	if (fail_next > 0) {
+		fail_next--;
+		return NULL;
+	}
 	return fail_allocs ? NULL : realloc(p, size);
 }
 
@@ -244,6 +249,58 @@ static void t_model_no_memory(void)
 	}
 }
 
+/* A lost range inside a pending one whose split finds no memory, the next
+ * allocation succeeding: the set must stay sorted and disjoint (rs_find and
+ * rs_bound rely on it), and every byte of the loss must be found as lost,
+ * never as the pending range's 0. */
+static void t_enomem_split_once(void)
+{
+	struct dcio_rangeset rs = { 0 };
+	int bad = 0;
+
+	/* a full set: the split needs a larger array */
+	for (uint64_t i = 0; i < 8; i++)
+		rs_add(&rs, i * 1000, i * 1000 + 900, 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, rs.cap);
+	no_memory(false);
+	fail_next = 1;
+	rs_add(&rs, 3100, 3200, EIO);
+	fail_next = 0;
+	for (size_t i = 1; i < rs.n; i++)
+		if (rs.r[i].lo < rs.r[i - 1].hi)
+			bad++;
+	CU_ASSERT_EQUAL(bad, 0);
+	for (uint64_t b = 3100; b < 3200; b++)
+		if (rs_find(&rs, b, b + 1) != EIO)
+			bad++;
+	CU_ASSERT_EQUAL(bad, 0);
+	/* a COMMIT of the range around it is answered with the loss */
+	CU_ASSERT_EQUAL(rs_find(&rs, 3000, 3900), EIO);
+	/* nothing acknowledged was forgotten */
+	for (uint64_t i = 0; i < 8; i++)
+		CU_ASSERT_NOT_EQUAL(rs_find(&rs, i * 1000, i * 1000 + 900), 0);
+	rs_free(&rs);
+
+	/* the same for every allocation that may fail first, one at a time */
+	for (int k = 1; k <= 3; k++) {
+		struct dcio_rangeset s = { 0 };
+
+		for (uint64_t i = 0; i < 8; i++)
+			rs_add(&s, i * 1000, i * 1000 + 900, 0);
+		fail_next = k;
+		rs_add(&s, 5100, 5200, ENOSPC);
+		rs_add(&s, 5300, 5400, EIO);
+		fail_next = 0;
+		for (size_t i = 1; i < s.n; i++)
+			if (s.r[i].lo < s.r[i - 1].hi)
+				bad++;
+		CU_ASSERT_EQUAL(bad, 0);
+		CU_ASSERT(rs_find(&s, 5100, 5200) > 0);
+		CU_ASSERT(rs_find(&s, 5300, 5400) > 0);
+		rs_free(&s);
+	}
+}
+
 static const struct tl_case cases[] = {
 	{ "basics", t_basics },
 	{ "random operations against a model", t_model },
@@ -251,6 +308,8 @@ static const struct tl_case cases[] = {
 	{ "no memory for a first range: still remembered",
 	  t_enomem_first_range },
 	{ "random operations without memory: toward lost", t_model_no_memory },
+	{ "a split without memory, then memory: still sorted, lost",
+	  t_enomem_split_once },
 };
 
 int main(void)
