@@ -79,7 +79,8 @@ bool cred_can_switch(void)
 	return can_switch;
 }
 
-int cred_enter(const struct cred_copy *c, struct cred_saved *s)
+int cred_enter(const struct dcio_syscalls *sys, const struct cred_copy *c,
+	       struct cred_saved *s)
 {
 	long n;
 
@@ -117,19 +118,25 @@ int cred_enter(const struct cred_copy *c, struct cred_saved *s)
 			free(s->groups);
 		return err;
 	}
-	/* both return the previous id whether or not they succeed: the
-	 * probe said they do */
-	s->gid = (gid_t)syscall(SYS_setfsgid, c->gid);
-	s->uid = (uid_t)syscall(SYS_setfsuid, c->uid);
+	/* Both return the previous id whether or not they switched: read
+	 * each back (-1 changes nothing) and refuse a switch that did not
+	 * take, rather than write with the server's identity. */
+	s->gid = (gid_t)sys->setfsgid(c->gid);
+	s->uid = (uid_t)sys->setfsuid(c->uid);
+	if ((gid_t)sys->setfsgid((gid_t)-1) != c->gid ||
+	    (uid_t)sys->setfsuid((uid_t)-1) != c->uid) {
+		cred_leave(sys, s);
+		return EPERM;
+	}
 	return 0;
 }
 
-void cred_leave(struct cred_saved *s)
+void cred_leave(const struct dcio_syscalls *sys, struct cred_saved *s)
 {
 	int e = errno;
 
-	(void)syscall(SYS_setfsuid, s->uid);
-	(void)syscall(SYS_setfsgid, s->gid);
+	(void)sys->setfsuid(s->uid);
+	(void)sys->setfsgid(s->gid);
 	if (!s->groups_kept)
 		(void)syscall(SYS_setgroups, s->ngroups, s->groups);
 	if (s->groups != s->small)

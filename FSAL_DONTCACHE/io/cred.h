@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 struct dcio_cred;
+struct dcio_syscalls;
 
 /* The engine's copy of a dcio_cred, owned by the request it came with. */
 struct cred_copy {
@@ -37,13 +38,17 @@ bool cred_copy_eq(const struct cred_copy *a, const struct cred_copy *b);
  * (CAP_SETUID and CAP_SETGID); probed once, on a thread of its own. */
 bool cred_can_switch(void);
 /* The calling thread takes c's identity with per-thread syscalls
- * (setgroups, setfsgid, setfsuid: glibc's setgroups would change every
- * thread of the process). 0, or the errno with the thread unchanged. A
- * fsuid other than 0 takes the file-system capabilities (CAP_FSETID,
- * CAP_DAC_OVERRIDE...) out of the thread's effective set, as for a local
- * user's write: set-id bits are cleared, ext4's reserve is refused. */
-int cred_enter(const struct cred_copy *c, struct cred_saved *s);
+ * (setgroups, and sys's setfsgid, setfsuid: glibc's setgroups would change
+ * every thread of the process). 0, or the errno with the thread unchanged:
+ * EPERM when the fsgid or fsuid read back is not c's (the kernel ignores an
+ * id that does not map into the server's user namespace and answers as if
+ * it had switched: the write would run as the server). A fsuid other than 0
+ * takes the file-system capabilities (CAP_FSETID, CAP_DAC_OVERRIDE...) out
+ * of the thread's effective set, as for a local user's write: set-id bits
+ * are cleared, ext4's reserve is refused. */
+int cred_enter(const struct dcio_syscalls *sys, const struct cred_copy *c,
+	       struct cred_saved *s);
 /* Back to what cred_enter saved. errno is kept. */
-void cred_leave(struct cred_saved *s);
+void cred_leave(const struct dcio_syscalls *sys, struct cred_saved *s);
 
 #endif

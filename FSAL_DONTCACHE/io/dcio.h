@@ -151,6 +151,13 @@ struct dcio_syscalls {
 	/* cachestat(2) of [off, off + len): the Dontcache_Kick probe */
 	int (*cachestat)(int fd, uint64_t off, uint64_t len,
 			 struct dcio_cachestat *cs);
+	/* The identity switch of writes as the caller (setfsuid(2),
+	 * setfsgid(2) on the calling thread): the id the thread had, and
+	 * -1 reads it back. A switch that does not take (an id outside
+	 * the server's user namespace) changes nothing and still answers
+	 * the previous id: the engine reads every switch back. */
+	int (*setfsuid)(uid_t id);
+	int (*setfsgid)(gid_t id);
 };
 
 struct dcio_engine;

@@ -63,6 +63,17 @@ static int real_cachestat(int fd, uint64_t off, uint64_t len,
 	return 0;
 }
 
+/* per thread, not glibc's broadcast to every thread */
+static int real_setfsuid(uid_t id)
+{
+	return (int)syscall(SYS_setfsuid, id);
+}
+
+static int real_setfsgid(gid_t id)
+{
+	return (int)syscall(SYS_setfsgid, id);
+}
+
 static void fill_syscalls(struct dcio_syscalls *d,
 			  const struct dcio_syscalls *s)
 {
@@ -88,6 +99,10 @@ static void fill_syscalls(struct dcio_syscalls *d,
 		d->fallocate = fallocate;
 	if (!d->cachestat)
 		d->cachestat = real_cachestat;
+	if (!d->setfsuid)
+		d->setfsuid = real_setfsuid;
+	if (!d->setfsgid)
+		d->setfsgid = real_setfsgid;
 }
 
 void cond_init_mono(pthread_cond_t *cv)

@@ -214,7 +214,7 @@ void req_exec_sync(struct dcio_req *q)
 			kick_timer_start(&kt);
 		if (q->op == REQ_WRITE && q->cred) {
 			struct cred_saved cs;
-			int err = cred_enter(q->cred, &cs);
+			int err = cred_enter(s, q->cred, &cs);
 
 			if (err) {
 				DCIO_LOG_RL(
@@ -227,7 +227,7 @@ void req_exec_sync(struct dcio_req *q)
 			}
 			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off,
 					q->rwflags);
-			cred_leave(&cs);
+			cred_leave(s, &cs);
 		} else if (q->op == REQ_WRITE) {
 			r = s->pwritev2(q->fd, q->iov, q->iovcnt, off,
 					q->rwflags);

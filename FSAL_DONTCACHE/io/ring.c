@@ -97,13 +97,13 @@ static int ring_personality(struct dcio_ring *r, const struct cred_copy *c)
 	if (!k)
 		return -1;
 	memcpy(k, c, sizeof(*k) + c->ngroups * sizeof(gid_t));
-	err = cred_enter(c, &cs);
+	err = cred_enter(&r->e->sys, c, &cs);
 	if (err) {
 		free(k);
 		return -1;
 	}
 	id = io_uring_register_personality(&r->ring);
-	cred_leave(&cs);
+	cred_leave(&r->e->sys, &cs);
 	if (id <= 0) {
 		free(k);
 		if (id == -EINVAL || id == -EOPNOTSUPP) {

@@ -218,6 +218,104 @@ static void t_ring_direct(void)
 	ring_setid(DCIO_WRITE_DIRECT, 1 << 20);
 }
 
+/* A switch that does not take: the kernel ignores an id outside the
+ * server's user namespace (a container with a partial uid map, an unmapped
+ * Anonymous_Uid), keeps the thread's and still answers the previous id. */
+static uid_t deaf_uid = (uid_t)-1;
+static gid_t deaf_gid = (gid_t)-1;
+
+static int deaf_setfsuid(uid_t id)
+{
+	if (id == deaf_uid && id != (uid_t)-1)
+		return (int)syscall(SYS_setfsuid, -1);
+	return (int)syscall(SYS_setfsuid, id);
+}
+
+static int deaf_setfsgid(gid_t id)
+{
+	if (id == deaf_gid && id != (gid_t)-1)
+		return (int)syscall(SYS_setfsgid, -1);
+	return (int)syscall(SYS_setfsgid, id);
+}
+
+static off_t size_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 ? st.st_size : -1;
+}
+
+/* One path with the switch deaf to the caller's uid, then to its gid: the
+ * WRITE is refused with EPERM before any data syscall (nothing written),
+ * the thread is itself again, and the same caller's next write, the switch
+ * working again, is written. */
+static void deaf_path(struct dcio_export_params *p, bool uring, size_t len,
+		      uint64_t off)
+{
+	struct dcio_syscalls sys = { .setfsuid = deaf_setfsuid,
+				     .setfsgid = deaf_setfsgid };
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = true };
+	struct tl_ctx c;
+	static char buf[1 << 20];
+
+	if (!uring)
+		sys.pwritev2 = rec_pwritev2; /* the pool, never a ring */
+	tl_ctx_open(&c, &(struct tl_setup){ .p = p,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .name = "deaf",
+					    .flags = O_TRUNC });
+	if (uring && !dcio_engine_uses_uring(c.e)) {
+		fprintf(stderr,
+			"(no io_uring here: the ring part is not run)\n");
+		CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+		return;
+	}
+	int fd = dcio_file_fd(c.f);
+
+	tl_fill(buf, len, off, 5);
+	for (int which = 0; which < 2; which++) {
+		deaf_uid = which == 0 ? caller.uid : (uid_t)-1;
+		deaf_gid = which == 1 ? caller.gid : (gid_t)-1;
+		seen_calls = 0;
+		CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &caller), EPERM);
+		if (!uring)
+			CU_ASSERT_EQUAL(seen_calls, 0);
+		CU_ASSERT_EQUAL(size_of(fd), 0);
+		CU_ASSERT_EQUAL(syscall(SYS_setfsuid, -1), 0);
+		CU_ASSERT_EQUAL(syscall(SYS_setfsgid, -1), 0);
+	}
+	deaf_uid = (uid_t)-1;
+	deaf_gid = (gid_t)-1;
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &caller), 0);
+	if (!uring) {
+		CU_ASSERT_TRUE(seen_calls >= 1);
+		check_seen(&caller);
+	}
+	CU_ASSERT_EQUAL(size_of(fd), (off_t)(off + len));
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
+static void t_deaf(void)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+
+	p.caller_write_max = 64 << 20;
+	deaf_path(&p, false, 256 << 10, 0); /* the caller's thread */
+	p.caller_write_max = 0;
+	deaf_path(&p, false, 256 << 10, 0); /* the pool */
+	deaf_path(&p, true, 256 << 10, 0); /* a ring: its personality */
+	p = tl_params(DCIO_WRITE_DIRECT, DCIO_READ_BUFFERED,
+		      DCIO_FLUSH_COALESCED);
+	p.caller_write_max = 0;
+	deaf_path(&p, false, (1 << 20) - 8192, 100); /* direct leaves */
+	deaf_path(&p, true, (1 << 20) - 8192, 100);
+}
+
 static const struct tl_case cases[] = {
 	{ "pool: the write as the caller, the thread restored", t_pool },
 	{ "caller's thread: as the caller, restored", t_caller_thread },
@@ -225,6 +323,7 @@ static const struct tl_case cases[] = {
 	{ "direct: every leaf as the caller", t_direct },
 	{ "io_uring: set-id bits cleared as for the caller", t_ring },
 	{ "io_uring direct: set-id bits cleared", t_ring_direct },
+	{ "a switch that does not take: EPERM, nothing written", t_deaf },
 };
 
 int main(void)
