@@ -136,6 +136,7 @@ struct dcio_export_params {
  * table) mean the real syscalls. Return conventions are those of libc (-1 and
  * errno). io_uring submissions bypass pwritev2/preadv2, so a table that
  * overrides either of those makes the engine use its thread pool instead. */
+struct io_uring;
 struct dcio_syscalls {
 	ssize_t (*pwritev2)(int fd, const struct iovec *iov, int cnt, off_t off,
 			    int flags);
@@ -158,6 +159,14 @@ struct dcio_syscalls {
 	 * the previous id: the engine reads every switch back. */
 	int (*setfsuid)(uid_t id);
 	int (*setfsgid)(gid_t id);
+	/* A ring's io_uring_submit outside its wait (before a personality
+	 * is unregistered, or when the SQ is full), and the result a ring
+	 * write's completion carries (res: the CQE's; personality: whether
+	 * it went out with the caller's). NULL: liburing's, the kernel's.
+	 * Tests make a submission take nothing and an LSM refuse a
+	 * personality. */
+	int (*uring_submit)(struct io_uring *ring);
+	int (*uring_write_res)(int res, bool personality);
 };
 
 struct dcio_engine;

@@ -103,6 +103,8 @@ static void fill_syscalls(struct dcio_syscalls *d,
 		d->setfsuid = real_setfsuid;
 	if (!d->setfsgid)
 		d->setfsgid = real_setfsgid;
+	if (!d->uring_submit)
+		d->uring_submit = io_uring_submit;
 }
 
 void cond_init_mono(pthread_cond_t *cv)

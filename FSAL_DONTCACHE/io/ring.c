@@ -28,11 +28,15 @@ static bool arm_wake(struct dcio_ring *r)
 static void prep(struct io_uring_sqe *sqe, struct dcio_req *q, int pers)
 {
 	off_t off = (off_t)(q->io_off + q->xfer);
+
+	q->pers = false;
 	if (q->op == REQ_WRITE) {
 		io_uring_prep_writev2(sqe, q->fd, q->iov, q->iovcnt, off,
 				      q->rwflags);
-		if (pers > 0)
+		if (pers > 0) {
 			sqe->personality = (__u16)pers;
+			q->pers = true;
+		}
 	} else
 		io_uring_prep_readv2(sqe, q->fd, q->iov, q->iovcnt, off,
 				     q->rwflags);
@@ -60,6 +64,34 @@ static void bl_take(struct dcio_ring *r, struct backlog *b)
 		r->qh = r->qt = NULL;
 	}
 	pthread_mutex_unlock(&r->mu);
+}
+
+/* Every SQE prepared so far handed to the kernel, which takes each one's
+ * personality at submission: io_uring_submit may take fewer than were
+ * prepared (and nothing, -EAGAIN/-EBUSY, while the CQ is full). Bounded:
+ * false when some are still waiting. */
+static bool submit_all(struct dcio_ring *r)
+{
+	for (int i = 0; i < 8 && io_uring_sq_ready(&r->ring) > 0; i++) {
+		int n = r->e->sys.uring_submit(&r->ring);
+
+		if (n < 0 && n != -EINTR && n != -EAGAIN && n != -EBUSY)
+			break;
+	}
+	return io_uring_sq_ready(&r->ring) == 0;
+}
+
+/* Personalities off for this ring: its writes with a caller's identity go
+ * to the pool from now on (logged once per ring). */
+static void pers_off(struct dcio_ring *r, const char *why)
+{
+	if (r->pers_off)
+		return;
+	r->pers_off = true;
+	r->e->log(
+		DCIO_LOG_WARN,
+		"dcio: engine ring: io_uring personalities unavailable (%s): writes with a caller's identity go to the pool",
+		why);
 }
 
 /* The personality the ring issues c's writes with: registered while this
@@ -93,6 +125,10 @@ static int ring_personality(struct dcio_ring *r, const struct cred_copy *c)
 			slot = p;
 		}
 	}
+	/* the slot's personality goes: the SQEs that carry it go out first;
+	 * while some cannot, this write takes the pool */
+	if (slot->c && !submit_all(r))
+		return -1;
 	struct cred_copy *k = malloc(sizeof(*k) + c->ngroups * sizeof(gid_t));
 	if (!k)
 		return -1;
@@ -106,17 +142,11 @@ static int ring_personality(struct dcio_ring *r, const struct cred_copy *c)
 	cred_leave(&r->e->sys, &cs);
 	if (id <= 0) {
 		free(k);
-		if (id == -EINVAL || id == -EOPNOTSUPP) {
-			r->pers_off = true;
-			r->e->log(
-				DCIO_LOG_WARN,
-				"dcio: engine ring: io_uring personalities unavailable (%s): writes with a caller's identity go to the pool",
-				strerror(-id));
-		}
+		if (id == -EINVAL || id == -EOPNOTSUPP)
+			pers_off(r, strerror(-id));
 		return -1;
 	}
 	if (slot->c) {
-		io_uring_submit(&r->ring);
 		io_uring_unregister_personality(&r->ring, slot->id);
 		free(slot->c);
 	}
@@ -147,7 +177,7 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 		}
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
 		if (!sqe) {
-			io_uring_submit(&r->ring);
+			r->e->sys.uring_submit(&r->ring);
 			sqe = io_uring_get_sqe(&r->ring);
 			if (!sqe)
 				return;
@@ -215,12 +245,28 @@ static void reap(struct dcio_ring *r, struct backlog *b, struct backlog *later,
 			continue;
 		}
 		struct dcio_req *q = io_uring_cqe_get_data(cqe);
+		int res = cqe->res;
+
 		(*inflight)--;
 		if (q->io_len == 0) {
 			req_finish(q, 0);
 			continue;
 		}
-		if (req_result(q, cqe->res) == REQ_AGAIN) {
+		if (q->op == REQ_WRITE && r->e->sys.uring_write_res)
+			res = r->e->sys.uring_write_res(res, q->pers);
+		/* An LSM (SELinux's io_uring override_creds, AppArmor) may
+		 * refuse a personality per request, at submission: the
+		 * ring's personalities are off, and this write goes to the
+		 * pool, whose thread switches its own identity (a refusal
+		 * that was the caller's own, an append-only file, is given
+		 * there again). */
+		if (q->pers && (res == -EACCES || res == -EPERM)) {
+			pers_off(r, strerror(-res));
+			q->pers = false;
+			engine_pool_submit(r->e, q);
+			continue;
+		}
+		if (req_result(q, res) == REQ_AGAIN) {
 			uint64_t d = req_retry_delay_ns(q);
 
 			q->retry_at = d ? now_ns() + d : 0;

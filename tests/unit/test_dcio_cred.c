@@ -8,6 +8,7 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,157 @@ static void t_deaf(void)
 	deaf_path(&p, true, (1 << 20) - 8192, 100);
 }
 
+/* The ring's identities, one writer each, queued at once behind a ring
+ * held in its first registration (the gate, in the switch to uid GATE),
+ * so that one pass of the ring prepares all of them: past
+ * DCIO_RING_PERSONALITIES it unregisters personalities whose SQEs are
+ * prepared in that pass. */
+#define GATE 2000
+#define NIDS 24
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static int gate_state; /* 0 off, 1 armed, 2 a thread waits, 3 open */
+static int submits;
+
+static int gated_setfsuid(uid_t id)
+{
+	if (id == GATE) {
+		pthread_mutex_lock(&gate_mu);
+		if (gate_state == 1) {
+			gate_state = 2;
+			pthread_cond_broadcast(&gate_cv);
+			while (gate_state != 3)
+				pthread_cond_wait(&gate_cv, &gate_mu);
+		}
+		pthread_mutex_unlock(&gate_mu);
+	}
+	return (int)syscall(SYS_setfsuid, id);
+}
+
+/* the first 4 submissions outside the ring's wait take nothing (a CQ
+ * that is full, a kernel that takes fewer than were prepared) */
+static int lazy_submit(struct io_uring *ring)
+{
+	if (__atomic_fetch_add(&submits, 1, __ATOMIC_RELAXED) < 4)
+		return 0;
+	return io_uring_submit(ring);
+}
+
+/* an LSM that refuses every personality at submission */
+static bool lsm_refuses;
+static int lsm_write_res(int res, bool personality)
+{
+	return lsm_refuses && personality && res >= 0 ? -EACCES : res;
+}
+
+static void gate_wait(int state)
+{
+	pthread_mutex_lock(&gate_mu);
+	while (gate_state != state)
+		pthread_cond_wait(&gate_cv, &gate_mu);
+	pthread_mutex_unlock(&gate_mu);
+}
+
+static void gate_set(int state)
+{
+	pthread_mutex_lock(&gate_mu);
+	gate_state = state;
+	pthread_cond_broadcast(&gate_cv);
+	pthread_mutex_unlock(&gate_mu);
+}
+
+/* NIDS identities through one ring at once; every write answers 0 and
+ * leaves a root 06777 file 0777 (written as its caller). */
+static void ring_burst(const struct dcio_syscalls *sys, bool *ran)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = true };
+	struct tl_ctx c;
+	struct tl_wait w;
+	struct tl_op ops[NIDS];
+	static gid_t gids[NIDS];
+	static char buf[NIDS][64 << 10];
+
+	*ran = false;
+	p.caller_write_max = 0; /* every write to the ring */
+	tl_ctx_open(&c, &(struct tl_setup){ .p = &p,
+					    .ep = &ep,
+					    .sys = sys,
+					    .name = "burst",
+					    .flags = O_TRUNC });
+	if (!dcio_engine_uses_uring(c.e)) {
+		fprintf(stderr,
+			"(no io_uring here: the ring part is not run)\n");
+		CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+		return;
+	}
+	*ran = true;
+	int fd = dcio_file_fd(c.f);
+
+	CU_ASSERT_EQUAL(fchown(fd, 0, 0), 0);
+	CU_ASSERT_EQUAL(fchmod(fd, 06777), 0);
+	tl_wait_init(&w);
+	gate_set(1);
+	for (int i = 0; i < NIDS; i++) {
+		struct iovec iov = { buf[i], sizeof(buf[i]) };
+		uint64_t off = (uint64_t)i * sizeof(buf[i]);
+		struct dcio_cred u = { .uid = i == 0 ? GATE : 3000 + i,
+				       .gid = 3000 + i,
+				       .ngroups = 1,
+				       .groups = &gids[i] };
+
+		gids[i] = 3000 + i;
+		tl_fill(buf[i], sizeof(buf[i]), off, 11);
+		ops[i] = (struct tl_op){ .w = &w };
+		CU_ASSERT_EQUAL(dcio_write3(c.f, &iov, 1, off, DCIO_UNSTABLE,
+					    &u, NULL, tl_op_done, &ops[i]),
+				0);
+		if (i == 0)
+			gate_wait(2); /* the ring holds it, in its switch */
+	}
+	gate_set(3);
+	tl_wait_for(&w, NIDS);
+	for (int i = 0; i < NIDS; i++) {
+		CU_ASSERT_EQUAL(ops[i].err, 0);
+		CU_ASSERT_EQUAL(ops[i].bytes, sizeof(buf[i]));
+	}
+	CU_ASSERT_EQUAL(mode_of(fd), 0777);
+	gate_set(0);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
+/* io_uring_submit taking fewer SQEs than were prepared when a personality
+ * is unregistered: the SQEs that carry it would reach the kernel after it
+ * is gone (-EINVAL). */
+static void t_ring_partial_submit(void)
+{
+	struct dcio_syscalls sys = { .setfsuid = gated_setfsuid,
+				     .uring_submit = lazy_submit };
+	bool ran;
+
+	submits = 0;
+	ring_burst(&sys, &ran);
+	if (ran)
+		CU_ASSERT_TRUE(submits >= 5); /* past the lazy ones */
+}
+
+/* An LSM refusing the personality of every write at submission: the ring
+ * turns its personalities off and gives those writes to the pool, as the
+ * caller there; they answer 0, not ACCESS. */
+static void t_ring_lsm(void)
+{
+	struct dcio_syscalls sys = { .setfsuid = gated_setfsuid,
+				     .uring_write_res = lsm_write_res };
+	bool ran;
+
+	lsm_refuses = true;
+	ring_burst(&sys, &ran);
+	lsm_refuses = false;
+}
+
 static const struct tl_case cases[] = {
 	{ "pool: the write as the caller, the thread restored", t_pool },
 	{ "caller's thread: as the caller, restored", t_caller_thread },
@@ -324,6 +476,9 @@ static const struct tl_case cases[] = {
 	{ "io_uring: set-id bits cleared as for the caller", t_ring },
 	{ "io_uring direct: set-id bits cleared", t_ring_direct },
 	{ "a switch that does not take: EPERM, nothing written", t_deaf },
+	{ "io_uring: a partial submit before a personality goes",
+	  t_ring_partial_submit },
+	{ "io_uring: an LSM refusing personalities: the pool", t_ring_lsm },
 };
 
 int main(void)
