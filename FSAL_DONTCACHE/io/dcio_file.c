@@ -218,49 +218,6 @@ int dcio_file_fd(const struct dcio_file *f)
 	return f ? f->fd : -1;
 }
 
-static enum dcio_write_mode write_mode(const struct dcio_file *f)
-{
-	switch (XP(f->x, write_mode)) {
-	case DCIO_WRITE_BUFFERED:
-		return DCIO_WRITE_BUFFERED;
-	case DCIO_WRITE_DROPBEHIND:
-		return DCIO_WRITE_DROPBEHIND;
-	case DCIO_WRITE_DIRECT:
-		return f->dfd >= 0 ? DCIO_WRITE_DIRECT
-				   : cached_write_mode(f->x);
-	default:
-		return cached_write_mode(f->x);
-	}
-}
-
-/* Where a write runs, chosen in one place: overlapping writes of a direct
- * export are ordered by the range lock (and issued on the caller's thread
- * or by the engine by the rule of caller_ok, dcio_write3); small ones run
- * on the caller's thread; the rest (and every write of an inline export,
- * which issues on the caller through engine_submit) go to the engine. */
-enum write_path { PATH_ENGINE, PATH_CALLER, PATH_RANGELOCK };
-
-/* Issued on the caller's thread, no hand-off: up to caller_write_max, unless
- * reads are being served (engine_pace_write) or the export flushes inline
- * (which issues on the caller through engine_submit anyway). */
-static bool caller_ok(const struct dcio_file *f, const struct dcio_req *q)
-{
-	return !q->inline_ && q->len <= XP(f->x, caller_write_max) &&
-	       !engine_pace_write(f->e, q->len);
-}
-
-static enum write_path write_path(const struct dcio_file *f,
-				  const struct dcio_req *q)
-{
-	struct dcio_export *x = f->x;
-
-	if (f->dfd >= 0 && XP(x, write_mode) == DCIO_WRITE_DIRECT)
-		return PATH_RANGELOCK;
-	if (caller_ok(f, q))
-		return PATH_CALLER;
-	return PATH_ENGINE;
-}
-
 /* Page-aligned (mmap): open_direct refused files needing more. */
 static bool bounce_alloc(struct dcio_req *q, uint64_t len)
 {
@@ -387,11 +344,14 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		free(q);
 		return rc;
 	}
+	/* where and how it is issued: the one decision (path.c) */
+	struct write_plan w = write_plan(f, len);
+
 	/* What a queued write holds is memory: the caller's buffer, and for a
 	 * direct write its bounce copy too (counted whether or not the write
 	 * has an aligned middle: the mode decides before the split) */
-	q->top_mode = write_mode(f);
-	q->held = q->top_mode == DCIO_WRITE_DIRECT ? 2 * len : len;
+	q->top_mode = w.mode;
+	q->held = w.mode == DCIO_WRITE_DIRECT ? 2 * len : len;
 	rc = inflight_admit(x, q->held);
 	if (rc) {
 		req_free(q);
@@ -407,24 +367,20 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->arg = arg;
 	falloc_track(q);
 	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
-	if (write_path(f, q) == PATH_RANGELOCK) {
-		/* A direct write up to caller_write_max runs on the caller's
-		 * thread, as a cached one does (PATH_CALLER), by the same
-		 * rule. Handed to a ring, it would be answered from there:
-		 * the caller's thread (a ganesha worker) would go on to take
-		 * the next request while this one's buffers stay allocated
-		 * in its malloc arena until the device completes it, so
-		 * every arena grew to hold many writes' buffers at once
-		 * (900 MiB at 64 writers x 2 x 1 MiB; 16 arenas, half of it
-		 * free). On the caller's thread a worker holds one write's
-		 * buffers at a time and frees them where it took them. */
-		q->caller = caller_ok(f, q);
-		if (q->caller) {
-			ST_ADD(x->st.w_worker_ops, 1);
-			ST_ADD(x->st.w_worker_bytes, len);
-		}
+	/* On the caller's thread, no hand-off, answered before dcio_write
+	 * returns (a direct write and its split children too). Handed to a
+	 * ring, a direct write would be answered from there: the caller's
+	 * thread (a ganesha worker) would go on to take the next request
+	 * while this one's buffers stay allocated in its malloc arena until
+	 * the device completes it, so every arena grew to hold many writes'
+	 * buffers at once. On the caller's thread a worker holds one
+	 * write's buffers at a time and frees them where it took them. */
+	q->caller = w.where == WHERE_CALLER && !q->inline_;
+	if (q->caller) {
+		ST_ADD(x->st.w_worker_ops, 1);
+		ST_ADD(x->st.w_worker_bytes, len);
 	}
-	if (q->top_mode == DCIO_WRITE_DIRECT) {
+	if (w.mode == DCIO_WRITE_DIRECT) {
 		rc = submit_direct(q, iov, iovcnt);
 		if (rc == 0) {
 			rl_start(q);
@@ -438,47 +394,22 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 			return ENOMEM;
 		}
 		/* no aligned middle: the whole write goes through the cache */
+		w.issue = cached_write_mode(x);
 	}
-	req_set_mode(q, q->top_mode == DCIO_WRITE_DIRECT ? cached_write_mode(x)
-							 : q->top_mode);
+	req_set_mode(q, w.issue);
 	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 	q->iovcnt = iovcnt;
-	switch (write_path(f, q)) {
-	case PATH_RANGELOCK:
+	if (w.rangelock) {
 		rl_start(q);
-		break;
-	case PATH_CALLER:
-		/* Issued here, no hand-off. Before Linux 7.2, RWF_DONTCACHE
-		 * makes the kernel start writeback of the write's pages
-		 * inside the syscall, on the request path: a large write
-		 * does so while the device keeps up (kick.c), else it goes
-		 * buffered and the flusher writes it back and drops it
-		 * together with its neighbours (dropbehind). A kernel that
-		 * defers that kick to its own flusher coalesces it itself
-		 * (enum dcio_kick). Completion, group commit and the error
-		 * rule are those of a queued write. */
-		if (q->mode == DCIO_WRITE_DONTCACHE && !x->kick_deferred) {
-			if (kick_choose(x, len)) {
-				q->kick_timed = true;
-				ST_ADD(x->st.kick_ops, 1);
-			} else {
-				req_set_mode(q, DCIO_WRITE_DROPBEHIND);
-			}
-		}
-		/* what the flusher must still drop stays near its
-		 * thresholds: the writer waits for it here, not at the
-		 * kernel's dirty limit */
-		if (q->mode == DCIO_WRITE_DROPBEHIND ||
-		    q->mode == DCIO_WRITE_DONTCACHE)
-			flusher_throttle(x);
-		ST_ADD(x->st.w_worker_ops, 1);
-		ST_ADD(x->st.w_worker_bytes, len);
-		req_exec_sync(q);
-		break;
-	case PATH_ENGINE:
-		engine_submit(f->e, q);
-		break;
+		return 0;
 	}
+	if (w.kick) {
+		q->kick_timed = true;
+		ST_ADD(x->st.kick_ops, 1);
+	}
+	if (w.throttle)
+		flusher_throttle(x);
+	engine_submit(f->e, q);
 	return 0;
 }
 

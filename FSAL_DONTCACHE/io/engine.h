@@ -21,6 +21,7 @@
 #include "flusher.h"
 #include "kick.h"
 #include "log.h"
+#include "path.h"
 #include "pool.h"
 #include "rangelock.h"
 #include "ranges.h"

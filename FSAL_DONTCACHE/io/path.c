@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+/* Where a WRITE runs and how it is issued: write_plan is the one decision;
+ * io/README.md "Where a write is issued" is this function as a table, and
+ * test_dcio_path has a case per row. The run-time fallback (a dontcache
+ * write answering EOPNOTSUPP is issued again as dropbehind and the export
+ * falls back: req.c) and a ring's hand-off of a write it cannot issue as
+ * its caller (ring.c) change a planned write, never the plan. */
+#include "engine.h"
+
+/* The export's write mode as this file can issue it. */
+static enum dcio_write_mode file_write_mode(const struct dcio_file *f)
+{
+	switch (XP(f->x, write_mode)) {
+	case DCIO_WRITE_BUFFERED:
+		return DCIO_WRITE_BUFFERED;
+	case DCIO_WRITE_DROPBEHIND:
+		return DCIO_WRITE_DROPBEHIND;
+	case DCIO_WRITE_DIRECT:
+		/* no O_DIRECT fd (tmpfs, no DIO alignment): cached */
+		return f->dfd >= 0 ? DCIO_WRITE_DIRECT
+				   : cached_write_mode(f->x);
+	default:
+		return cached_write_mode(f->x);
+	}
+}
+
+struct write_plan write_plan(struct dcio_file *f, uint64_t len)
+{
+	struct dcio_export *x = f->x;
+	struct write_plan w = { .mode = file_write_mode(f) };
+	bool inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
+	enum dcio_where engine = f->e->uring ? WHERE_RING : WHERE_POOL;
+
+	w.issue = w.mode;
+	w.rangelock = w.mode == DCIO_WRITE_DIRECT;
+	if (inline_) {
+		/* 1: Flush_Mode inline: on the caller, flushed there */
+		w.where = WHERE_CALLER;
+		w.row = 1;
+	} else if (len > XP(x, caller_write_max)) {
+		/* 2: larger than Worker_Write_Max: the engine */
+		w.where = engine;
+		w.row = 2;
+	} else if (engine_pace_write(f->e, len)) {
+		/* 3: over 64 KiB while reads are served and the engine's
+		 * threads are niced: the copy runs on them */
+		w.where = engine;
+		w.row = 3;
+	} else {
+		/* 4: the caller's thread */
+		w.where = WHERE_CALLER;
+		w.row = 4;
+	}
+	if (w.rangelock || w.where != WHERE_CALLER || inline_)
+		return w;
+	/* On the caller's thread, a dontcache write while the kernel kicks
+	 * writeback inside the syscall (before Linux 7.2): 5, kicked while
+	 * the device keeps up (kick.c); 6, else buffered for the flusher.
+	 * 7: where the kernel defers the kick, RWF_DONTCACHE as it is. */
+	if (w.mode == DCIO_WRITE_DONTCACHE && !x->kick_deferred) {
+		w.kick = kick_choose(x, len);
+		if (!w.kick)
+			w.issue = DCIO_WRITE_DROPBEHIND;
+		w.row = w.kick ? 5 : 6;
+	} else if (w.mode == DCIO_WRITE_DONTCACHE) {
+		w.row = 7;
+	}
+	/* what the flusher must still drop stays near its thresholds: the
+	 * writer waits for it here, not at the kernel's dirty limit */
+	w.throttle = w.issue == DCIO_WRITE_DROPBEHIND ||
+		     w.issue == DCIO_WRITE_DONTCACHE;
+	return w;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+/* write_plan: one case per row of io/README.md's "Where a write is issued" table, and dcio_write3 following the plan (the thread and flags its syscall ran with). */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "dcio_testlib.h"
+#include "io/engine.h"
+
+static struct tl_ctx c;
+
+/* A context of the given modes; engine threads niced by nice, io_uring if
+ * asked and available. */
+static void ctx(enum dcio_write_mode wm, enum dcio_flush_mode fm,
+		uint32_t caller_max, int nice, bool uring)
+{
+	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
+	struct dcio_engine_params ep = { .threads = 1,
+					 .ring_entries = 64,
+					 .use_uring = uring,
+					 .nice = nice,
+					 .kick = DCIO_KICK_INLINE };
+
+	p.caller_write_max = caller_max;
+	p.kick_us_per_mib = 100000;
+	tl_ctx_open(&c, &(struct tl_setup){ .p = &p,
+					    .ep = &ep,
+					    .name = "path",
+					    .flags = O_TRUNC });
+}
+
+static void done(void)
+{
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
+static enum dcio_where engine_where(void)
+{
+	return dcio_engine_uses_uring(c.e) ? WHERE_RING : WHERE_POOL;
+}
+
+/* 1: Flush_Mode inline: the caller's thread whatever the length */
+static void t_row1_inline(void)
+{
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_INLINE, 64 << 10, 0, true);
+	struct write_plan w = write_plan(c.f, 4 << 20);
+
+	CU_ASSERT_EQUAL(w.row, 1);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DONTCACHE);
+	CU_ASSERT_FALSE(w.kick);
+	CU_ASSERT_FALSE(w.throttle);
+	CU_ASSERT_FALSE(w.rangelock);
+	done();
+}
+
+/* 2: over Worker_Write_Max: the engine (a ring, or the pool) */
+static void t_row2_large(void)
+{
+	for (int uring = 0; uring < 2; uring++) {
+		ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 64 << 10, 0,
+		    uring);
+		struct write_plan w = write_plan(c.f, (64 << 10) + 1);
+
+		CU_ASSERT_EQUAL(w.row, 2);
+		CU_ASSERT_EQUAL(w.where, engine_where());
+		if (!uring)
+			CU_ASSERT_EQUAL(w.where, WHERE_POOL);
+		CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DONTCACHE);
+		CU_ASSERT_FALSE(w.kick || w.throttle || w.rangelock);
+		/* Worker_Write_Max = 0: every write */
+		done();
+		ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 0, 0, uring);
+		w = write_plan(c.f, 1);
+		CU_ASSERT_EQUAL(w.row, 2);
+		CU_ASSERT_EQUAL(w.where, engine_where());
+		done();
+	}
+}
+
+/* 3: over 64 KiB within 200 ms of a READ, engine threads niced: the
+ * engine; 64 KiB itself, no READ, or no nice: the caller */
+static void t_row3_paced(void)
+{
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 4 << 20, 5, true);
+	CU_ASSERT_EQUAL(write_plan(c.f, 1 << 20).row, 5); /* no READ yet */
+	engine_read_seen(c.e, now_ns());
+	struct write_plan w = write_plan(c.f, DCIO_PACE_WRITE_MIN + 1);
+
+	CU_ASSERT_EQUAL(w.row, 3);
+	CU_ASSERT_EQUAL(w.where, engine_where());
+	CU_ASSERT_FALSE(w.kick || w.throttle);
+	w = write_plan(c.f, DCIO_PACE_WRITE_MIN);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	done();
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 4 << 20, 0, true);
+	engine_read_seen(c.e, now_ns());
+	CU_ASSERT_EQUAL(write_plan(c.f, 1 << 20).where, WHERE_CALLER);
+	done();
+}
+
+/* 4: the caller's thread, as the export's mode; dropbehind throttled */
+static void t_row4_caller(void)
+{
+	ctx(DCIO_WRITE_BUFFERED, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	struct write_plan w = write_plan(c.f, 1 << 20);
+
+	CU_ASSERT_EQUAL(w.row, 4);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_BUFFERED);
+	CU_ASSERT_FALSE(w.kick || w.throttle || w.rangelock);
+	done();
+	ctx(DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	w = write_plan(c.f, 4096);
+	CU_ASSERT_EQUAL(w.row, 4);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DROPBEHIND);
+	CU_ASSERT_TRUE(w.throttle);
+	CU_ASSERT_FALSE(w.kick);
+	done();
+}
+
+/* 5: dontcache of >= 1 MiB, the kernel kicking in the syscall, kicks on */
+static void t_row5_kick(void)
+{
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	c.x->kick_deferred = false;
+	struct write_plan w = write_plan(c.f, DCIO_KICK_MIN_BYTES);
+
+	CU_ASSERT_EQUAL(w.row, 5);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DONTCACHE);
+	CU_ASSERT_EQUAL(w.issue, DCIO_WRITE_DONTCACHE);
+	CU_ASSERT_TRUE(w.kick);
+	CU_ASSERT_TRUE(w.throttle);
+	done();
+}
+
+/* 6: ... smaller than 1 MiB, or kicks held off: buffered for the flusher */
+static void t_row6_dropbehind(void)
+{
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	c.x->kick_deferred = false;
+	struct write_plan w = write_plan(c.f, 64 << 10);
+
+	CU_ASSERT_EQUAL(w.row, 6);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DONTCACHE); /* counted as */
+	CU_ASSERT_EQUAL(w.issue, DCIO_WRITE_DROPBEHIND);
+	CU_ASSERT_FALSE(w.kick);
+	CU_ASSERT_TRUE(w.throttle);
+	/* kicks stopped a moment ago (kick.c's hold) */
+	atomic_store(&c.x->kick.off_since, now_ns());
+	w = write_plan(c.f, 1 << 20);
+	CU_ASSERT_EQUAL(w.row, 6);
+	CU_ASSERT_EQUAL(w.issue, DCIO_WRITE_DROPBEHIND);
+	done();
+}
+
+/* 7: the kernel defers the kick: RWF_DONTCACHE as it is */
+static void t_row7_deferred(void)
+{
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	c.x->kick_deferred = true;
+	struct write_plan w = write_plan(c.f, 64 << 10);
+
+	CU_ASSERT_EQUAL(w.row, 7);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	CU_ASSERT_EQUAL(w.issue, DCIO_WRITE_DONTCACHE);
+	CU_ASSERT_FALSE(w.kick);
+	CU_ASSERT_TRUE(w.throttle);
+	done();
+}
+
+/* The modes under every row: direct is range-locked and split (rows 1-4
+ * pick the thread), neither kicked nor throttled; a dontcache export that
+ * fell back is dropbehind */
+static void t_modes(void)
+{
+	ctx(DCIO_WRITE_DIRECT, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	if (dcio_file_fd(c.f) >= 0 && c.f->dfd >= 0) {
+		struct write_plan w = write_plan(c.f, 1 << 20);
+
+		CU_ASSERT_EQUAL(w.row, 4);
+		CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DIRECT);
+		CU_ASSERT_TRUE(w.rangelock);
+		CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+		CU_ASSERT_FALSE(w.kick || w.throttle);
+		w = write_plan(c.f, 2 << 20);
+		CU_ASSERT_EQUAL(w.row, 2);
+		CU_ASSERT_TRUE(w.rangelock);
+		CU_ASSERT_EQUAL(w.where, engine_where());
+	}
+	done();
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	c.x->kick_deferred = true;
+	atomic_store(&c.x->wfallback, true);
+	struct write_plan w = write_plan(c.f, 64 << 10);
+
+	CU_ASSERT_EQUAL(w.row, 4);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DROPBEHIND);
+	CU_ASSERT_EQUAL(w.issue, DCIO_WRITE_DROPBEHIND);
+	CU_ASSERT_TRUE(w.throttle);
+	done();
+}
+
+/* dcio_write3 follows the plan: the syscall runs on the caller's thread
+ * (rows 4-7) or a pool thread (row 2), with RWF_DONTCACHE for a kicked or
+ * deferred dontcache write and without it for dropbehind. */
+static pthread_t caller_tid;
+static int seen_on_caller, seen_dontcache, seen_calls;
+
+static ssize_t rec_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
+			    int flags)
+{
+	__atomic_add_fetch(&seen_calls, 1, __ATOMIC_RELAXED);
+	if (pthread_equal(pthread_self(), caller_tid))
+		__atomic_add_fetch(&seen_on_caller, 1, __ATOMIC_RELAXED);
+	if (flags & RWF_DONTCACHE)
+		__atomic_add_fetch(&seen_dontcache, 1, __ATOMIC_RELAXED);
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
+static void follow(uint32_t len, bool deferred, int want_caller,
+		   int want_dontcache, int want_row)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_engine_params ep = { .threads = 1,
+					 .use_uring = false,
+					 .kick = DCIO_KICK_INLINE };
+	struct dcio_syscalls sys = { .pwritev2 = rec_pwritev2 };
+	static char buf[4 << 20];
+
+	p.caller_write_max = 1 << 20;
+	p.kick_us_per_mib = 100000;
+	tl_ctx_open(&c, &(struct tl_setup){ .p = &p,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .name = "follow",
+					    .flags = O_TRUNC });
+	c.x->kick_deferred = deferred;
+	caller_tid = pthread_self();
+	CU_ASSERT_EQUAL(write_plan(c.f, len).row, want_row);
+	seen_calls = seen_on_caller = seen_dontcache = 0;
+	CU_ASSERT_EQUAL(tl_write(c.f, buf, len, 0, DCIO_UNSTABLE), 0);
+	CU_ASSERT_TRUE(seen_calls >= 1);
+	CU_ASSERT_EQUAL(seen_on_caller ? 1 : 0, want_caller);
+	CU_ASSERT_EQUAL(seen_dontcache ? 1 : 0, want_dontcache);
+	done();
+}
+
+static void t_follows(void)
+{
+	follow(1 << 20, false, 1, 1, 5); /* kicked on the caller */
+	follow(64 << 10, false, 1, 0, 6); /* dropbehind on the caller */
+	follow(64 << 10, true, 1, 1, 7); /* deferred kick */
+	follow(2 << 20, false, 0, 1, 2); /* the pool, RWF_DONTCACHE */
+}
+
+static const struct tl_case cases[] = {
+	{ "row 1: Flush_Mode inline, the caller", t_row1_inline },
+	{ "row 2: over Worker_Write_Max, the engine", t_row2_large },
+	{ "row 3: beside READs, niced engine", t_row3_paced },
+	{ "row 4: the caller's thread", t_row4_caller },
+	{ "row 5: dontcache kicked", t_row5_kick },
+	{ "row 6: dropbehind for the flusher", t_row6_dropbehind },
+	{ "row 7: the kernel defers the kick", t_row7_deferred },
+	{ "direct and a fallen-back export", t_modes },
+	{ "dcio_write3 follows the plan", t_follows },
+};
+
+int main(void)
+{
+	tl_require(0);
+	return TL_RUN_SUITE("write path", cases);
+}
