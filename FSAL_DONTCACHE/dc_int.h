@@ -181,6 +181,10 @@ struct dc_handle {
 struct dc_state {
 	struct state_t state;
 	struct fsal_fd fd; /* flags only, like dc_file_state.gfd */
+	/* a lock state's kernel fd, which carries its owner's open file
+	 * description locks (lock.c); -1 when not open. lock_mu guards it. */
+	int lock_fd;
+	pthread_mutex_t lock_mu;
 };
 
 /* a kernel file handle (name_to_handle_at/open_by_handle_at) */
@@ -325,16 +329,30 @@ void dc_write2(struct fsal_obj_handle *obj_hdl, bool bypass,
 	       void *caller_arg);
 fsal_status_t dc_commit2(struct fsal_obj_handle *obj_hdl, off_t offset,
 			 size_t len);
-fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj_hdl,
-			  struct state_t *state, void *owner,
-			  fsal_lock_op_t lock_op,
-			  fsal_lock_param_t *request_lock,
-			  fsal_lock_param_t *conflicting_lock);
 fsal_status_t dc_close2(struct fsal_obj_handle *obj_hdl, struct state_t *state);
 fsal_status_t dc_truncate(struct dc_handle *h, bool bypass,
 			  struct state_t *state, uint64_t size);
 void dc_file_release(struct dc_handle *h);
 void dc_release_engine_file(struct dc_handle *h);
+
+/* lock.c: byte-range locks as the kernel's open file description locks,
+ * one kernel fd per lock state */
+fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj_hdl,
+			  struct state_t *state, void *owner,
+			  fsal_lock_op_t lock_op,
+			  fsal_lock_param_t *request_lock,
+			  fsal_lock_param_t *conflicting_lock);
+/* an NLM or NFSv4 lock state */
+bool dc_state_is_lock(const struct state_t *state);
+/* at a dc_state's allocation and before it is freed (closes its fd) */
+void dc_lock_state_init(struct dc_state *s);
+void dc_lock_state_fini(struct dc_state *s);
+/* ganesha opens a lock state's fd (open_func, reopen_func): the kernel fd
+ * with openflags' access, unless it is open already (its locks stay) */
+fsal_status_t dc_lock_fd_open(struct dc_handle *h, struct dc_state *s,
+			      fsal_openflags_t openflags);
+/* the lock state closes: its kernel fd and with it its locks */
+void dc_lock_fd_close(struct dc_state *s);
 
 /* efile.c: engine files, one per file, shared by its handles */
 void dc_efiles_init(void);

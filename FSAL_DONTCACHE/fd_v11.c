@@ -9,10 +9,24 @@
  * the global opens in open_fd_count. The other version: fd_v13.c. */
 #include "dc_int.h"
 
-/* ganesha-side opens only record flags: the fd is the engine file's. */
+/* ganesha-side opens only record flags (the I/O fd is the engine file's),
+ * but for a lock state's fd, which fsal_find_fd opens for locks: that one
+ * is a kernel fd of the state's own (lock.c). Every fd other than the
+ * handle's global one is a dc_state's (dc_fd_check_io's temporary fd too). */
 static fsal_status_t open_func(struct fsal_obj_handle *obj,
 			       fsal_openflags_t openflags, struct fsal_fd *fd)
 {
+	if (fd != &dc_hdl(obj)->file.gfd) {
+		struct dc_state *s = container_of(fd, struct dc_state, fd);
+
+		if (dc_state_is_lock(&s->state)) {
+			fsal_status_t st =
+				dc_lock_fd_open(dc_hdl(obj), s, openflags);
+
+			if (FSAL_IS_ERROR(st))
+				return st;
+		}
+	}
 	fd->openflags = FSAL_O_NFS_FLAGS(openflags);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
@@ -35,12 +49,16 @@ static struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
 	struct dc_state *s = gsh_calloc(1, sizeof(*s));
 
 	s->fd.openflags = FSAL_O_CLOSED;
+	dc_lock_state_init(s);
 	return init_state(&s->state, exp_hdl, state_type, related_state);
 }
 
 static void dc_free_state(struct fsal_export *exp_hdl, struct state_t *state)
 {
-	gsh_free(container_of(state, struct dc_state, state));
+	struct dc_state *s = container_of(state, struct dc_state, state);
+
+	dc_lock_state_fini(s);
+	gsh_free(s);
 }
 
 void dc_fd_handle_init(struct dc_handle *h)
@@ -109,8 +127,10 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 			     struct state_t *state, fsal_openflags_t need,
 			     bool for_locks)
 {
-	struct fsal_fd temp_fd = { .openflags = FSAL_O_CLOSED },
-		       *out_fd = &temp_fd;
+	/* a dc_state, as every fd open_func sees but the global one (no
+	 * lock state: state_type NONE) */
+	struct dc_state temp = { .fd.openflags = FSAL_O_CLOSED, .lock_fd = -1 };
+	struct fsal_fd *out_fd = &temp.fd;
 	bool has_lock = false, closefd = false, reusing = false;
 	fsal_status_t st;
 

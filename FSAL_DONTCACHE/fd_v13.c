@@ -81,11 +81,23 @@ static void gfd_unbind_closed(struct dc_handle *h)
 }
 
 /* the global fd (and a temporary one ganesha opens when the global is busy)
- * opens with the modes asked */
+ * opens with the modes asked; a lock state's fd, which fsal_start_io opens
+ * for locks, is a kernel fd of the state's own (lock.c) */
 static fsal_status_t dc_reopen_func(struct fsal_obj_handle *obj,
 				    fsal_openflags_t openflags,
 				    struct fsal_fd *fd)
 {
+	if (fd->fd_type == FSAL_FD_STATE) {
+		struct dc_state *s = container_of(fd, struct dc_state, fd);
+
+		if (dc_state_is_lock(&s->state)) {
+			fsal_status_t st =
+				dc_lock_fd_open(dc_hdl(obj), s, openflags);
+
+			if (FSAL_IS_ERROR(st))
+				return st;
+		}
+	}
 	if (fd->fd_type == FSAL_FD_GLOBAL && fd->openflags == FSAL_O_CLOSED)
 		gfd_bind(dc_hdl(obj));
 	fd->openflags = FSAL_O_NFS_FLAGS(openflags);
@@ -129,6 +141,7 @@ static void dc_state_free(struct state_t *state)
 {
 	struct dc_state *s = container_of(state, struct dc_state, state);
 
+	dc_lock_state_fini(s);
 	destroy_fsal_fd(&s->fd);
 	gsh_free(s);
 }
@@ -140,6 +153,7 @@ static struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
 	struct dc_state *s = gsh_calloc(1, sizeof(*s));
 	struct state_t *state;
 
+	dc_lock_state_init(s);
 	state = init_state(&s->state, dc_state_free, state_type, related_state);
 	init_fsal_fd(&s->fd, FSAL_FD_STATE, exp_hdl);
 	return state;

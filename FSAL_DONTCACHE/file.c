@@ -392,6 +392,9 @@ fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 		update_share_counters(&h->file.share, fd->openflags,
 				      FSAL_O_CLOSED);
 	dc_fd_close(h, fd);
+	/* a lock state's locks go with it (ganesha's SAL released them) */
+	if (dc_state_is_lock(state))
+		dc_lock_fd_close(container_of(state, struct dc_state, state));
 	last = h->file.share.share_access_read == 0 &&
 	       h->file.share.share_access_write == 0 &&
 	       h->file.gfd.openflags == FSAL_O_CLOSED;
@@ -718,41 +721,4 @@ fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 	rc = dcio_commit(io, (uint64_t)offset, (uint64_t)len);
 	dc_efile_io_done(h->file.ef);
 	return posix2fsal_status(rc);
-}
-
-/* Byte-range locks are arbitrated by ganesha's SAL among NFS clients; the
- * FSAL checks that the state allows the access the lock implies. */
-fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
-			  void *owner, fsal_lock_op_t lock_op,
-			  fsal_lock_param_t *request_lock,
-			  fsal_lock_param_t *conflicting_lock)
-{
-	struct dc_handle *h = dc_hdl(obj);
-	fsal_openflags_t need;
-	bool bypass = false;
-	fsal_status_t st;
-
-	if (obj->type != REGULAR_FILE)
-		return fsalstat(ERR_FSAL_INVAL, EINVAL);
-	switch (lock_op) {
-	case FSAL_OP_LOCKT:
-		bypass = true;
-		need = FSAL_O_ANY;
-		break;
-	case FSAL_OP_LOCK:
-		need = request_lock->lock_type == FSAL_LOCK_R ? FSAL_O_READ
-							      : FSAL_O_WRITE;
-		break;
-	case FSAL_OP_UNLOCK:
-		need = FSAL_O_ANY;
-		break;
-	default:
-		return fsalstat(ERR_FSAL_NOTSUPP, 0);
-	}
-	if (conflicting_lock != NULL)
-		conflicting_lock->lock_type = FSAL_NO_LOCK;
-	st = dc_fd_check_io(h, bypass, state, need, true);
-	if (!FSAL_IS_ERROR(st))
-		dc_fd_io_end(h, state, need);
-	return st;
 }
