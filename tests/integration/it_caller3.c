@@ -12,6 +12,8 @@
  *       starting "written!", then a COMMIT: "poke status=ST"
  *   it_caller3 -e EXPORT -u UID -g GID trunc NAME SIZE
  *       LOOKUP NAME, SETATTR size SIZE: "trunc status=ST"
+ *   it_caller3 -e EXPORT -u UID -g GID mkdir NAME
+ *       MKDIR NAME (0755) in the export's root: "mkdir status=ST"
  * -G GID[,GID...] sends those auxiliary groups in the AUTH_SYS credential
  * (none by default). */
 #include "itlib.h"
@@ -134,6 +136,12 @@ int main(int argc, char **argv)
 		if (st == 0)
 			st = nfsc_setattr(&c, &fh, &sa);
 		printf("trunc status=%s\n", nfsc_st(st));
+		nfsc_disconnect(&c);
+		return st == -1;
+	}
+	if (strcmp(argv[i], "mkdir") == 0) {
+		st = nfsc_mkdir(&c, &c.root, argv[i + 1], 0755, NULL, NULL);
+		printf("mkdir status=%s\n", nfsc_st(st));
 		nfsc_disconnect(&c);
 		return st == -1;
 	}
