@@ -115,6 +115,10 @@ struct dc_fs {
 	struct fsal_filesystem *gfs; /* NULL: a private one (ident.c) */
 	unsigned int private_users; /* exports on a private one (DC.fs_mu) */
 	char *path;
+	/* the filesystem gives every object this owner whoever makes it
+	 * (vfat, exfat mounted with uid=): probed at claim (ident.c) */
+	bool owner_forced;
+	uid_t forced_uid;
 };
 
 /* The engine state of every regular file, one entry per object, server-wide

@@ -346,6 +346,7 @@ static fsal_status_t finish_create(struct dc_handle *dir, int dfd,
 	struct dc_handle *h = NULL;
 	struct fsal_attrlist made;
 	fsal_status_t st;
+	uint64_t want_owner;
 	int fd, err;
 
 	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -366,13 +367,17 @@ static fsal_status_t finish_create(struct dc_handle *dir, int dfd,
 		fsal_release_attrs(&made);
 		return st;
 	}
-	if (made.type != type || made.owner != op_ctx->creds.caller_uid) {
+	/* a filesystem that forces the owner (vfat, exfat with uid=) gives
+	 * the new object that one: the kernel's server answers the create
+	 * with it */
+	want_owner = h->fs->owner_forced ? h->fs->forced_uid
+					 : op_ctx->creds.caller_uid;
+	if (made.type != type || made.owner != want_owner) {
 		LogFullDebug(
 			COMPONENT_FSAL,
 			"DONTCACHE: %s was replaced after its create (type %d owner %" PRIu64
-			", made type %d owner %u): STALE",
-			name, made.type, made.owner, type,
-			op_ctx->creds.caller_uid);
+			", made type %d owner %" PRIu64 "): STALE",
+			name, made.type, made.owner, type, want_owner);
 		fsal_release_attrs(&made);
 		h->obj_handle.obj_ops->release(&h->obj_handle);
 		return fsalstat(ERR_FSAL_STALE, ESTALE);

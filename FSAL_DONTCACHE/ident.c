@@ -23,6 +23,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -32,6 +35,47 @@ static void put_le(uint8_t *p, uint64_t v, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Whether the filesystem of root_fd forces the owner of what is made on it
+ * (vfat, exfat with uid=: chown refused or ignored), as the kernel's server
+ * finds out only by what it gets: a file made there (O_TMPFILE, else a
+ * probe name removed at once) is given to 65534; if it stays another
+ * user's, that user owns every new object, which finish_create (handle.c)
+ * then accepts as the maker's. A filesystem the probe cannot write to
+ * (read-only) makes nothing anyway. */
+static void probe_owner(struct dc_fs *fs, int root_fd)
+{
+	char name[64] = "";
+	struct stat st;
+	int fd, err = 0;
+
+	fd = openat(root_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(name, sizeof(name), ".dontcache-owner-probe.%d.%lx",
+			 (int)getpid(), (unsigned long)random());
+		fd = openat(root_fd, name,
+			    O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	}
+	if (fd < 0) {
+		LogFullDebug(COMPONENT_FSAL,
+			     "DONTCACHE: %s: owner probe not made: %s",
+			     fs->path, strerror(errno));
+		return;
+	}
+	if (fchown(fd, 65534, 65534) != 0)
+		err = errno;
+	if (fstat(fd, &st) == 0 && st.st_uid != 65534) {
+		fs->owner_forced = true;
+		fs->forced_uid = st.st_uid;
+		LogInfo(COMPONENT_FSAL,
+			"DONTCACHE: %s: the filesystem gives every new object owner %u (chown: %s): creates are answered as the kernel's server answers them",
+			fs->path, (unsigned int)st.st_uid,
+			err ? strerror(err) : "ignored");
+	}
+	close(fd);
+	if (name[0] != '\0')
+		(void)unlinkat(root_fd, name, 0);
 }
 
 /* ganesha's fsid in as few bytes as its type needs (at most 16) */
@@ -131,6 +175,7 @@ static int claim_fs(struct fsal_filesystem *gfs, struct fsal_export *exp,
 	fs->gfs = gfs;
 	fs->path = gsh_strdup(gfs->path);
 	fs_encode_fsid(fs);
+	probe_owner(fs, fd);
 	PTHREAD_MUTEX_lock(&DC.fs_mu);
 	glist_add_tail(&DC.filesystems, &fs->node);
 	PTHREAD_MUTEX_unlock(&DC.fs_mu);
@@ -480,6 +525,7 @@ static int private_fs(struct dc_export *x, const struct stat *st)
 	fs->private_users = 1;
 	fs->dev = st->st_dev;
 	fs->path = gsh_strdup(x->path);
+	probe_owner(fs, fs->mount_fd);
 	PTHREAD_MUTEX_lock(&DC.fs_mu);
 	glist_add_tail(&DC.filesystems, &fs->node);
 	PTHREAD_MUTEX_unlock(&DC.fs_mu);

@@ -177,8 +177,10 @@ bool dcio_file_close_clean(struct dcio_file *f, int *err)
 	int rc = quiesce(f), lost = em_lost_err(f);
 
 	if (lost) {
-		/* the flusher forgot the file: drop what it would have */
+		/* the flusher forgot the file: drop what it would have;
+		 * it stays open, no longer closing */
 		drop_cache(f);
+		flusher_keep(f);
 		*err = rc ? rc : lost;
 		return false;
 	}

@@ -529,6 +529,18 @@ void flusher_forget(struct dcio_file *f)
 	pthread_mutex_unlock(&fl->mu);
 }
 
+/* The close did not happen (its flush failed, dcio_file_close_clean keeps
+ * the file): the file is no longer closing, so a pass that a COMMIT's flush
+ * overlaps keeps its ranges for a retry again (give_back). */
+void flusher_keep(struct dcio_file *f)
+{
+	struct dcio_flusher *fl = &f->e->fl;
+
+	pthread_mutex_lock(&fl->mu);
+	f->fl.closing = false;
+	pthread_mutex_unlock(&fl->mu);
+}
+
 void flusher_throttle(struct dcio_export *x)
 {
 	struct dcio_flusher *fl = &x->e->fl;

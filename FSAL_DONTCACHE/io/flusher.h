@@ -95,6 +95,8 @@ enum fl_note {
 void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len,
 		  enum fl_note how);
 void flusher_forget(struct dcio_file *f);
+/* undoes flusher_forget's closing mark when the file stays open */
+void flusher_keep(struct dcio_file *f);
 /* Before a buffered write of the export is issued: while the export holds
  * more than DCIO_THROTTLE_FACTOR x flush_export_bytes noted and not yet
  * dropped (512 MiB by default), wait (at most DCIO_THROTTLE_MAX_MS in all)

@@ -3,6 +3,13 @@
  *
  * ft_verf4 [-H host] [-p port] -e EXPORT -x wb|write [-F CMD] [-R CMD]
  *          [-V victim] [-W bytes] [-L bytes] [-t secs]
+ * ft_verf4 [-H host] [-p port] -e EXPORT -x across -F CMD
+ *
+ * -x across (issue 42 item 9a): the clean phase below, then one more
+ * UNSTABLE WRITE of verf_clean (verifier VW), CMD (-F: makes the server
+ * forget remembered lost data, it must exit 0), and a COMMIT of
+ * verf_clean: it must fail or answer a verifier other than VW (the
+ * client resends); "ft_verf4: ... across=changed|same|failed".
  *
  * Over one NFSv4.2 session (tests/lib/nfs4c):
  *   clean     64 UNSTABLE WRITEs of 64 KiB and 16 COMMITs of EXPORT/verf_clean:
@@ -136,8 +143,41 @@ static bool expected_error(int st)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ft_verf4 [-H host] [-p port] -e EXPORT -x wb|write [-F CMD] [-R CMD] [-V victim] [-W bytes] [-L bytes] [-t secs]\n");
+		"usage: ft_verf4 [-H host] [-p port] -e EXPORT -x wb|write|across [-F CMD] [-R CMD] [-V victim] [-W bytes] [-L bytes] [-t secs]\n");
 	exit(2);
+}
+
+/* -x across: a COMMIT across CMD fails or sees the verifier change */
+static int across(struct nfs4c *c, struct nfs4c_file *dir, const char *cmd)
+{
+	struct nfs4c_file f;
+	struct nfs4c_wres wr;
+	verifier4 v0, cv;
+	const char *what = "failed";
+	int st, rc;
+
+	if (!steady(c, dir, "verf_clean", v0) ||
+	    open_file(c, dir, "verf_clean", &f) != NFS4_OK)
+		return 2;
+	st = nfs4c_write(c, &f, 0, g_buf, BLK, UNSTABLE4, &wr);
+	tc_ok(st == NFS4_OK, "UNSTABLE WRITE of verf_clean: %s verifier %s",
+	      nfs4c_st(st), st == NFS4_OK ? vhex(wr.verf) : "-");
+	if (st != NFS4_OK)
+		return 2;
+	rc = system(cmd);
+	printf("# command exited %d: %s\n", rc, cmd);
+	tc_ok(rc == 0, "the command ran: exit %d", rc);
+	st = nfs4c_commit(c, &f, 0, 0, cv);
+	if (st == NFS4_OK)
+		what = same(cv, wr.verf) ? "same" : "changed";
+	tc_ok(st != NFS4_OK || !same(cv, wr.verf),
+	      "the COMMIT across it: %s, verifier %s (the WRITE's %s)",
+	      nfs4c_st(st), st == NFS4_OK ? vhex(cv) : "-", vhex(wr.verf));
+	nfs4c_close(c);
+	printf("ft_verf4: checks=%d passed=%d failed=%d v0=%s vw=%s across=%s\n",
+	       tc_checks, tc_checks - tc_failures, tc_failures, vhex(v0),
+	       vhex(wr.verf), what);
+	return tc_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -187,7 +227,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.export || !mode ||
-	    (strcmp(mode, "wb") != 0 && strcmp(mode, "write") != 0))
+	    (strcmp(mode, "wb") != 0 && strcmp(mode, "write") != 0 &&
+	     (strcmp(mode, "across") != 0 || !fault)))
 		usage();
 	wb = strcmp(mode, "wb") == 0;
 	for (size_t i = 0; i < sizeof(g_buf); i++)
@@ -200,6 +241,8 @@ int main(int argc, char **argv)
 			nfs4c_st(st));
 		return 2;
 	}
+	if (strcmp(mode, "across") == 0)
+		return across(&c, &dir, fault);
 
 	/* clean */
 	if (!steady(&c, &dir, "verf_clean", v0) ||

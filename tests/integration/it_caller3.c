@@ -11,7 +11,11 @@
  *       LOOKUP NAME, one UNSTABLE WRITE at 0 of 8 bytes (or KiB KiB),
  *       starting "written!", then a COMMIT: "poke status=ST"
  *   it_caller3 -e EXPORT -u UID -g GID trunc NAME SIZE
- *       LOOKUP NAME, SETATTR size SIZE: "trunc status=ST" */
+ *       LOOKUP NAME, SETATTR size SIZE: "trunc status=ST"
+ *   it_caller3 -e EXPORT -u UID -g GID mkdir NAME
+ *       MKDIR NAME (0755) in the export's root: "mkdir status=ST"
+ * -G GID[,GID...] sends those auxiliary groups in the AUTH_SYS credential
+ * (none by default). */
 #include "itlib.h"
 
 #include <stdio.h>
@@ -21,13 +25,26 @@
 #define MiB (1024u * 1024u)
 
 static int uid = -1, gid = -1;
+static uint32_t aux[16];
+static uint32_t naux;
 
 static void opt(int c, const char *arg)
 {
-	if (c == 'u')
+	if (c == 'u') {
 		uid = atoi(arg);
-	else if (c == 'g')
+	} else if (c == 'g') {
 		gid = atoi(arg);
+	} else if (c == 'G') {
+		char *end = NULL;
+
+		for (const char *p = arg; *p && naux < 16; p = end) {
+			aux[naux++] = (uint32_t)strtoul(p, &end, 10);
+			if (end == p)
+				break;
+			if (*end == ',')
+				end++;
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -36,7 +53,7 @@ int main(int argc, char **argv)
 	struct nfsc_conn c;
 	struct nfsc_fh fh;
 	char verf[8] = { 0 };
-	int i = it_parse(argc, argv, &o, "u:g:", opt), st;
+	int i = it_parse(argc, argv, &o, "u:g:G:", opt), st;
 
 	if (argc - i < 2 || uid < 0 || gid < 0) {
 		fprintf(stderr,
@@ -45,6 +62,16 @@ int main(int argc, char **argv)
 	}
 	if (it_connect(&c, &o, uid, gid) != 0)
 		return 1;
+	if (naux) {
+		struct AUTH *a = libnfs_authunix_create("it_caller3", uid, gid,
+							naux, aux);
+
+		if (!a) {
+			fprintf(stderr, "it_caller3: no AUTH_SYS credential\n");
+			return 1;
+		}
+		rpc_set_auth(c.rpc, a);
+	}
 	if (strcmp(argv[i], "fill") == 0 && argc - i >= 3) {
 		uint64_t want = (uint64_t)atoi(argv[i + 2]) * MiB, done = 0;
 		char *buf = malloc(MiB);
@@ -109,6 +136,12 @@ int main(int argc, char **argv)
 		if (st == 0)
 			st = nfsc_setattr(&c, &fh, &sa);
 		printf("trunc status=%s\n", nfsc_st(st));
+		nfsc_disconnect(&c);
+		return st == -1;
+	}
+	if (strcmp(argv[i], "mkdir") == 0) {
+		st = nfsc_mkdir(&c, &c.root, argv[i + 1], 0755, NULL, NULL);
+		printf("mkdir status=%s\n", nfsc_st(st));
 		nfsc_disconnect(&c);
 		return st == -1;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 /* Dropbehind flusher: many writes share one pass, ranges are merged and sorted before sync_file_range(WRITE), a pass waits on what it started and drops it (DONTNEED), a file stuck in writeback does not hold up another file (several flusher threads), and the file, export and interval triggers each start a flush. */
 #include <CUnit/Basic.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -37,9 +38,17 @@ static atomic_bool stall_release;
  * running as the pass drops */
 static atomic_bool flush_hold;
 static atomic_int flush_in;
+/* the next fdatasync fails with this errno (0: none) */
+static atomic_int fail_fdatasync_once;
 
 static int fake_fdatasync(int fd)
 {
+	int fail = atomic_exchange(&fail_fdatasync_once, 0);
+
+	if (fail) {
+		errno = fail;
+		return -1;
+	}
 	atomic_fetch_add(&flush_in, 1);
 	for (int i = 0; i < 10000 && atomic_load(&flush_hold); i++)
 		usleep(1000);
@@ -146,6 +155,7 @@ static void setup_caller(struct tl_ctx *c, uint64_t file_thr,
 	atomic_store(&redirty_fd, -1);
 	atomic_store(&flush_hold, false);
 	atomic_store(&flush_in, 0);
+	atomic_store(&fail_fdatasync_once, 0);
 	tl_ctx_open(
 		c, &(struct tl_setup){
 			   .sys = &t, .p = &p, .name = "fl", .no_file = true });
@@ -530,6 +540,49 @@ static void t_flush_overlap(void)
 	tl_ctx_close(&c);
 }
 
+/* Issue 42 item 8b: a clean close whose flush fails keeps the file open
+ * (dcio_file_close_clean answers false) and its writes go on. The close
+ * marked the file closing for the flusher; left set, a pass that a COMMIT's
+ * flush overlaps dropped the file's ranges as if it were going away, and
+ * they stayed cached for good (no drops_retried). */
+static void t_flush_overlap_after_failed_close(void)
+{
+	static char buf[1 << 20];
+	struct tl_ctx c;
+	struct dcio_file *f;
+	pthread_t th;
+	void *rc = (void *)(intptr_t)-1;
+	int err = 0;
+
+	setup(&c, 1 << 20, 256 << 20, 100);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_file_open(c.x, tl_open(&c.fs, "o", O_TRUNC), &f), 0);
+	CU_ASSERT_EQUAL(tl_write(f, buf, 4096, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&fail_fdatasync_once, EIO);
+	CU_ASSERT_FALSE_FATAL(dcio_file_close_clean(f, &err));
+	CU_ASSERT_EQUAL(err, EIO);
+	/* the lost range rewritten: the file is in use again */
+	CU_ASSERT_EQUAL(tl_write(f, buf, 4096, 0, DCIO_UNSTABLE), 0);
+	atomic_store(&flush_hold, true);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, commit_all, f), 0);
+	for (int i = 0; i < 5000 && !atomic_load(&flush_in); i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL(atomic_load(&flush_in), 1);
+	/* over the file threshold: a pass now, inside the flush */
+	CU_ASSERT_EQUAL(tl_write(f, buf, sizeof(buf), 4096, DCIO_UNSTABLE), 0);
+	CU_ASSERT_TRUE(tl_wait_stat(c.x, "flusher.drops_retried", TL_AT_LEAST,
+				    1, 3000) >= 1);
+	atomic_store(&flush_hold, false);
+	pthread_join(th, &rc);
+	CU_ASSERT_EQUAL((intptr_t)rc, 0);
+	CU_ASSERT_EQUAL(
+		tl_wait_stat(c.x, "flusher.held_bytes", TL_AT_MOST, 0, 3000),
+		0);
+	CU_ASSERT_TRUE(dcio_file_close_clean(f, &err));
+	CU_ASSERT_EQUAL(err, 0);
+	tl_ctx_close(&c);
+}
+
 static bool wait_sfr_on(int fd, unsigned flags, int n)
 {
 	for (int i = 0; i < 3000; i++) {
@@ -624,6 +677,8 @@ static const struct tl_case cases[] = {
 	{ "more files than flusher threads: left to the passes",
 	  t_busy_file_many },
 	{ "a drop a COMMIT's flush overlapped is done again", t_flush_overlap },
+	{ "... and again after a failed clean close",
+	  t_flush_overlap_after_failed_close },
 	{ "pages dirty again at the pass's wait are dropped", t_dirty_at_wait },
 	{ "a file stuck in writeback holds up no other", t_parallel },
 	{ "256 writes coalesce into merged ranges", t_coalesce },
