@@ -34,7 +34,7 @@ pkgs=(build-essential cmake pkg-config clang
       libcunit1-dev gnuplot-nox jq e2fsprogs iproute2 util-linux dpkg-dev procps
       libdbus-1-dev dbus-daemon dbus-bin
       libclang-rt-14-dev valgrind strace curl prometheus-node-exporter file debootstrap
-      clang-format xfsprogs quota python3-docutils dosfstools exfat-fuse exfatprogs
+      clang-format xfsprogs quota python3-docutils dosfstools exfat-fuse exfatprogs nfs-common
       keepalived qemu-system-x86
       ceph-mon ceph-mgr ceph-osd ceph-common nfs-ganesha-rados-grace nfs-ganesha-ceph)
 
