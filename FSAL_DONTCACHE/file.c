@@ -545,39 +545,52 @@ static fsal_status_t check_range(struct fsal_io_arg *a, bool is_read,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/**
+ * @brief Start a READ or a WRITE
+ *
+ * Checks the file, the share reservation, the range and the engine file,
+ * then hands the I/O to the engine (io_done answers it) or answers it here:
+ * a refusal, or a READ of cached data (dcio_read_nowait). Every answer given
+ * here leaves through one exit, which releases what was taken.
+ *
+ * @param[in] obj        The file
+ * @param[in] bypass     Whether to bypass share reservations (delegations)
+ * @param[in] done_cb    Callback answering the request
+ * @param[in] a          The I/O's arguments and results
+ * @param[in] caller_arg Argument for done_cb
+ * @param[in] is_read    READ (true) or WRITE
+ */
 static void submit(struct fsal_obj_handle *obj, bool bypass,
 		   fsal_async_cb done_cb, struct fsal_io_arg *a,
 		   void *caller_arg, bool is_read)
 {
 	struct dc_handle *h = dc_hdl(obj);
 	fsal_openflags_t need = is_read ? FSAL_O_READ : FSAL_O_WRITE;
-	struct dcio_file *file;
-	struct dc_io *io;
+	struct dcio_file *file = NULL;
+	struct dc_io *io = NULL;
+	bool reserved = false; /* the share check's, ended before an answer */
 	fsal_status_t st;
-	size_t want;
+	size_t want = 0, n = 0;
 	int rc;
 
 	if (obj->type != REGULAR_FILE) {
-		done_cb(obj,
-			fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR
-							: ERR_FSAL_INVAL,
-				 0),
-			a, caller_arg);
-		return;
+		st = fsalstat(obj->type == DIRECTORY ? ERR_FSAL_ISDIR
+						     : ERR_FSAL_INVAL,
+			      0);
+		goto out;
 	}
 	if (is_read && a->info != NULL) { /* READ_PLUS */
-		done_cb(obj, fsalstat(ERR_FSAL_NOTSUPP, 0), a, caller_arg);
-		return;
+		st = fsalstat(ERR_FSAL_NOTSUPP, 0);
+		goto out;
 	}
 	st = dc_fd_check_io(h, bypass, a->state, need, false);
 	if (FSAL_IS_ERROR(st)) {
 		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: %s: share check: %s",
 			     is_read ? "read" : "write",
 			     msg_fsal_err(st.major));
-		done_cb(obj, st, a, caller_arg);
-		return;
+		goto out;
 	}
-	/* from here the check's reservation goes before every answer */
+	reserved = true;
 	want = iov_total(a);
 	st = check_range(a, is_read, want);
 	if (FSAL_IS_ERROR(st)) {
@@ -585,17 +598,15 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 			     "DONTCACHE: %s of %zu bytes at %" PRIu64 ": %s",
 			     is_read ? "read" : "write", want, a->offset,
 			     msg_fsal_err(st.major));
-		dc_fd_io_end(h, a->state, need);
-		done_cb(obj, st, a, caller_arg);
-		return;
+		goto out;
 	}
 	rc = dc_efile_io(h->file.ef, !is_read, &file);
 	if (rc != 0) {
 		LogFullDebug(COMPONENT_FSAL, "DONTCACHE: engine file: %s",
 			     strerror(rc));
-		dc_fd_io_end(h, a->state, need);
-		done_cb(obj, posix2fsal_status(rc), a, caller_arg);
-		return;
+		file = NULL;
+		st = posix2fsal_status(rc);
+		goto out;
 	}
 	/* past the filesystem's maximum file size (per inode: ext4 files
 	 * without extents have a smaller one): lseek accepts exactly the
@@ -608,25 +619,19 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 			     "DONTCACHE: write end %" PRIu64
 			     " past the maximum file size",
 			     a->offset + want);
-		dc_efile_io_done(h->file.ef);
-		dc_fd_io_end(h, a->state, need);
-		done_cb(obj, fsalstat(ERR_FSAL_FBIG, EFBIG), a, caller_arg);
-		return;
+		st = fsalstat(ERR_FSAL_FBIG, EFBIG);
+		goto out;
 	}
 	if (is_read) {
 		/* cached data is answered here, without a hand-off to an
 		 * engine thread; what would block goes to the engine */
-		size_t n = 0;
-
 		rc = dcio_read_nowait(file, a->iov, a->iov_count, a->offset,
 				      &n);
 		if (rc != EAGAIN) {
-			dc_efile_io_done(h->file.ef);
-			dc_fd_io_end(h, a->state, need);
 			a->io_amount = n;
 			a->end_of_file = rc == 0 && n < want;
-			done_cb(obj, posix2fsal_status(rc), a, caller_arg);
-			return;
+			st = posix2fsal_status(rc);
+			goto out;
 		}
 	}
 	io = gsh_calloc(1, sizeof(*io));
@@ -661,19 +666,26 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 						: DCIO_UNSTABLE,
 				 &cred, &io->durable, io_done, io);
 	}
-	dc_efile_io_done(h->file.ef);
 	if (rc != 0) {
+		/* refused at once (EAGAIN: in-flight bound full) */
 		LogFullDebug(COMPONENT_FSAL,
 			     "DONTCACHE: %s of %zu bytes at %" PRIu64
 			     " refused: %s",
 			     is_read ? "read" : "write", want, a->offset,
 			     strerror(rc));
-		/* refused at once (EAGAIN: in-flight bound full) */
 		put_gsh_export(io->gexp);
 		gsh_free(io);
-		dc_fd_io_end(h, a->state, need);
-		done_cb(obj, posix2fsal_status(rc), a, caller_arg);
+		io = NULL;
+		st = posix2fsal_status(rc);
 	}
+out:
+	if (file != NULL)
+		dc_efile_io_done(h->file.ef);
+	if (io != NULL)
+		return; /* io_done answers it and ends the reservation */
+	if (reserved)
+		dc_fd_io_end(h, a->state, need);
+	done_cb(obj, st, a, caller_arg);
 }
 
 void dc_read2(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
