@@ -302,6 +302,12 @@ static bool put_export(struct out *o, DBusMessageIter *arr, struct dc_export *x)
 	return parsed;
 }
 
+/**
+ * @brief The module's statistics for ganesha's DBus stats
+ *
+ * @param[in] fsal_hdl The module
+ * @param[in] iter See the FSAL API (fsal_api.h)
+ */
 static void dc_extract_stats(struct fsal_module *const fsal_hdl, void *iter)
 {
 	DBusMessageIter *it = iter, arr;
@@ -338,6 +344,11 @@ static void dc_extract_stats(struct fsal_module *const fsal_hdl, void *iter)
 			supp);
 }
 
+/**
+ * @brief Reset the module's statistics
+ *
+ * @param[in] fsal_hdl The module
+ */
 static void dc_reset_stats(struct fsal_module *const fsal_hdl)
 {
 	struct glist_head *n;

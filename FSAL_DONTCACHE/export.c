@@ -36,10 +36,16 @@ void dc_export_put(struct dc_export *x)
 	gsh_free(x);
 }
 
-/* ganesha is done with the export (shutdown, DBus RemoveExport, a reload
- * without it). Objects it showed may still be shown by other exports: their
- * engine files keep this engine export (and this struct) until they close,
- * and their filesystems stay while they use them (ident.c). */
+/**
+ * @brief Release the export
+ *
+ * ganesha is done with the export (shutdown, DBus RemoveExport, a reload
+ * without it). Objects it showed may still be shown by other exports:
+ * their engine files keep this engine export (and this struct) until they
+ * close, and their filesystems stay while they use them (ident.c).
+ *
+ * @param[in] exp_hdl The export
+ */
 static void dc_release_export(struct fsal_export *exp_hdl)
 {
 	struct dc_export *x = dc_exp(exp_hdl);
@@ -56,6 +62,15 @@ static void dc_release_export(struct fsal_export *exp_hdl)
 	dc_export_put(x);
 }
 
+/**
+ * @brief Space and file counts of the export's filesystem
+ *
+ * @param[in] exp_hdl The export
+ * @param[in] obj_hdl The object
+ * @param[in] info The seek's arguments and results
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_get_dynamic_info(struct fsal_export *exp_hdl,
 					 struct fsal_obj_handle *obj_hdl,
 					 fsal_dynamicfsinfo_t *info)
@@ -88,7 +103,18 @@ static fsal_status_t dc_get_dynamic_info(struct fsal_export *exp_hdl,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-/* Verifies the MAC and strips it: what MDCACHE sees is the host form. */
+/**
+ * @brief Check a wire handle and take its host form
+ *
+ * Verifies the MAC and strips it: what MDCACHE sees is the host form.
+ *
+ * @param[in] exp_hdl The export
+ * @param[in] in_type The handle's origin (NFSv3, NFSv4 or ganesha's own)
+ * @param[in] fh_desc The handle's bytes
+ * @param[in] flags Byte order of the wire handle
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_wire_to_host(struct fsal_export *exp_hdl,
 				     fsal_digesttype_t in_type,
 				     struct gsh_buffdesc *fh_desc, int flags)
@@ -106,6 +132,14 @@ static fsal_status_t dc_wire_to_host(struct fsal_export *exp_hdl,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/**
+ * @brief The cache key of a host handle
+ *
+ * @param[in] exp_hdl The export
+ * @param[in] fh_desc The handle's bytes
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_host_to_key(struct fsal_export *exp_hdl,
 				    struct gsh_buffdesc *fh_desc)
 {
@@ -138,6 +172,12 @@ static uint32_t verifier_word(uint64_t gen)
 	return DC.verifier_salt + (uint32_t)gen;
 }
 
+/**
+ * @brief The export's current write verifier
+ *
+ * @param[in] exp_hdl The export
+ * @param[out] verf_desc The verifier
+ */
 static void dc_get_write_verifier(struct fsal_export *exp_hdl,
 				  struct gsh_buffdesc *verf_desc)
 {
@@ -306,6 +346,16 @@ out:
 	PTHREAD_RWLOCK_unlock(&fs_lock);
 }
 
+/**
+ * @brief Create an export from its configuration
+ *
+ * @param[in] fsal_hdl The module
+ * @param[in] parse_node The configuration node
+ * @param[in] err_type Configuration errors are reported here
+ * @param[in] up_ops Upcall operations
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_create_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       const struct fsal_up_vector *up_ops)
@@ -448,11 +498,24 @@ static void keep_mode(struct dc_export *x, struct dc_changes *refused,
 		c->field##_s = tmp;                                        \
 	} while (0)
 
-/* ganesha's reload (SIGHUP, DBus UpdateExport) hands the export's new FSAL
+/**
+ * @brief Apply a reloaded export configuration
+ *
+ * ganesha's reload (SIGHUP, DBus UpdateExport) hands the export's new FSAL
  * block here. What applies live goes to the engine export, whose files,
- * queued requests and error memory stay; what cannot is refused with a line
- * naming it and the running value kept. The export always stays: ganesha
- * drops an export whose update fails, so a bad block is refused whole. */
+ * queued requests and error memory stay; what cannot is refused with a
+ * line naming it and the running value kept. The export always stays:
+ * ganesha drops an export whose update fails, so a bad block is refused
+ * whole.
+ *
+ * @param[in] fsal_hdl The module
+ * @param[in] parse_node The configuration node
+ * @param[in] err_type Configuration errors are reported here
+ * @param[in] original The export as it runs
+ * @param[in] updated_super The FSAL the reloaded export names
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 			       struct config_error_type *err_type,
 			       struct fsal_export *original,

@@ -53,6 +53,12 @@ static struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
 	return init_state(&s->state, exp_hdl, state_type, related_state);
 }
 
+/**
+ * @brief Free a state allocated by dc_alloc_state
+ *
+ * @param[in] exp_hdl The export
+ * @param[in] state The state (open, lock or share), or NULL
+ */
 static void dc_free_state(struct fsal_export *exp_hdl, struct state_t *state)
 {
 	struct dc_state *s = container_of(state, struct dc_state, state);
@@ -162,9 +168,17 @@ fsal_status_t dc_fd_check_io(struct dc_handle *h, bool bypass,
 	return st;
 }
 
-/* Called by MDCACHE's LRU to give back fds: flushes and closes the engine
- * file. A file that remembers lost ranges stays open, or the memory of them
- * would go with it. */
+/**
+ * @brief Close the object's global fd
+ *
+ * Called by MDCACHE's LRU to give back fds: flushes and closes the engine
+ * file. A file that remembers lost ranges stays open, or the memory of
+ * them would go with it.
+ *
+ * @param[in] obj The object
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_close(struct fsal_obj_handle *obj)
 {
 	struct dc_handle *h = dc_hdl(obj);

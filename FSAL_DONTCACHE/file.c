@@ -221,6 +221,22 @@ static int open_or_create(int dfd, const char *name, mode_t mode,
 	return fd;
 }
 
+/**
+ * @brief Open or create a file
+ *
+ * @param[in] obj_hdl The object
+ * @param[in] state The state (open, lock or share), or NULL
+ * @param[in] openflags The access asked for
+ * @param[in] createmode How to create (unchecked, guarded, exclusive)
+ * @param[in] name The name
+ * @param[in] attrs_in The attributes to set
+ * @param[in] verifier The exclusive create verifier
+ * @param[out] new_obj The object opened or created
+ * @param[out] attrs_out The object's attributes (optional)
+ * @param[out] DC_PARENT_ATTRS (ganesha 6.5) the directory's attributes before and after, left unset as FSAL_VFS leaves them
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_open2(struct fsal_obj_handle *obj_hdl, struct state_t *state,
 		       fsal_openflags_t openflags,
 		       enum fsal_create_mode createmode, const char *name,
@@ -331,6 +347,15 @@ fail:
 	return st;
 }
 
+/**
+ * @brief Change the access of an open state
+ *
+ * @param[in] obj The object
+ * @param[in] state The state (open, lock or share), or NULL
+ * @param[in] openflags The access asked for
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_reopen2(struct fsal_obj_handle *obj, struct state_t *state,
 			 fsal_openflags_t openflags)
 {
@@ -372,13 +397,30 @@ fsal_status_t dc_reopen2(struct fsal_obj_handle *obj, struct state_t *state,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-/* ganesha's status2: the open flags a state's fd records */
+/**
+ * @brief The access an open state holds
+ *
+ * ganesha's status2: the open flags a state's fd records
+ *
+ * @param[in] obj The object
+ * @param[in] state The state (open, lock or share), or NULL
+ *
+ * @return The open flags
+ */
 fsal_openflags_t dc_state_openflags(struct fsal_obj_handle *obj,
 				    struct state_t *state)
 {
 	return state_fd(state)->openflags;
 }
 
+/**
+ * @brief Close an open or lock state
+ *
+ * @param[in] obj The object
+ * @param[in] state The state (open, lock or share), or NULL
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_close2(struct fsal_obj_handle *obj, struct state_t *state)
 {
 	struct dc_handle *h = dc_hdl(obj);
@@ -688,18 +730,45 @@ out:
 	done_cb(obj, st, a, caller_arg);
 }
 
+/**
+ * @brief Read from a file
+ *
+ * @param[in] obj The object
+ * @param[in] bypass Bypass share reservations (delegations)
+ * @param[in] done_cb Callback answering the request
+ * @param[in] a The I/O's arguments and results
+ * @param[in] caller_arg Argument for done_cb
+ */
 void dc_read2(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
 	      struct fsal_io_arg *a, void *caller_arg)
 {
 	submit(obj, bypass, done_cb, a, caller_arg, true);
 }
 
+/**
+ * @brief Write to a file
+ *
+ * @param[in] obj The object
+ * @param[in] bypass Bypass share reservations (delegations)
+ * @param[in] done_cb Callback answering the request
+ * @param[in] a The I/O's arguments and results
+ * @param[in] caller_arg Argument for done_cb
+ */
 void dc_write2(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
 	       struct fsal_io_arg *a, void *caller_arg)
 {
 	submit(obj, bypass, done_cb, a, caller_arg, false);
 }
 
+/**
+ * @brief Commit written data to stable storage
+ *
+ * @param[in] obj The object
+ * @param[in] offset Start of the range
+ * @param[in] len Length of the range (0: to the end)
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_commit2(struct fsal_obj_handle *obj, off_t offset, size_t len)
 {
 	struct dc_handle *h = dc_hdl(obj);

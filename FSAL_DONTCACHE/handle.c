@@ -98,6 +98,16 @@ static int dir_fd(struct dc_handle *dir)
 	return hdl_open(dir, O_PATH | O_DIRECTORY);
 }
 
+/**
+ * @brief Look up a name in a directory
+ *
+ * @param[in] parent The directory
+ * @param[in] path The name
+ * @param[out] handle The new handle
+ * @param[out] attrs_out The object's attributes (optional)
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_lookup(struct fsal_obj_handle *parent, const char *path,
 			       struct fsal_obj_handle **handle,
 			       struct fsal_attrlist *attrs_out)
@@ -132,6 +142,16 @@ static fsal_status_t dc_lookup(struct fsal_obj_handle *parent, const char *path,
 	return st;
 }
 
+/**
+ * @brief Look up the export's root (or a path below it)
+ *
+ * @param[in] exp_hdl The export
+ * @param[in] path The name
+ * @param[out] handle The new handle
+ * @param[out] attrs_out The object's attributes (optional)
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
 			     struct fsal_obj_handle **handle,
 			     struct fsal_attrlist *attrs_out)
@@ -157,6 +177,16 @@ fsal_status_t dc_lookup_path(struct fsal_export *exp_hdl, const char *path,
 	return st;
 }
 
+/**
+ * @brief Make an object handle from a wire handle
+ *
+ * @param[in] exp_hdl The export
+ * @param[in] desc The handle's bytes
+ * @param[out] handle The new handle
+ * @param[out] attrs_out The object's attributes (optional)
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 			       struct gsh_buffdesc *desc,
 			       struct fsal_obj_handle **handle,
@@ -194,6 +224,14 @@ fsal_status_t dc_create_handle(struct fsal_export *exp_hdl,
 	return st;
 }
 
+/**
+ * @brief Get an object's attributes
+ *
+ * @param[in] obj The object
+ * @param[out] attrs The attributes
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_getattrs(struct fsal_obj_handle *obj,
 				 struct fsal_attrlist *attrs)
 {
@@ -225,6 +263,18 @@ struct linux_dirent64 {
 	char d_name[];
 };
 
+/**
+ * @brief Read a directory
+ *
+ * @param[in] dir_hdl The directory
+ * @param[in] whence Start of the listing (cookie)
+ * @param[in] dir_state Argument for cb
+ * @param[in] cb Callback for each entry
+ * @param[in] attrmask Attributes each entry needs
+ * @param[out] eof Whether the listing ended
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_readdir(struct fsal_obj_handle *dir_hdl,
 				fsal_cookie_t *whence, void *dir_state,
 				fsal_readdir_cb cb, attrmask_t attrmask,
@@ -445,6 +495,17 @@ static mode_t take_mode(struct fsal_attrlist *attrs, mode_t dflt)
 	return m & ~op_ctx->fsal_export->exp_ops.fs_umask(op_ctx->fsal_export);
 }
 
+/**
+ * @brief Create a directory
+ *
+ * @param[in] dir_hdl The directory
+ * @param[in] name The name
+ * @param[in] attrs_in The attributes to set
+ * @param[out] new_obj The object opened or created
+ * @param[out] DC_PARENT_ATTRS (ganesha 6.5) the directory's attributes before and after, left unset as FSAL_VFS leaves them
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
 			      struct fsal_attrlist *attrs_in,
 			      struct fsal_obj_handle **new_obj,
@@ -460,6 +521,18 @@ static fsal_status_t dc_mkdir(struct fsal_obj_handle *dir_hdl, const char *name,
 	return create_at(dir, name, &mk, attrs_in, new_obj, attrs_out);
 }
 
+/**
+ * @brief Create a special file (fifo, socket, device)
+ *
+ * @param[in] dir_hdl The directory
+ * @param[in] name The name
+ * @param[in] nodetype The type of file
+ * @param[in] attrs_in The attributes to set
+ * @param[out] new_obj The object opened or created
+ * @param[out] DC_PARENT_ATTRS (ganesha 6.5) the directory's attributes before and after, left unset as FSAL_VFS leaves them
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl,
 			       const char *name, object_file_type_t nodetype,
 			       struct fsal_attrlist *attrs_in,
@@ -498,6 +571,18 @@ static fsal_status_t dc_mknode(struct fsal_obj_handle *dir_hdl,
 	return create_at(dir, name, &mk, attrs_in, new_obj, attrs_out);
 }
 
+/**
+ * @brief Create a symbolic link
+ *
+ * @param[in] dir_hdl The directory
+ * @param[in] name The name
+ * @param[in] link_path The link's target
+ * @param[in] attrs_in The attributes to set
+ * @param[out] new_obj The object opened or created
+ * @param[out] DC_PARENT_ATTRS (ganesha 6.5) the directory's attributes before and after, left unset as FSAL_VFS leaves them
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl,
 				const char *name, const char *link_path,
 				struct fsal_attrlist *attrs_in,
@@ -517,6 +602,15 @@ static fsal_status_t dc_symlink(struct fsal_obj_handle *dir_hdl,
 	return create_at(dir, name, &mk, attrs_in, new_obj, attrs_out);
 }
 
+/**
+ * @brief Read a symbolic link
+ *
+ * @param[in] obj The object
+ * @param[out] out The handle's bytes
+ * @param[in] refresh Re-read the link
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_readlink(struct fsal_obj_handle *obj,
 				 struct gsh_buffdesc *out, bool refresh)
 {
@@ -558,13 +652,24 @@ static fsal_status_t put_fds(const int fd[2], int err)
 	return posix2fsal_status(err);
 }
 
-/* ganesha checks the target directory of a link itself (fs_info says the
+/**
+ * @brief Create a hard link
+ *
+ * ganesha checks the target directory of a link itself (fs_info says the
  * FSAL does not). The link is made as the caller, through the object's
  * /proc/self/fd magic link (linkat(AT_EMPTY_PATH) would need
- * CAP_DAC_READ_SEARCH, which the caller's fsuid drops), so the kernel applies
- * its own rules to it as to a local user: with fs.protected_hardlinks a
- * caller may link only a file it owns, or a regular one it may read and
- * write that is neither setuid nor setgid-executable. */
+ * CAP_DAC_READ_SEARCH, which the caller's fsuid drops), so the kernel
+ * applies its own rules to it as to a local user: with
+ * fs.protected_hardlinks a caller may link only a file it owns, or a
+ * regular one it may read and write that is neither setuid nor setgid-
+ * executable.
+ *
+ * @param[in] obj The object
+ * @param[in] destdir The directory to link into
+ * @param[out] DC_PARENT_ATTRS (ganesha 6.5) the directory's attributes before and after, left unset as FSAL_VFS leaves them
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_link(struct fsal_obj_handle *obj,
 			     struct fsal_obj_handle *destdir,
 			     const char *name DC_PARENT_ATTRS)
@@ -585,8 +690,20 @@ static fsal_status_t dc_link(struct fsal_obj_handle *obj,
 	return put_fds(fd, err);
 }
 
-/* Removals and renames run as the caller: ganesha leaves their permission
- * checks (write+search on the directories, the sticky bit) to the FSAL. */
+/**
+ * @brief Rename an object
+ *
+ * Removals and renames run as the caller: ganesha leaves their permission
+ * checks (write+search on the directories, the sticky bit) to the FSAL.
+ *
+ * @param[in] obj The object
+ * @param[in] olddir The source directory
+ * @param[in] old_name The source name
+ * @param[in] newdir The target directory
+ * @param[out] DC_RENAME_ATTRS (ganesha 6.5) both directories' attributes before and after, left unset
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 			       struct fsal_obj_handle *olddir,
 			       const char *old_name,
@@ -607,6 +724,15 @@ static fsal_status_t dc_rename(struct fsal_obj_handle *obj,
 	return put_fds(fd, err);
 }
 
+/**
+ * @brief Remove a name from a directory
+ *
+ * @param[in] dir_hdl The directory
+ * @param[in] obj The object
+ * @param[out] DC_PARENT_ATTRS (ganesha 6.5) the directory's attributes before and after, left unset as FSAL_VFS leaves them
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_unlink(struct fsal_obj_handle *dir_hdl,
 			       struct fsal_obj_handle *obj,
 			       const char *name DC_PARENT_ATTRS)
@@ -724,10 +850,21 @@ static fsal_status_t setattr_perm(struct fsal_obj_handle *obj,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-/* Every check comes before the first change. Mode, owner and explicit times
- * are then changed as the caller, so the kernel enforces the same rule;
- * server-clock times (allowed to a writer that is not the owner, which
- * utimensat refuses unless both are "now") as the server. */
+/**
+ * @brief Set attributes (size, mode, owner, times)
+ *
+ * Every check comes before the first change. Mode, owner and explicit
+ * times are then changed as the caller, so the kernel enforces the same
+ * rule; server-clock times (allowed to a writer that is not the owner,
+ * which utimensat refuses unless both are "now") as the server.
+ *
+ * @param[in] obj The object
+ * @param[in] bypass Bypass share reservations (delegations)
+ * @param[in] state The state (open, lock or share), or NULL
+ * @param[in] a The I/O's arguments and results
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
 				 struct state_t *state, struct fsal_attrlist *a)
 {
@@ -761,6 +898,15 @@ static fsal_status_t dc_setattr2(struct fsal_obj_handle *obj, bool bypass,
 	return posix2fsal_status(err);
 }
 
+/**
+ * @brief Write the handle as the client sees it (with its MAC)
+ *
+ * @param[in] obj The object
+ * @param[in] output_type The handle's form
+ * @param[in] fh_desc The handle's bytes
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_handle_to_wire(const struct fsal_obj_handle *obj,
 				       fsal_digesttype_t output_type,
 				       struct gsh_buffdesc *fh_desc)
@@ -786,6 +932,12 @@ static fsal_status_t dc_handle_to_wire(const struct fsal_obj_handle *obj,
 	}
 }
 
+/**
+ * @brief The handle's key for ganesha's handle cache
+ *
+ * @param[in] obj The object
+ * @param[in] fh_desc The handle's bytes
+ */
 static void dc_handle_to_key(struct fsal_obj_handle *obj,
 			     struct gsh_buffdesc *fh_desc)
 {
@@ -795,18 +947,36 @@ static void dc_handle_to_key(struct fsal_obj_handle *obj,
 	fh_desc->len = h->fh.len;
 }
 
+/**
+ * @brief Compare two handles
+ *
+ * @param[in] a The I/O's arguments and results
+ * @param[in] b The other handle
+ *
+ * @return true or false, as the brief says
+ */
 static bool dc_handle_cmp(struct fsal_obj_handle *a, struct fsal_obj_handle *b)
 {
 	return dc_fh_eq(&dc_hdl(a)->fh, &dc_hdl(b)->fh);
 }
 
-/* MDCACHE made a second handle (dupe) of a file it has an entry for (OPENs
+/**
+ * @brief Merge a duplicate handle's share state into the kept one
+ *
+ * MDCACHE made a second handle (dupe) of a file it has an entry for (OPENs
  * by name racing past its cache) and keeps the first (orig): the share
- * reservation an open took on the dupe moves to the original, or the open is
- * refused (SHARE_DENIED; MDCACHE then closes it on the dupe) when it
- * conflicts with one taken there meanwhile. ganesha's merge_share does that
- * under the original's obj_lock; nobody else sees the dupe. The engine file
- * is the file's, shared by both handles (efile.c): nothing else moves. */
+ * reservation an open took on the dupe moves to the original, or the open
+ * is refused (SHARE_DENIED; MDCACHE then closes it on the dupe) when it
+ * conflicts with one taken there meanwhile. ganesha's merge_share does
+ * that under the original's obj_lock; nobody else sees the dupe. The
+ * engine file is the file's, shared by both handles (efile.c): nothing
+ * else moves.
+ *
+ * @param[in] orig_hdl The handle kept
+ * @param[in] dupe_hdl The duplicate
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_merge(struct fsal_obj_handle *orig_hdl,
 			      struct fsal_obj_handle *dupe_hdl)
 {
@@ -816,6 +986,11 @@ static fsal_status_t dc_merge(struct fsal_obj_handle *orig_hdl,
 			   &dc_hdl(dupe_hdl)->file.share);
 }
 
+/**
+ * @brief Release an object handle
+ *
+ * @param[in] obj The object
+ */
 static void dc_release(struct fsal_obj_handle *obj)
 {
 	struct dc_handle *h = dc_hdl(obj);

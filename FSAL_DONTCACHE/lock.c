@@ -245,6 +245,18 @@ static fsal_status_t kernel_set(struct dc_handle *h, struct dc_state *s,
 	return posix2fsal_status(err);
 }
 
+/**
+ * @brief Take, test or release a byte-range lock
+ *
+ * @param[in] obj The object
+ * @param[in] state The state (open, lock or share), or NULL
+ * @param[in] owner The lock owner
+ * @param[in] lock_op Lock, unlock or test
+ * @param[in] request_lock The range and type asked for
+ * @param[out] conflicting_lock The holder of a conflicting lock
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_lock_op2(struct fsal_obj_handle *obj, struct state_t *state,
 			  void *owner, fsal_lock_op_t lock_op,
 			  fsal_lock_param_t *request_lock,

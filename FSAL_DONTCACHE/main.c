@@ -88,6 +88,15 @@ static int start_engine(void)
 	return 0;
 }
 
+/**
+ * @brief Read the module's configuration block
+ *
+ * @param[in] fsal_hdl The module
+ * @param[in] config_struct The configuration tree
+ * @param[in] err_type Configuration errors are reported here
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
 				    config_file_t config_struct,
 				    struct config_error_type *err_type)
@@ -110,6 +119,15 @@ static fsal_status_t dc_init_config(struct fsal_module *fsal_hdl,
 }
 
 #if FSAL_MAJOR_VERSION >= 13
+/**
+ * @brief Apply a reloaded module configuration
+ *
+ * @param[in] fsal_hdl The module
+ * @param[in] config_struct The configuration tree
+ * @param[in] err_type Configuration errors are reported here
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_update_config(struct fsal_module *fsal_hdl,
 				      config_file_t config_struct,
 				      struct config_error_type *err_type)

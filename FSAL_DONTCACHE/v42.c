@@ -20,6 +20,17 @@
 
 /* ALLOCATE / DEALLOCATE ----------------------------------------------- */
 
+/**
+ * @brief Allocate or deallocate a range (NFSv4.2 ALLOCATE, DEALLOCATE)
+ *
+ * @param[in] obj The object
+ * @param[in] state The state (open, lock or share), or NULL
+ * @param[in] offset Start of the range
+ * @param[in] length Length of the range
+ * @param[in] allocate true: ALLOCATE; false: DEALLOCATE
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_fallocate(struct fsal_obj_handle *obj, struct state_t *state,
 			   uint64_t offset, uint64_t length, bool allocate)
 {
@@ -70,8 +81,19 @@ static fsal_status_t seek_permission(struct fsal_obj_handle *obj)
 					 false);
 }
 
-/* RFC 7862 15.11: NXIO for an offset at or past the end of the file; a
- * search that finds nothing is NFS4_OK with sr_eof (offset: the file size). */
+/**
+ * @brief Find the next data or hole (NFSv4.2 SEEK)
+ *
+ * RFC 7862 15.11: NXIO for an offset at or past the end of the file; a
+ * search that finds nothing is NFS4_OK with sr_eof (offset: the file
+ * size).
+ *
+ * @param[in] obj The object
+ * @param[in] state The state (open, lock or share), or NULL
+ * @param[in] info The seek's arguments and results
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_seek2(struct fsal_obj_handle *obj, struct state_t *state,
 		       struct io_info *info)
 {
@@ -248,12 +270,31 @@ static fsal_status_t xattr_call(struct fsal_obj_handle *obj, enum xattr_op op,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
+/**
+ * @brief Get a user extended attribute
+ *
+ * @param[in] obj The object
+ * @param[in] xa_name The attribute's name
+ * @param[in] xa_value The value
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_getxattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name,
 			   xattrvalue4 *xa_value)
 {
 	return xattr_call(obj, XATTR_GET, xa_name, xa_value, 0);
 }
 
+/**
+ * @brief Set a user extended attribute
+ *
+ * @param[in] obj The object
+ * @param[in] option Create, replace or either
+ * @param[in] xa_name The attribute's name
+ * @param[in] xa_value The value
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_setxattrs(struct fsal_obj_handle *obj, setxattr_option4 option,
 			   xattrkey4 *xa_name, xattrvalue4 *xa_value)
 {
@@ -275,13 +316,33 @@ fsal_status_t dc_setxattrs(struct fsal_obj_handle *obj, setxattr_option4 option,
 	return xattr_call(obj, XATTR_SET, xa_name, xa_value, flags);
 }
 
+/**
+ * @brief Remove a user extended attribute
+ *
+ * @param[in] obj The object
+ * @param[in] xa_name The attribute's name
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_removexattrs(struct fsal_obj_handle *obj, xattrkey4 *xa_name)
 {
 	return xattr_call(obj, XATTR_REMOVE, xa_name, NULL, 0);
 }
 
-/* ganesha's helper keeps the "user." names, strips the prefix, and pages
- * them by cookie within la_maxcount. */
+/**
+ * @brief List user extended attributes
+ *
+ * ganesha's helper keeps the "user." names, strips the prefix, and pages
+ * them by cookie within la_maxcount.
+ *
+ * @param[in] obj The object
+ * @param[in] la_maxcount Largest answer
+ * @param[in] la_cookie Start of the listing
+ * @param[out] lr_eof Whether the listing ended
+ * @param[out] lr_names The names
+ *
+ * @return FSAL status
+ */
 fsal_status_t dc_listxattrs(struct fsal_obj_handle *obj, count4 la_maxcount,
 			    nfs_cookie4 *la_cookie, bool_t *lr_eof,
 			    xattrlist4 *lr_names)
