@@ -306,7 +306,7 @@ static bool put_export(struct out *o, DBusMessageIter *arr, struct dc_export *x)
  * @brief The module's statistics for ganesha's DBus stats
  *
  * @param[in] fsal_hdl The module
- * @param[in] iter See the FSAL API (fsal_api.h)
+ * @param[in] iter The DBus reply the figures are appended to
  */
 static void dc_extract_stats(struct fsal_module *const fsal_hdl, void *iter)
 {
