@@ -66,8 +66,8 @@ static void dc_release_export(struct fsal_export *exp_hdl)
  * @brief Space and file counts of the export's filesystem
  *
  * @param[in] exp_hdl The export
- * @param[in] obj_hdl The object
- * @param[in] info The seek's arguments and results
+ * @param[in] obj_hdl An object of the export
+ * @param[out] info The filesystem's space and file counts
  *
  * @return FSAL status
  */

@@ -861,7 +861,7 @@ static fsal_status_t setattr_perm(struct fsal_obj_handle *obj,
  * @param[in] obj The object
  * @param[in] bypass Bypass share reservations (delegations)
  * @param[in] state The state (open, lock or share), or NULL
- * @param[in] a The I/O's arguments and results
+ * @param[in] a The attributes to set
  *
  * @return FSAL status
  */
@@ -950,10 +950,10 @@ static void dc_handle_to_key(struct fsal_obj_handle *obj,
 /**
  * @brief Compare two handles
  *
- * @param[in] a The I/O's arguments and results
+ * @param[in] a One handle
  * @param[in] b The other handle
  *
- * @return true or false, as the brief says
+ * @return true when both name the same file
  */
 static bool dc_handle_cmp(struct fsal_obj_handle *a, struct fsal_obj_handle *b)
 {

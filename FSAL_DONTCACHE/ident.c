@@ -277,7 +277,7 @@ static uint64_t mount_gen(void)
  * last claim_again: an object on a filesystem the module cannot export
  * (procfs, tmpfs on 6.5, FUSE, another FSAL's, one unmounted since its
  * handle was made) then costs a poll(), not a read of the mount table
- * under ganesha's fs_lock and a new claim map each time (issue 37). */
+ * under ganesha's fs_lock and a new claim map each time. */
 static int claim_again(const char *why)
 {
 	static struct dcio_ratelimit rl;

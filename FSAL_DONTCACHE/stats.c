@@ -261,8 +261,7 @@ busy:
  * rewrite frees no blocks. A file replaced and freed each interval made its
  * blocks' discard on a filesystem mounted `discard` (ext4 discards as it
  * frees), which the device ran behind the exports' writeback: every
- * writer of the disk stopped for 0.5-2 s at each rewrite (bench/RESULTS.md
- * "Round 15"). */
+ * writer of the disk stopped for 0.5-2 s at each rewrite. */
 static int open_target(int dfd, const char *base, char *tmp, size_t len,
 		       bool *named, bool *keep)
 {

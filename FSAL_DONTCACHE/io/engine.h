@@ -128,8 +128,8 @@ bool engine_reads_recent(const struct dcio_engine *e);
 bool engine_pace_write(const struct dcio_engine *e, uint64_t len);
 /* While reads are being served the flusher threads yield to them too: they
  * run at DCIO_READERS_NICE, and at Engine_Nice again once reads stop (a
- * flusher at 19 all the time fell behind writers without readers: RESULTS
- * Rounds 10 and 18). Only with Engine_Nice > 0. */
+ * flusher at 19 all the time fell behind writers without readers). Only
+ * with Engine_Nice > 0. */
 #define DCIO_READERS_NICE 19
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
 /* The request to the pool (a ring that cannot issue it as its caller) */

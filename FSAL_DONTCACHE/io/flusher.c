@@ -16,7 +16,7 @@
  * file-at-a-time pass did (16 writers: 5-10x the thresholds in the page
  * cache); dropping a pass's ranges only at the file's next pass kept two
  * thresholds per file cached, and one thread blocked in submission stalled
- * every file (issue 19): hence several threads and the drop in the pass. */
+ * every file: hence several threads and the drop in the pass. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -252,7 +252,7 @@ static struct dcio_file *pass_next(struct dcio_flusher *fl, struct dcio_file *f)
  * waits for that one only; a closing file the pass has not reached yet
  * leaves the batch (its close flush covers its data), so that closing file
  * k never waits for files 1..k-1 of the pass, which may sit on another
- * export's stalled device (issue 37). */
+ * export's stalled device. */
 static void run_pass(struct dcio_flusher *fl, struct dcio_file **batch)
 {
 	struct dcio_file *f;
@@ -357,7 +357,7 @@ static void take_share(struct dcio_flusher *fl, struct dcio_file **batch,
  * pass's worth of dirty pages cached (seq1: page cache 377-709 MiB, 60-90%
  * dirty; started here: 50-62 MiB at the same MB/s). Not with more files:
  * the threads' passes are the limit there, and extra starts cost 16
- * writers 13% of their MB/s at 1.27x the CPU per byte (issue 19). Not from
+ * writers 13% of their MB/s at 1.27x the CPU per byte. Not from
  * the writer itself: sync_file_range(WRITE) blocks on a busy device, and
  * one writer's p99.9 went from 0.1 to 1.7 s. */
 static void start_busy(struct dcio_flusher *fl)

@@ -88,7 +88,7 @@ enum fl_note {
 	 * ~1 GB/s counted in full made 150-194 passes in a 4 s run (a
 	 * sync_file_range and a POSIX_FADV_DONTNEED per 2 MiB): 1.36x inline
 	 * mode's CPU per byte and 1.9x its RSS; at a quarter, 1.01x and 0.98x
-	 * (bench/RESULTS.md "Round 15"). */
+	 * (measured with the project's bench). */
 	FL_KICKED,
 };
 #define DCIO_KICKED_SHARE 4
@@ -105,7 +105,7 @@ void flusher_keep(struct dcio_file *f);
  * no writer waited on this machine's ext4 (~700 MB/s) at 1-64 writers,
  * and an xfs that drains ~300 MB/s held 550 MiB instead of 1 GiB (16x).
  * Not tighter: at 2-4x (128-256 MiB) ext4's 64 writers waited at nearly
- * every pass (0.39-0.77x the MB/s, p99.9 1.3-1.6 s; issue 19). */
+ * every pass (0.39-0.77x the MB/s, p99.9 1.3-1.6 s). */
 void flusher_throttle(struct dcio_export *x);
 /* cache_budget_bytes, or DCIO_THROTTLE_FACTOR x flush_export_bytes */
 uint64_t flusher_budget(const struct dcio_export *x);

@@ -4,8 +4,7 @@
  * the pages written and dropped: the writeback walks pages the copy just
  * touched and the kernel drops them when it ends, where a flusher pass walks
  * them again, cold, and drops them with POSIX_FADV_DONTNEED (ext4 at 1.5 GB/s:
- * 0.90-0.94x the ganesha CPU per byte, 0.13-0.62x the page cache; issue 19,
- * bench/RESULTS.md Round 11). Where the device falls behind, the kick waits
+ * 0.90-0.94x the ganesha CPU per byte, 0.13-0.62x the page cache). Where the device falls behind, the kick waits
  * for it in the writer's syscall (25-400 ms per MiB on a loop-backed xfs
  * taking ~400 MB/s, 0.69-0.77x the MB/s) and coalesced writeback wins.
  *

@@ -14,10 +14,10 @@ struct dcio_export;
 
 /* Writes smaller than this are never kicked: a 64 KiB write's own kick
  * cost 0.66x the MB/s at 1.5x the CPU per byte of the coalesced path
- * (ext4, issue 19); a Linux client streams 1 MiB WRITEs. */
+ * (ext4); a Linux client streams 1 MiB WRITEs. */
 #define DCIO_KICK_MIN_BYTES (1u << 20)
 /* Kicks stop only once the average stayed over the limit this long: the
- * root ext4 of issue 19's machine stalls every writer for ~130 ms now and
+ * root ext4 of the bench machine stalls every writer for ~130 ms now and
  * then (a 1.6 GB/s device otherwise), which pushed the average over 8 ms
  * per MiB for a few ms, stopped the kicks in 1 run of 5 and cost that run
  * 9% more CPU per byte and 2x the RSS in the coalesced path. A device
