@@ -76,7 +76,6 @@ usage: bench/run.sh [--quick] [options]
                        (sync; echo 3 > /proc/sys/vm/drop_caches, as before 2026-12-02), which
                        also evicts the filesystem's block bitmaps and ganesha's own binary: the
                        modes that write back during a run then read bitmaps from the busy disk
-                       (bench/RESULTS.md "Round 6")
   --keep               keep the export directories and their files afterwards
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
                        e.g. "Bench { Engine_Threads = 4; Use_Io_Uring = false; }" (default: none)

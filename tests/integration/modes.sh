@@ -193,16 +193,24 @@ else
 fi
 
 # The shipped examples load as they are (paths and ports adapted to this sandbox; ganesha 6.5
-# also needs Allow_Set_Io_Flusher_Fail here, as in tests/lib/ganesha.sh's gsh_conf).
+# also needs Allow_Set_Io_Flusher_Fail here, as in tests/lib/ganesha.sh's gsh_conf). They are
+# what an administrator copies, so they carry no test setting: the test adds its own NFSV4
+# block (no grace period, recovery files under IT_WORK), and fails an example that sets
+# Graceless itself.
 for ex in "$IT_TOP"/config/*.conf; do
   name=$(basename "$ex" .conf)
   dir=$IT_WORK/ex-$name
   mkdir -p "$dir"
+  grep -qi '^[^#]*Graceless' "$ex" &&
+    it_fail "config/$name.conf sets Graceless: a test setting in a shipped example"
+  nfsv4="Graceless = true; RecoveryRoot = $IT_WORK/recov;"
   sed -e "s#/srv/[A-Za-z0-9_-]*#$dir#g" \
       -e "s#^\(NFS_CORE_PARAM {\)#\1 NFS_Port = $GSH_NFS_PORT; MNT_Port = $GSH_MNT_PORT; NLM_Port = $((GSH_NFS_PORT + 2)); Rquota_Port = $((GSH_NFS_PORT + 3)); Enable_UDP = false; Plugins_Dir = $IT_PLUGINS; ${GSH_ROOT:+Allow_Set_Io_Flusher_Fail = true;}#" \
-      -e "s#^\(NFSV4 {\)#\1 RecoveryRoot = $IT_WORK/recov;#" \
+      -e "s#^\(NFSV4 {\)#\1 $nfsv4#" \
       -e "s#^\(\s*FSAL {\)#\1 Handle_Key_File = $IT_WORK/key-ex-$name; Stats_File = $IT_WORK/stats-ex-$name.json;#" \
       "$ex" > "$IT_WORK/ex-$name.conf"
+  grep -q '^NFSV4 {' "$IT_WORK/ex-$name.conf" ||
+    echo "NFSV4 { $nfsv4 }" >> "$IT_WORK/ex-$name.conf"
   # every Path exists (nested exports name directories under $dir), writable by a squashed
   # root; written through the first read-write export
   sed -n 's/^\s*Path = \([^;]*\);.*/\1/p' "$IT_WORK/ex-$name.conf" |

@@ -99,7 +99,8 @@ man8=/usr/share/man/man8/ganesha-dontcache-config.8.gz
 dropin=/usr/lib/systemd/system/nfs-ganesha.service.d/dontcache-malloc.conf
 dpkg-deb -c "$deb" > "$IT_WORK/contents.txt" || it_die "dpkg-deb -c $deb failed"
 for f in "$fsal_so" /usr/bin/dontcache-stat "$example" "$doc/README.md.gz" "$doc/copyright" \
-         "$doc/changelog.gz" "$man" "$man8" "$dropin" "$doc/examples/ganesha-tuning.conf"; do
+         "$doc/changelog.gz" "$man" "$man8" "$dropin" "$doc/examples/ganesha-tuning.conf" \
+         "$doc/design.md.gz" "$doc/RESULTS.md.gz"; do
   grep -q " \.$f\$" "$IT_WORK/contents.txt" && it_pass "$name has $f" || it_fail "$name lacks $f"
 done
 dbg=$repo/nfs-ganesha-dontcache-dbgsym_${ver}_amd64.deb

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-3.0-or-later
-# A stats file's rewrite frees no disk blocks (issue 19, bench/RESULTS.md "Round 15"). The
-# writers renamed a fresh file over the old one, which was freed; ext4 mounted `discard`
+# A stats file's rewrite frees no disk blocks (bench/RESULTS.md, "Which effects are this
+# machine's"). The writers renamed a fresh file over the old one, which was freed; ext4 mounted `discard`
 # without a journal discards what it frees as it frees it, and the device ran each discard
 # behind the exports' writeback: on the bench's host every writer of the disk stopped for
 # 0.5-2 s at each rewrite. Stats_File and Prometheus_File on an ext4 loop filesystem (no
