@@ -734,7 +734,7 @@ out:
  * @brief Read from a file
  *
  * @param[in] obj The object
- * @param[in] bypass Bypass share reservations (delegations)
+ * @param[in] bypass Whether to bypass share reservations (delegations)
  * @param[in] done_cb Callback answering the request
  * @param[in] a The I/O's arguments and results
  * @param[in] caller_arg Argument for done_cb
@@ -749,7 +749,7 @@ void dc_read2(struct fsal_obj_handle *obj, bool bypass, fsal_async_cb done_cb,
  * @brief Write to a file
  *
  * @param[in] obj The object
- * @param[in] bypass Bypass share reservations (delegations)
+ * @param[in] bypass Whether to bypass share reservations (delegations)
  * @param[in] done_cb Callback answering the request
  * @param[in] a The I/O's arguments and results
  * @param[in] caller_arg Argument for done_cb

@@ -859,7 +859,7 @@ static fsal_status_t setattr_perm(struct fsal_obj_handle *obj,
  * which utimensat refuses unless both are "now") as the server.
  *
  * @param[in] obj The object
- * @param[in] bypass Bypass share reservations (delegations)
+ * @param[in] bypass Whether to bypass share reservations (delegations)
  * @param[in] state The state (open, lock or share), or NULL
  * @param[in] a The attributes to set
  *

@@ -19,7 +19,7 @@ void (*dc_codec_debug)(const char *fmt, ...);
 			dc_codec_debug(fmt, ##__VA_ARGS__); \
 	} while (0)
 
-#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define ROTL(x, b) ((uint64_t)(((x) << (b)) | ((x) >> (64 - (b)))))
 
 static uint64_t le64(const uint8_t *p)
 {

@@ -26,7 +26,7 @@
  * @param[in] obj The object
  * @param[in] state The state (open, lock or share), or NULL
  * @param[in] offset Start of the range
- * @param[in] length Length of the range
+ * @param[in] length The range's length
  * @param[in] allocate true: ALLOCATE; false: DEALLOCATE
  *
  * @return FSAL status

@@ -12,7 +12,7 @@
 struct dcio_bounce {
 	pthread_mutex_t mu; /* guards free, n */
 	void *free[BOUNCE_KEEP];
-	unsigned n;
+	unsigned int n;
 };
 
 struct dcio_engine;

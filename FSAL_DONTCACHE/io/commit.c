@@ -37,6 +37,7 @@ bool gc_dirty(struct dcio_file *f)
 {
 	pthread_mutex_lock(&f->gc.mu);
 	bool d = f->gc.write_seq != f->gc.flushed_seq;
+
 	pthread_mutex_unlock(&f->gc.mu);
 	return d;
 }
@@ -100,12 +101,14 @@ static void run_batch(struct dcio_file *f)
 	while (f->em.sfr_busy > 0)
 		pthread_cond_wait(&f->gc.cv, &f->gc.mu);
 	bool tainted = !err && f->em.flush_taint;
+
 	if (tainted)
 		err = f->em.flush_taint;
 	/* committers that found every acknowledged write already covered by
 	 * this flush joined it while it ran */
 	if (f->gc.riders) {
 		struct gc_waiter *w = f->gc.riders;
+
 		while (w->next)
 			w = w->next;
 		w->next = batch;
@@ -150,6 +153,7 @@ static void run_batch(struct dcio_file *f)
 	f->gc.flushing = false;
 
 	struct gc_waiter *async = NULL, **at = &async;
+
 	for (struct gc_waiter *w = batch, *nx; w; w = nx) {
 		nx = w->next;
 		w->err = err;
@@ -158,6 +162,7 @@ static void run_batch(struct dcio_file *f)
 			/* its range may have been lost before this flush began */
 			if (!err) {
 				struct dcio_req *q = w->req;
+
 				w->err = rs_find(&f->em.lost, q->off,
 						 write_end(q->off, q->len));
 				if (w->err)
@@ -239,7 +244,8 @@ void gc_join_async(struct dcio_file *f, struct dcio_req *q)
 /* Synchronous commit (enum gc_flags). GC_FORCE: flush even if nothing is
  * pending (a stable write that was just acknowledged). GC_CHECK_LOST: also
  * fail on remembered lost ranges in [off, off+len). */
-int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, unsigned flags)
+int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len,
+	      unsigned int flags)
 {
 	struct dcio_export *x = f->x;
 	uint64_t t0 = now_ns();

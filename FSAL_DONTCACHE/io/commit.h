@@ -46,7 +46,8 @@ void gc_init(struct dcio_file *f);
 void gc_fini(struct dcio_file *f);
 void gc_want_settle(struct dcio_file *f);
 void gc_join_async(struct dcio_file *f, struct dcio_req *q);
-int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len, unsigned flags);
+int gc_commit(struct dcio_file *f, uint64_t off, uint64_t len,
+	      unsigned int flags);
 bool gc_dirty(struct dcio_file *f);
 /* flush_seq now: odd while a flush of the file runs */
 uint64_t gc_flush_seq(struct dcio_file *f);

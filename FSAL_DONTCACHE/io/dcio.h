@@ -100,6 +100,7 @@ struct dcio_export_params {
 	enum dcio_write_mode write_mode;
 	enum dcio_read_mode read_mode;
 	enum dcio_flush_mode flush_mode;
+
 	uint64_t
 		max_inflight_bytes; /* bound on submitted-but-not-completed write bytes */
 	uint32_t

@@ -13,11 +13,13 @@
 static int probe_file(int dirfd)
 {
 	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
 	if (fd >= 0 ||
 	    (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
 	/* no O_TMPFILE here: a named file, unlinked at once */
 	char name[64];
+
 	for (int i = 0; i < 16; i++) {
 		snprintf(name, sizeof(name), ".dcio-probe-%d-%d-%d",
 			 (int)getpid(), rand(), i);
@@ -43,11 +45,14 @@ static bool unsupported(ssize_t r)
 static int probe(struct dcio_export *x, int dirfd)
 {
 	int fd = probe_file(dirfd);
+
 	if (fd < 0)
 		return errno;
 	char buf[4096];
+
 	memset(buf, 0x5a, sizeof(buf));
 	struct iovec iov = { buf, sizeof(buf) };
+
 	x->probed_wok = !unsupported(pwritev2(fd, &iov, 1, 0, RWF_DONTCACHE));
 	x->probed_rok = !unsupported(preadv2(fd, &iov, 1, 0, RWF_DONTCACHE));
 	close(fd);
@@ -94,6 +99,7 @@ static bool kick_probe(struct dcio_export *x, int dirfd, char *why,
 	}
 	memset(buf, 0x6b, KICK_PROBE_BYTES);
 	struct iovec iov = { buf, KICK_PROBE_BYTES };
+
 	r = pwritev2(fd, &iov, 1, 0, RWF_DONTCACHE);
 	err = errno;
 	if (r <= 0) {
@@ -175,11 +181,12 @@ int dcio_export_create(struct dcio_engine *e,
 		       const struct dcio_export_params *p, const char *name,
 		       int dirfd, struct dcio_export **out)
 {
-	if (!e || !p || !out || (unsigned)p->write_mode >= DCIO_NR_WMODES ||
-	    (unsigned)p->read_mode > DCIO_READ_DIRECT ||
-	    (unsigned)p->flush_mode > DCIO_FLUSH_INLINE)
+	if (!e || !p || !out || (unsigned int)p->write_mode >= DCIO_NR_WMODES ||
+	    (unsigned int)p->read_mode > DCIO_READ_DIRECT ||
+	    (unsigned int)p->flush_mode > DCIO_FLUSH_INLINE)
 		return EINVAL;
 	struct dcio_export *x = calloc(1, sizeof(*x));
+
 	if (!x)
 		return ENOMEM;
 	x->e = e;
@@ -206,9 +213,9 @@ int dcio_export_create(struct dcio_engine *e,
 int dcio_export_update(struct dcio_export *x,
 		       const struct dcio_export_params *p)
 {
-	if (!x || !p || (unsigned)p->write_mode >= DCIO_NR_WMODES ||
-	    (unsigned)p->read_mode > DCIO_READ_DIRECT ||
-	    (unsigned)p->flush_mode > DCIO_FLUSH_INLINE)
+	if (!x || !p || (unsigned int)p->write_mode >= DCIO_NR_WMODES ||
+	    (unsigned int)p->read_mode > DCIO_READ_DIRECT ||
+	    (unsigned int)p->flush_mode > DCIO_FLUSH_INLINE)
 		return EINVAL;
 	/* files open their O_DIRECT fd at dcio_file_open only */
 	if ((p->write_mode == DCIO_WRITE_DIRECT) !=

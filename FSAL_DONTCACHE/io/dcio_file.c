@@ -75,6 +75,7 @@ void file_start(struct dcio_req *q)
 static void open_direct(struct dcio_file *f)
 {
 	struct dc_statx sx;
+
 	memset(&sx, 0, sizeof(sx));
 	if (syscall(SYS_statx, f->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) <
 		    0 ||
@@ -85,9 +86,11 @@ static void open_direct(struct dcio_file *f)
 		return;
 	}
 	int acc = fcntl(f->fd, F_GETFL);
+
 	if (acc < 0)
 		return;
 	char path[64];
+
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", f->fd);
 	f->dfd = open(path, (acc & O_ACCMODE) | O_DIRECT | O_CLOEXEC);
 	if (f->dfd < 0) {
@@ -103,6 +106,7 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 	if (!x || fd < 0 || !out)
 		return EINVAL;
 	struct dcio_file *f = calloc(1, sizeof(*f));
+
 	if (!f)
 		return ENOMEM;
 	f->x = x;
@@ -211,6 +215,7 @@ int dcio_file_truncate(struct dcio_file *f, uint64_t size)
 		return EFBIG;
 	em_truncate_begin(f);
 	int err = f->e->sys.ftruncate(f->fd, (off_t)size) < 0 ? errno : 0;
+
 	em_truncate_end(f, size, err == 0);
 	return err;
 }
@@ -232,13 +237,16 @@ static void copy_in(void *dst, const struct iovec *iov, int cnt, uint64_t skip,
 		    uint64_t len)
 {
 	char *d = dst;
+
 	for (int i = 0; i < cnt && len; i++) {
 		uint64_t l = iov[i].iov_len;
+
 		if (skip >= l) {
 			skip -= l;
 			continue;
 		}
 		uint64_t take = l - skip < len ? l - skip : len;
+
 		memcpy(d, (const char *)iov[i].iov_base + skip, take);
 		d += take;
 		len -= take;
@@ -251,6 +259,7 @@ static struct dcio_req *child(struct dcio_req *p, const struct iovec *iov,
 {
 	struct dcio_file *f = p->f;
 	struct dcio_req *c = req_new(f, REQ_WRITE, direct ? 1 : cnt);
+
 	if (!c)
 		return NULL;
 	c->parent = p;
@@ -292,13 +301,19 @@ static int submit_direct(struct dcio_req *p, const struct iovec *iov, int cnt)
 
 	if (hi <= lo)
 		return -1;
-	if (lo > p->off &&
-	    !(c[n++] = child(p, iov, cnt, p->off, lo - p->off, false)))
+	if (lo > p->off) {
+		c[n] = child(p, iov, cnt, p->off, lo - p->off, false);
+		if (!c[n++])
+			goto nomem;
+	}
+	c[n] = child(p, iov, cnt, lo, hi - lo, true);
+	if (!c[n++])
 		goto nomem;
-	if (!(c[n++] = child(p, iov, cnt, lo, hi - lo, true)))
-		goto nomem;
-	if (end > hi && !(c[n++] = child(p, iov, cnt, hi, end - hi, false)))
-		goto nomem;
+	if (end > hi) {
+		c[n] = child(p, iov, cnt, hi, end - hi, false);
+		if (!c[n++])
+			goto nomem;
+	}
 	atomic_store(&p->children, n);
 	memcpy(p->kids, c, sizeof(c));
 	p->nkids = n;
@@ -333,12 +348,13 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		void *arg)
 {
 	if (!f || !done || iovcnt < 0 || (iovcnt && !iov) ||
-	    (unsigned)stable > DCIO_FILE_SYNC)
+	    (unsigned int)stable > DCIO_FILE_SYNC)
 		return EINVAL;
 	struct dcio_export *x = f->x;
 	uint64_t len = iov_total(iov, iovcnt);
 	int rc;
 	struct dcio_req *q = req_new(f, REQ_WRITE, iovcnt);
+
 	if (!q)
 		return ENOMEM;
 	q->cred = cred_copy_new(cred, &rc);
@@ -442,6 +458,7 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		return EINVAL;
 	struct dcio_export *x = f->x;
 	struct dcio_req *q = req_new(f, REQ_READ, iovcnt);
+
 	if (!q)
 		return ENOMEM;
 	q->off = q->io_off = offset;

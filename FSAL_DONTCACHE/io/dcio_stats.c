@@ -10,6 +10,7 @@
 uint64_t now_ns(void)
 {
 	struct timespec ts;
+
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
@@ -17,6 +18,7 @@ uint64_t now_ns(void)
 void stat_max(uint64_t *p, uint64_t v)
 {
 	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
 	while (v > cur &&
 	       !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED))
@@ -30,24 +32,27 @@ void stat_error(struct dcio_stats *s, int err)
 	ST_ADD(s->errors[err], 1);
 }
 
-unsigned hist_bucket(uint64_t v)
+unsigned int hist_bucket(uint64_t v)
 {
 	if (v < H_SUB)
 		return v;
-	unsigned e = 63 - __builtin_clzll(v);
+	unsigned int e = 63 - __builtin_clzll(v);
+
 	if (e > H_MAX_EXP)
 		return H_BUCKETS - 1;
-	unsigned sub = (v >> (e - H_SUB_BITS)) & (H_SUB - 1);
+	unsigned int sub = (v >> (e - H_SUB_BITS)) & (H_SUB - 1);
+
 	return (e - H_SUB_BITS + 1) * H_SUB + sub;
 }
 
-uint64_t hist_bucket_mid(unsigned idx)
+uint64_t hist_bucket_mid(unsigned int idx)
 {
 	if (idx < H_SUB)
 		return idx;
-	unsigned e = idx / H_SUB - 1 + H_SUB_BITS;
+	unsigned int e = idx / H_SUB - 1 + H_SUB_BITS;
 	uint64_t sub = idx % H_SUB;
 	uint64_t lo = (H_SUB + sub) << (e - H_SUB_BITS);
+
 	return lo + ((1ull << (e - H_SUB_BITS)) >> 1);
 }
 
@@ -62,23 +67,28 @@ void hist_add(struct dcio_hist *h, uint64_t ns)
 uint64_t hist_quantile(const struct dcio_hist *h, double q, uint64_t *count)
 {
 	uint64_t n = 0;
-	for (unsigned i = 0; i < H_BUCKETS; i++)
+
+	for (unsigned int i = 0; i < H_BUCKETS; i++)
 		n += __atomic_load_n(&h->b[i], __ATOMIC_RELAXED);
 	if (count)
 		*count = n;
 	if (!n)
 		return 0;
 	uint64_t max = __atomic_load_n(&h->max, __ATOMIC_RELAXED);
+
 	if (q >= 1.0)
 		return max;
 	uint64_t rank = (uint64_t)(q * (double)n);
+
 	if (rank >= n)
 		rank = n - 1;
 	uint64_t seen = 0;
-	for (unsigned i = 0; i < H_BUCKETS; i++) {
+
+	for (unsigned int i = 0; i < H_BUCKETS; i++) {
 		seen += __atomic_load_n(&h->b[i], __ATOMIC_RELAXED);
 		if (seen > rank) {
 			uint64_t v = hist_bucket_mid(i);
+
 			return v > max ? max : v;
 		}
 	}

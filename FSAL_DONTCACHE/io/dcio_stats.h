@@ -23,8 +23,8 @@ struct dcio_hist {
 };
 
 void hist_add(struct dcio_hist *h, uint64_t ns);
-unsigned hist_bucket(uint64_t v);
-uint64_t hist_bucket_mid(unsigned idx);
+unsigned int hist_bucket(uint64_t v);
+uint64_t hist_bucket_mid(unsigned int idx);
 uint64_t hist_quantile(const struct dcio_hist *h, double q, uint64_t *count);
 
 /* Updated with relaxed atomics by any thread, no lock. */
@@ -40,11 +40,13 @@ struct dcio_stats {
 		fl_bytes;
 	uint64_t fl_sfr_calls, fl_dontneed;
 	uint64_t fl_retried; /* drops a flush overlapped: done again later */
+
 	uint64_t
 		fl_busy_starts; /* busy files' new ranges started (start_busy) */
 	uint64_t fl_throttled, fl_throttle_us; /* flusher_throttle waits */
 	uint64_t fl_held_peak; /* most bytes held (noted, not dropped) */
 	uint64_t kick_ops, kick_stops, kick_resumes; /* kick.c */
+
 	uint64_t
 		fl_inline_kicks; /* Flush_Mode=inline: writeback kicked by the writer */
 	uint64_t gc_batches, gc_requests, gc_syscalls, gc_max_batch, gc_nodirty;

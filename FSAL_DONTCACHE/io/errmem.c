@@ -71,6 +71,7 @@ static void note_rewrite(struct dcio_file *f, uint64_t lo, uint64_t hi)
 			break;
 		uint64_t a = l->r[i].lo > lo ? l->r[i].lo : lo;
 		uint64_t b = l->r[i].hi < hi ? l->r[i].hi : hi;
+
 		if (f->em.clear.n >= DCIO_PENDING_CAP ||
 		    !rs_add_exact(&f->em.clear, a, b, 0))
 			break;
@@ -184,6 +185,7 @@ int em_take_unreported(struct dcio_file *f)
 {
 	pthread_mutex_lock(&f->gc.mu);
 	int err = f->em.unreported;
+
 	f->em.unreported = 0;
 	pthread_mutex_unlock(&f->gc.mu);
 	return err;
@@ -194,6 +196,7 @@ int em_lost_err(struct dcio_file *f)
 {
 	pthread_mutex_lock(&f->gc.mu);
 	int err = f->em.lost.n ? f->em.lost.r[0].err : 0;
+
 	pthread_mutex_unlock(&f->gc.mu);
 	return err;
 }

@@ -77,6 +77,7 @@ static int wait_writes(struct dcio_file *f, uint64_t lo, uint64_t hi)
 	deadline_after(&ts, ms);
 	pthread_mutex_lock(&f->mu);
 	uint64_t seq = f->wr_seq;
+
 	f->fa_waiters++;
 	while (busy(f, seq, lo, hi)) {
 		if (pthread_cond_timedwait(&f->cv, &f->mu, &ts) == ETIMEDOUT &&
@@ -160,9 +161,11 @@ int dcio_fallocate(struct dcio_file *f, enum dcio_falloc_op op, uint64_t offset,
 	if (!f || (op != DCIO_ALLOCATE && op != DCIO_PUNCH))
 		return EINVAL;
 	int rc = dcio_falloc_check(offset, len);
+
 	if (rc)
 		return rc;
 	uint64_t hi = offset + len;
+
 	rc = wait_writes(f, offset, hi);
 	if (rc)
 		return rc;

@@ -12,6 +12,7 @@ void dcio_json_string(FILE *o, const char *s)
 	fputc('"', o);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+
 		if (c == '"' || c == '\\')
 			fprintf(o, "\\%c", c);
 		else if (c < 0x20)
@@ -28,6 +29,7 @@ static void put_hist(FILE *o, const char *name, const struct dcio_hist *h)
 	uint64_t p50 = hist_quantile(h, 0.50, &n);
 	uint64_t p99 = hist_quantile(h, 0.99, NULL);
 	uint64_t p999 = hist_quantile(h, 0.999, NULL);
+
 	fprintf(o,
 		"\"%s\":{\"count\":%llu,\"p50_us\":%.3f,\"p99_us\":%.3f,\"p999_us\":%.3f,\"max_us\":%.3f}",
 		name, (unsigned long long)n, p50 / 1e3, p99 / 1e3, p999 / 1e3,
@@ -37,12 +39,15 @@ static void put_hist(FILE *o, const char *name, const struct dcio_hist *h)
 static void put_errors(FILE *o, struct dcio_stats *s)
 {
 	bool first = true;
+
 	fputs("\"errors\":{", o);
 	for (int i = 0; i <= DCIO_ERRNO_MAX; i++) {
 		unsigned long long n = LD(s->errors[i]);
+
 		if (!n)
 			continue;
 		const char *name = i ? strerrorname_np(i) : NULL;
+
 		fprintf(o, "%s", first ? "" : ",");
 		if (name)
 			dcio_json_string(o, name);
@@ -60,6 +65,7 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 
 	pthread_mutex_lock(&x->mu);
 	unsigned long long inflight = x->inflight, peak = x->peak;
+
 	pthread_mutex_unlock(&x->mu);
 
 	fputs("{\"export\":", o);
@@ -106,6 +112,7 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		",\"fallbacks\":{\"dontcache_write\":%llu,\"dontcache_read\":%llu,\"direct\":%llu}",
 		LD(s->fb_write), LD(s->fb_read), LD(s->fb_direct));
 	unsigned long long passes = LD(s->fl_passes), fw = LD(s->fl_writes);
+
 	fprintf(o,
 		",\"flusher\":{\"passes\":%llu,\"files\":%llu,\"writes_coalesced\":%llu"
 		",\"writes_per_pass\":%.2f,\"max_writes_per_pass\":%llu,\"ranges\":%llu"

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-3.0-or-later */
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /* Before Linux 7.2 an RWF_DONTCACHE write starts its pages' writeback inside
  * the syscall. Where the device keeps up that kick is the cheapest way to get
  * the pages written and dropped: the writeback walks pages the copy just

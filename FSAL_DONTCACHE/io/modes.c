@@ -26,6 +26,7 @@ static int lookup(const char *s, const char *const *names, int n)
 int dcio_parse_write_mode(const char *s, enum dcio_write_mode *out)
 {
 	int i = lookup(s, wnames, N(wnames));
+
 	if (i < 0)
 		return EINVAL;
 	*out = (enum dcio_write_mode)i;
@@ -35,6 +36,7 @@ int dcio_parse_write_mode(const char *s, enum dcio_write_mode *out)
 int dcio_parse_read_mode(const char *s, enum dcio_read_mode *out)
 {
 	int i = lookup(s, rnames, N(rnames));
+
 	if (i < 0)
 		return EINVAL;
 	*out = (enum dcio_read_mode)i;
@@ -44,6 +46,7 @@ int dcio_parse_read_mode(const char *s, enum dcio_read_mode *out)
 int dcio_parse_flush_mode(const char *s, enum dcio_flush_mode *out)
 {
 	int i = lookup(s, fnames, N(fnames));
+
 	if (i < 0)
 		return EINVAL;
 	*out = (enum dcio_flush_mode)i;
@@ -52,22 +55,26 @@ int dcio_parse_flush_mode(const char *s, enum dcio_flush_mode *out)
 
 const char *dcio_write_mode_name(enum dcio_write_mode m)
 {
-	return (unsigned)m < (unsigned)N(wnames) ? wnames[m] : "unknown";
+	return (unsigned int)m < (unsigned int)N(wnames) ? wnames[m]
+							 : "unknown";
 }
 
 const char *dcio_read_mode_name(enum dcio_read_mode m)
 {
-	return (unsigned)m < (unsigned)N(rnames) ? rnames[m] : "unknown";
+	return (unsigned int)m < (unsigned int)N(rnames) ? rnames[m]
+							 : "unknown";
 }
 
 const char *dcio_flush_mode_name(enum dcio_flush_mode m)
 {
-	return (unsigned)m < (unsigned)N(fnames) ? fnames[m] : "unknown";
+	return (unsigned int)m < (unsigned int)N(fnames) ? fnames[m]
+							 : "unknown";
 }
 
 int dcio_parse_kick(const char *s, enum dcio_kick *out)
 {
 	int i = lookup(s, knames, N(knames));
+
 	if (i < 0)
 		return EINVAL;
 	*out = (enum dcio_kick)i;
@@ -76,5 +83,6 @@ int dcio_parse_kick(const char *s, enum dcio_kick *out)
 
 const char *dcio_kick_name(enum dcio_kick k)
 {
-	return (unsigned)k < (unsigned)N(knames) ? knames[k] : "unknown";
+	return (unsigned int)k < (unsigned int)N(knames) ? knames[k]
+							 : "unknown";
 }

@@ -43,6 +43,7 @@ char *dcio_prom_escape(const char *in, char *out, size_t outlen)
 		else
 			rep = one;
 		size_t l = strlen(rep);
+
 		if (n + l >= outlen)
 			break;
 		memcpy(out + n, rep, l);
@@ -101,11 +102,11 @@ static void histogram(struct out *w, const char *name, const char *help,
 		      const struct dcio_hist *h)
 {
 	uint64_t cum = 0;
-	unsigned k = 0;
+	unsigned int k = 0;
 	char le[32];
 
 	family(w, name, "histogram", help);
-	for (unsigned i = 0; i < H_BUCKETS; i++) {
+	for (unsigned int i = 0; i < H_BUCKETS; i++) {
 		uint64_t c = __atomic_load_n(&h->b[i], __ATOMIC_RELAXED);
 
 		if (c == 0)
@@ -171,6 +172,7 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 
 	pthread_mutex_lock(&x->mu);
 	unsigned long long inflight = x->inflight, peak = x->peak;
+
 	pthread_mutex_unlock(&x->mu);
 
 	family(&w, "export_info", "gauge",

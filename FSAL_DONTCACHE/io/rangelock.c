@@ -42,6 +42,7 @@ static void unlink_from(struct dcio_req **head, struct dcio_req *q)
 static void append(struct dcio_req **head, struct dcio_req *q)
 {
 	struct dcio_req **pp = head;
+
 	while (*pp)
 		pp = &(*pp)->rl_next;
 	q->rl_next = NULL;
@@ -107,6 +108,7 @@ void rl_release(struct dcio_req *q)
 	pthread_mutex_unlock(&f->mu);
 	while (go) {
 		struct dcio_req *w = go;
+
 		go = w->next;
 		file_start(w);
 	}

@@ -37,6 +37,7 @@ static bool grow(struct dcio_rangeset *rs, size_t need)
 	if (need <= rs->cap)
 		return true;
 	size_t cap = rs->cap > 1 ? rs->cap * 2 : 8;
+
 	while (cap < need)
 		cap *= 2;
 	bool inline_one = rs->r == &rs->one;
@@ -55,8 +56,10 @@ static bool grow(struct dcio_rangeset *rs, size_t need)
 static size_t lower(const struct dcio_rangeset *rs, uint64_t lo)
 {
 	size_t a = 0, b = rs->n;
+
 	while (a < b) {
 		size_t m = (a + b) / 2;
+
 		if (rs->r[m].hi < lo)
 			a = m + 1;
 		else
@@ -112,6 +115,7 @@ static void add_replacing(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi,
 	}
 	rs_sub(rs, lo, hi);
 	size_t p = lower(rs, lo);
+
 	if (p < rs->n && rs->r[p].hi == lo)
 		p++;
 	if (!insert_at(rs, p, (struct dcio_range){ lo, hi, err }))
@@ -136,6 +140,7 @@ void rs_add(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, int err)
 		return;
 	size_t i = lower(rs, lo), j = i;
 	bool same = true;
+
 	while (j < rs->n && rs->r[j].lo <= hi) {
 		if (rs->r[j].err != err)
 			same = false;
@@ -161,6 +166,7 @@ static void sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, bool shrink)
 		return;
 	for (size_t i = lower(rs, lo); i < rs->n && rs->r[i].lo < hi;) {
 		struct dcio_range *r = &rs->r[i];
+
 		if (r->hi <= lo) {
 			i++;
 		} else if (r->lo >= lo && r->hi <= hi) {
@@ -175,6 +181,7 @@ static void sub(struct dcio_rangeset *rs, uint64_t lo, uint64_t hi, bool shrink)
 			}
 			r = &rs->r[i];
 			struct dcio_range tail = { hi, r->hi, r->err };
+
 			r->hi = lo;
 			insert_at(rs, i + 1, tail);
 			return;
@@ -204,8 +211,10 @@ void rs_bound(struct dcio_rangeset *rs, size_t max)
 		return;
 	while (rs->n >= max) {
 		size_t k = 0;
+
 		for (size_t i = 0; i < rs->n; i += 2, k++) {
 			struct dcio_range v = rs->r[i];
+
 			if (i + 1 < rs->n) {
 				v.hi = rs->r[i + 1].hi;
 				if (!v.err)
@@ -263,6 +272,7 @@ void rs_take(struct dcio_rangeset *dst, struct dcio_rangeset *src)
 uint64_t rs_bytes(const struct dcio_rangeset *rs)
 {
 	uint64_t n = 0;
+
 	for (size_t i = 0; i < rs->n; i++)
 		n += rs->r[i].hi - rs->r[i].lo;
 	return n;

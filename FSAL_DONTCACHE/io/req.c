@@ -51,6 +51,7 @@ void req_set_mode(struct dcio_req *q, enum dcio_write_mode mode)
 uint64_t iov_total(const struct iovec *iov, int cnt)
 {
 	uint64_t n = 0;
+
 	for (int i = 0; i < cnt; i++)
 		n += iov[i].iov_len;
 	return n;
@@ -61,13 +62,16 @@ int iov_slice(const struct iovec *src, int cnt, uint64_t skip, uint64_t len,
 	      struct iovec *dst)
 {
 	int n = 0;
+
 	for (int i = 0; i < cnt && len; i++) {
 		uint64_t l = src[i].iov_len;
+
 		if (skip >= l) {
 			skip -= l;
 			continue;
 		}
 		uint64_t take = l - skip < len ? l - skip : len;
+
 		dst[n].iov_base = (char *)src[i].iov_base + skip;
 		dst[n].iov_len = take;
 		n++;
@@ -146,6 +150,7 @@ enum req_status req_result(struct dcio_req *q, long res)
 {
 	if (res < 0) {
 		int err = (int)-res;
+
 		if (err == EINTR || err == EAGAIN) {
 			if (++q->retries < DCIO_IO_MAX_TRIES)
 				return REQ_AGAIN;
@@ -220,8 +225,10 @@ void req_exec_sync(struct dcio_req *q)
 				DCIO_LOG_RL(
 					q->f->e, DCIO_LOG_WARN, 60,
 					"dcio: %s: cannot write as uid %u gid %u: %s",
-					q->f->x->name, (unsigned)q->cred->uid,
-					(unsigned)q->cred->gid, strerror(err));
+					q->f->x->name,
+					(unsigned int)q->cred->uid,
+					(unsigned int)q->cred->gid,
+					strerror(err));
 				req_finish(q, err);
 				return;
 			}
@@ -251,10 +258,12 @@ static void copy_out(struct dcio_req *q)
 {
 	uint64_t skip = q->off - q->io_off;
 	uint64_t n = q->xfer > skip ? q->xfer - skip : 0;
+
 	if (n > q->len)
 		n = q->len;
 	const char *src = (const char *)q->bounce + skip;
 	uint64_t left = n;
+
 	for (int i = 0; i < q->uiovcnt && left; i++) {
 		uint64_t l =
 			q->uiov[i].iov_len < left ? q->uiov[i].iov_len : left;
@@ -380,7 +389,7 @@ static void top_finish(struct dcio_req *q, int err)
 			req_complete(q, 0);
 		}
 	} else if (q->inline_) {
-		unsigned fl = GC_FORCE | GC_CHECK_LOST;
+		unsigned int fl = GC_FORCE | GC_CHECK_LOST;
 
 		if (q->stable == DCIO_FILE_SYNC)
 			fl |= GC_FSYNC;
