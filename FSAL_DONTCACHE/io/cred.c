@@ -121,6 +121,12 @@ int cred_enter(const struct cred_copy *c, struct cred_saved *s)
 	 * probe said they do */
 	s->gid = (gid_t)syscall(SYS_setfsgid, c->gid);
 	s->uid = (uid_t)syscall(SYS_setfsuid, c->uid);
+	int err = caps_enter(c->uid, &s->caps);
+
+	if (err) {
+		cred_leave(s);
+		return err;
+	}
 	return 0;
 }
 
@@ -128,6 +134,7 @@ void cred_leave(struct cred_saved *s)
 {
 	int e = errno;
 
+	caps_leave(&s->caps); /* setgroups needs CAP_SETGID back */
 	(void)syscall(SYS_setfsuid, s->uid);
 	(void)syscall(SYS_setfsgid, s->gid);
 	if (!s->groups_kept)
