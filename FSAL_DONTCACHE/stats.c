@@ -6,6 +6,7 @@
  * ganesha's log; the export's start line with its effective configuration. */
 #include "dc_int.h"
 #include "fridgethr.h"
+#include "io/caps.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -474,9 +475,18 @@ static void stats_run(struct fridgethr_context *ctx)
 {
 	struct timespec until;
 	struct glist_head *n;
+	int rc;
 
 	(void)ctx;
 	(void)pthread_setname_np(pthread_self(), "dc-stats");
+	/* made while the exports are read, before ganesha drops
+	 * CAP_SYS_RESOURCE from its main thread only: as the engine's threads
+	 * (io/caps.c), the files it writes stay within root's quota */
+	rc = caps_drop_resource();
+	if (rc != 0)
+		LogWarn(COMPONENT_FSAL,
+			"DONTCACHE: the dc-stats thread keeps CAP_SYS_RESOURCE: %s",
+			strerror(rc));
 	PTHREAD_MUTEX_lock(&DC.lock);
 	while (!DC.stats_stop) {
 		clock_gettime(CLOCK_REALTIME, &until);

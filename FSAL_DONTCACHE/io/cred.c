@@ -121,12 +121,19 @@ int cred_enter(const struct dcio_syscalls *sys, const struct cred_copy *c,
 	/* Both return the previous id whether or not they switched: read
 	 * each back (-1 changes nothing) and refuse a switch that did not
 	 * take, rather than write with the server's identity. */
+	s->caps.cleared = false;
 	s->gid = (gid_t)sys->setfsgid(c->gid);
 	s->uid = (uid_t)sys->setfsuid(c->uid);
 	if ((gid_t)sys->setfsgid((gid_t)-1) != c->gid ||
 	    (uid_t)sys->setfsuid((uid_t)-1) != c->uid) {
 		cred_leave(sys, s);
 		return EPERM;
+	}
+	int err = caps_enter(c->uid, &s->caps);
+
+	if (err) {
+		cred_leave(sys, s);
+		return err;
 	}
 	return 0;
 }
@@ -135,6 +142,7 @@ void cred_leave(const struct dcio_syscalls *sys, struct cred_saved *s)
 {
 	int e = errno;
 
+	caps_leave(&s->caps); /* setgroups needs CAP_SETGID back */
 	(void)sys->setfsuid(s->uid);
 	(void)sys->setfsgid(s->gid);
 	if (!s->groups_kept)

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "caps.h"
+
 struct dcio_cred;
 struct dcio_syscalls;
 
@@ -29,6 +31,7 @@ struct cred_saved {
 	bool groups_kept; /* the caller's groups were the thread's already */
 	gid_t *groups; /* small, or malloc'd when the thread has more */
 	gid_t small[CRED_SAVED_SMALL];
+	struct caps_saved caps; /* caps_enter: none effective but for root */
 };
 
 /* NULL for NULL; else a malloc'd copy (NULL with *err = ENOMEM/EINVAL). */
@@ -45,7 +48,9 @@ bool cred_can_switch(void);
  * it had switched: the write would run as the server). A fsuid other than 0
  * takes the file-system capabilities (CAP_FSETID, CAP_DAC_OVERRIDE...) out
  * of the thread's effective set, as for a local user's write: set-id bits
- * are cleared, ext4's reserve is refused. */
+ * are cleared. A uid other than 0 then runs with an empty effective set
+ * (caps_enter), as after ganesha's switch: quota limits and ext4's reserve
+ * hold whatever the thread holds. */
 int cred_enter(const struct dcio_syscalls *sys, const struct cred_copy *c,
 	       struct cred_saved *s);
 /* Back to what cred_enter saved. errno is kept. */

@@ -152,6 +152,24 @@ void thread_nice(int nice)
 		(void)setpriority(PRIO_PROCESS, 0, nice);
 }
 
+/* First thing on every thread the engine creates (rings, pool, flusher):
+ * CAP_SYS_RESOURCE goes, as ganesha takes it from its main thread
+ * (lower_my_caps), which it does after the engine's threads were made
+ * (caps.c). */
+void thread_caps(dcio_log_fn log)
+{
+	int err = caps_drop_resource();
+
+	if (err) {
+		char name[16] = "?";
+
+		pthread_getname_np(pthread_self(), name, sizeof(name));
+		log(DCIO_LOG_CRIT,
+		    "dcio: engine thread %s keeps CAP_SYS_RESOURCE (capset: %s): its writes as root pass quota limits and ext4's reserve",
+		    name, strerror(err));
+	}
+}
+
 void engine_read_seen(struct dcio_engine *e, uint64_t now)
 {
 	__atomic_store_n(&e->last_read_ns, now, __ATOMIC_RELAXED);
@@ -218,7 +236,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
 	bool want_uring =
 		p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));
-	int rc = pool_start(&e->pool, e->nrings, "dcio-pool", e->nice);
+	int rc = pool_start(&e->pool, e->nrings, "dcio-pool", e->nice, e->log);
 	if (!rc)
 		rc = flusher_start(e);
 	if (rc) {

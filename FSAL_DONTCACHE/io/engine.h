@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "bounce.h"
+#include "caps.h"
 #include "commit.h"
 #include "cred.h"
 #include "dcio.h"
@@ -115,6 +116,7 @@ struct dcio_file {
 
 /* engine.c */
 void thread_nice(int nice);
+void thread_caps(dcio_log_fn log);
 /* Reads beside a streaming writer: a write larger than DCIO_PACE_WRITE_MIN
  * that would be copied on the caller's thread goes to the engine's own
  * threads instead while reads are being served (one in the last

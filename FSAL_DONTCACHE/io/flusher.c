@@ -426,6 +426,7 @@ static void *flusher_main(void *arg)
 	struct dcio_flusher *fl = &e->fl;
 	struct fl_nice nice = { .cur = -1, .stuck = false };
 
+	thread_caps(e->log);
 	pthread_mutex_lock(&fl->mu);
 	while (!fl->stop) {
 		flusher_nice(e, &nice);

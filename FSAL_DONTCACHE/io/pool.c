@@ -11,6 +11,7 @@ static void *pool_main(void *arg)
 {
 	struct dcio_pool *p = arg;
 
+	thread_caps(p->log);
 	thread_nice(p->nice);
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -30,9 +31,11 @@ static void *pool_main(void *arg)
 	return NULL;
 }
 
-int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice)
+int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice,
+	       dcio_log_fn log)
 {
 	p->nice = nice;
+	p->log = log;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->head = p->tail = NULL;

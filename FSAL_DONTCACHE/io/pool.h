@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "dcio.h"
+
 struct dcio_job {
 	void (*run)(struct dcio_job *);
 	struct dcio_job *next;
@@ -18,10 +20,12 @@ struct dcio_pool {
 	bool stop;
 	unsigned n;
 	int nice;
+	dcio_log_fn log;
 	pthread_t *tids;
 };
 
-int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice);
+int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice,
+	       dcio_log_fn log);
 void pool_post(struct dcio_pool *p, struct dcio_job *j);
 void pool_stop(struct dcio_pool *p);
 

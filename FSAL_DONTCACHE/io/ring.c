@@ -283,6 +283,7 @@ static void *ring_main(void *arg)
 	unsigned inflight = 0;
 	bool need_arm = true;
 
+	thread_caps(r->e->log);
 	thread_nice(r->e->nice);
 	for (;;) {
 		uint64_t next;

@@ -6,7 +6,9 @@
  *   it_caller3 -e EXPORT -u UID -g GID fill NAME MiB
  *       CREATE UNCHECKED NAME (0644) in the export's root, then 1 MiB
  *       UNSTABLE WRITEs until MiB are written or one fails, then COMMIT:
- *       "fill written=BYTES status=ST at=write|commit|none"
+ *       "fill written=BYTES status=ST at=write|commit|none"; with -r a
+ *       READ of 4 KiB before each WRITE (the module sends a WRITE over
+ *       64 KiB after a READ to its engine threads: engine_pace_write)
  *   it_caller3 -e EXPORT -u UID -g GID poke NAME [KiB]
  *       LOOKUP NAME, one UNSTABLE WRITE at 0 of 8 bytes (or KiB KiB),
  *       starting "written!", then a COMMIT: "poke status=ST"
@@ -27,6 +29,7 @@
 static int uid = -1, gid = -1;
 static uint32_t aux[16];
 static uint32_t naux;
+static bool read_first;
 
 static void opt(int c, const char *arg)
 {
@@ -44,6 +47,8 @@ static void opt(int c, const char *arg)
 			if (*end == ',')
 				end++;
 		}
+	} else if (c == 'r') {
+		read_first = true;
 	}
 }
 
@@ -53,11 +58,11 @@ int main(int argc, char **argv)
 	struct nfsc_conn c;
 	struct nfsc_fh fh;
 	char verf[8] = { 0 };
-	int i = it_parse(argc, argv, &o, "u:g:G:", opt), st;
+	int i = it_parse(argc, argv, &o, "u:g:G:r", opt), st;
 
 	if (argc - i < 2 || uid < 0 || gid < 0) {
 		fprintf(stderr,
-			"usage: it_caller3 -e EXPORT -u UID -g GID fill NAME MiB | poke NAME\n");
+			"usage: it_caller3 -e EXPORT -u UID -g GID [-r] fill NAME MiB | poke NAME\n");
 		return 2;
 	}
 	if (it_connect(&c, &o, uid, gid) != 0)
@@ -86,9 +91,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		while (done < want) {
-			uint32_t count = 0;
+			uint32_t count = 0, got;
 			stable_how how;
+			bool eof;
 
+			if (read_first) {
+				st = nfsc_read(&c, &fh, done ? done - 4096 : 0,
+					       4096, buf, &got, &eof);
+				if (st != 0) {
+					at = "read";
+					break;
+				}
+				memset(buf, 0x5a, 4096);
+			}
 			st = nfsc_write(&c, &fh, done, buf, MiB, UNSTABLE,
 					&count, &how, verf);
 			if (st != 0) {

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+# The in-guest half of tests/ha/guest_caps.sh (copied to the guest's share as /host/caps.sh;
+# Debian 12's kernel, root with every capability, quota built in):
+#   caps.sh fs NAME          a 64 MiB ext4 (-b 4096 -m 50, the quota feature, mounted
+#                            usrquota) on /srv/NAME, 1777, with uid 1000's block limit 16 MiB
+#   caps.sh up CONF          rpcbind, then ganesha.nfsd -f CONF (log /host/ganesha.log) until it
+#                            listens on 2049 and 20048
+#   caps.sh down             ganesha stopped (SIGTERM)
+#   caps.sh threads          every thread of ganesha: "NAME CapEff CapPrm", then
+#                            "dcio_resource=N dcio_threads=M others=A,B" (N of the module's M
+#                            threads, dcio-* and dc-stats, hold CAP_SYS_RESOURCE, bit 24,
+#                            effective or permitted; A,B: ganesha's own threads that hold it)
+#   caps.sh file NAME FILE   "owner=UID kib=KIB used1000=KIB avail=BYTES" of /srv/NAME/FILE
+#                            (used1000: uid 1000's usage by repquota; avail: df for a user)
+#   caps.sh avail NAME       the bytes a user may still take on /srv/NAME
+set -u
+# builtins only where it is cheap: under TCG every fork costs ~0.1 s
+listening() { # PORT
+  local hex l lines
+  printf -v hex '%04X' "$1"
+  mapfile -t lines < /proc/net/tcp
+  [ -r /proc/net/tcp6 ] && mapfile -t -O "${#lines[@]}" lines < /proc/net/tcp6
+  for l in "${lines[@]}"; do
+    [[ $l =~ :${hex}\ [0-9A-F]+:0000\ 0A ]] && return 0
+  done
+  return 1
+}
+avail() { df -B1 --output=avail "/srv/$1" | tail -n1 | tr -d ' '; }
+case ${1:-} in
+  fs)
+    n=$2 img=/var/tmp/$2.img
+    modprobe -a loop quota_v2 2>/dev/null # modules in Debian's kernel; the guest has no udev
+    truncate -s 64M "$img" &&
+      mkfs.ext4 -q -F -b 4096 -m 50 -O quota -E quotatype=usrquota "$img" || exit 1
+    mkdir -p "/srv/$n"
+    mount -o loop,usrquota "$img" "/srv/$n" || exit 1
+    chmod 1777 "/srv/$n"
+    quotaon -u "/srv/$n" 2>/dev/null
+    quotaon -pu "/srv/$n" 2>&1 | grep -q 'is on' || { quotaon -pu "/srv/$n"; exit 1; }
+    setquota -u 1000 16384 16384 0 0 "/srv/$n" || exit 1
+    echo "fs $n: avail $(avail "$n")"
+    ;;
+  up)
+    if ! listening 111; then
+      setsid rpcbind -w -f > /dev/null 2>&1 < /dev/null &
+      for _ in $(seq 100); do listening 111 && break; sleep 0.1; done
+    fi
+    setsid ganesha.nfsd -F -L /host/ganesha.log -f "$2" -p /run/ganesha.pid \
+      > /dev/null 2>&1 < /dev/null &
+    gpid=$!
+    for _ in $(seq 1200); do
+      kill -0 "$gpid" 2>/dev/null || { echo "ganesha exited"; tail -n 20 /host/ganesha.log; exit 1; }
+      listening 2049 && listening 20048 && { echo "ganesha $gpid up"; exit 0; }
+      sleep 0.1
+    done
+    echo "ganesha did not listen within 120 s"; exit 1
+    ;;
+  down)
+    p=$(cat /run/ganesha.pid 2>/dev/null)
+    [ -n "$p" ] && kill -TERM "$p" 2>/dev/null
+    for _ in $(seq 300); do [ -n "$p" ] && kill -0 "$p" 2>/dev/null || exit 0; sleep 0.1; done
+    kill -KILL "$p"; echo "ganesha did not stop: killed"; exit 1
+    ;;
+  threads)
+    p=$(cat /run/ganesha.pid)
+    n=0 t=0 o=
+    for s in /proc/"$p"/task/*/status; do
+      name= eff= prm=
+      while read -r k v; do
+        case $k in Name:) name=$v ;; CapEff:) eff=$v ;; CapPrm:) prm=$v ;; esac
+      done < "$s"
+      echo "$name $eff $prm"
+      res=0
+      (( (0x$eff | 0x$prm) & (1 << 24) )) && res=1
+      if [[ $name == dcio-* || $name == dc-stats ]]; then
+        t=$((t + 1)) n=$((n + res))
+      elif [ $res = 1 ]; then
+        o+=${o:+,}$name
+      fi
+    done
+    echo "dcio_resource=$n dcio_threads=$t others=${o:-none}"
+    ;;
+  file)
+    f=/srv/$2/$3
+    used=$(repquota -un "/srv/$2" | awk '$1 == "#1000" { print $3 }')
+    echo "owner=$(stat -c %u "$f") kib=$(($(stat -c %b "$f") / 2)) used1000=${used:-none} avail=$(avail "$2")"
+    ;;
+  avail) avail "$2" ;;
+  *) echo "usage: caps.sh fs NAME | up CONF | down | threads | file NAME FILE | avail NAME"; exit 2 ;;
+esac
