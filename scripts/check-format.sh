@@ -4,7 +4,8 @@
 # .clang-format, would change any C source or header of the module, its tests
 # or the bench (fix with: clang-format -i FILE...), or when a source, script,
 # CMake or config file lacks the project's licence line
-# (SPDX-License-Identifier: LGPL-3.0-or-later, on line 1, or 2 after a #!).
+# (SPDX-License-Identifier: LGPL-3.0-or-later, on line 1, or 2 after a #!), or when ganesha's
+# checkpatch.pl (scripts/checkpatch.sh) reports a finding in FSAL_DONTCACHE/.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -27,4 +28,7 @@ if [ ${#nolic[@]} -gt 0 ]; then
   printf '  %s\n' "${nolic[@]}"
   exit 1
 fi
-echo "check-format: every C file formatted, every file carries its SPDX line"
+# ganesha's checkpatch.pl with ganesha's checkpatch.conf (scripts/checkpatch.sh): clean, or
+# each finding kept on purpose justified in scripts/checkpatch.suppress
+bash "$top/scripts/checkpatch.sh" || exit 1
+echo "check-format: every C file formatted, every file carries its SPDX line, checkpatch clean"

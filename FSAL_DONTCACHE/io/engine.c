@@ -32,6 +32,7 @@ static int real_sync_file_range(int fd, off_t off, off_t len,
 static int real_fadvise(int fd, off_t off, off_t len, int advice)
 {
 	int rc = posix_fadvise(fd, off, len, advice);
+
 	if (rc) {
 		errno = rc;
 		return -1;
@@ -110,6 +111,7 @@ static void fill_syscalls(struct dcio_syscalls *d,
 void cond_init_mono(pthread_cond_t *cv)
 {
 	pthread_condattr_t a;
+
 	pthread_condattr_init(&a);
 	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
 	pthread_cond_init(cv, &a);
@@ -122,14 +124,16 @@ struct timespec ts_at_ns(uint64_t ns)
 				  (long)(ns % 1000000000ull) };
 }
 
-int threads_start(pthread_t *tids, unsigned n, void *(*fn)(void *), void *arg,
-		  const char *prefix, unsigned *started)
+int threads_start(pthread_t *tids, unsigned int n, void *(*fn)(void *),
+		  void *arg, const char *prefix, unsigned int *started)
 {
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned int i = 0; i < n; i++) {
 		int rc = pthread_create(&tids[i], NULL, fn, arg);
+
 		if (rc)
 			return rc;
 		char tn[16];
+
 		snprintf(tn, sizeof(tn), "%s%u", prefix, i);
 		pthread_setname_np(tids[i], tn);
 		(*started)++;
@@ -192,12 +196,12 @@ bool engine_pace_write(const struct dcio_engine *e, uint64_t len)
 static bool start_rings(struct dcio_engine *e,
 			const struct dcio_engine_params *p)
 {
-	unsigned entries = p->ring_entries >= 8 ? p->ring_entries : 64;
+	unsigned int entries = p->ring_entries >= 8 ? p->ring_entries : 64;
 
 	e->rings = calloc(e->nrings, sizeof(*e->rings));
 	if (!e->rings)
 		return false;
-	for (unsigned i = 0; i < e->nrings; i++) {
+	for (unsigned int i = 0; i < e->nrings; i++) {
 		if (ring_start(e, &e->rings[i], entries, i) == 0)
 			continue;
 		while (i--)
@@ -216,6 +220,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	if (!p || !out)
 		return EINVAL;
 	struct dcio_engine *e = calloc(1, sizeof(*e));
+
 	if (!e)
 		return ENOMEM;
 	fill_syscalls(&e->sys, sys);
@@ -224,12 +229,13 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
-	e->kick = (unsigned)p->kick <= DCIO_KICK_DEFERRED ? p->kick
-							  : DCIO_KICK_AUTO;
+	e->kick = (unsigned int)p->kick <= DCIO_KICK_DEFERRED ? p->kick
+							      : DCIO_KICK_AUTO;
 	atomic_init(&e->verifier_gen, 1);
 	/* probed here, not on the first write's request path */
 	(void)cred_can_switch();
 	long page = sysconf(_SC_PAGESIZE);
+
 	e->page = page > 0 ? (uint32_t)page : 4096;
 	e->log = p->log ? p->log : dcio_log_stderr;
 
@@ -237,6 +243,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bool want_uring =
 		p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));
 	int rc = pool_start(&e->pool, e->nrings, "dcio-pool", e->nice, e->log);
+
 	if (!rc)
 		rc = flusher_start(e);
 	if (rc) {
@@ -301,7 +308,8 @@ void engine_submit(struct dcio_engine *e, struct dcio_req *q)
 	if (q->inline_ || q->caller) {
 		req_exec_sync(q);
 	} else if (e->uring) {
-		unsigned i = atomic_fetch_add(&e->rr, 1) % e->nrings;
+		unsigned int i = atomic_fetch_add(&e->rr, 1) % e->nrings;
+
 		ring_post(&e->rings[i], q);
 	} else {
 		q->job.run = pool_io_run;
@@ -315,7 +323,7 @@ void dcio_engine_destroy(struct dcio_engine *e)
 		return;
 	count_wait_zero(&e->mu, &e->cv, &e->outstanding);
 	if (e->uring)
-		for (unsigned i = 0; i < e->nrings; i++)
+		for (unsigned int i = 0; i < e->nrings; i++)
 			ring_stop(&e->rings[i]);
 	free(e->rings);
 	flusher_stop(e);

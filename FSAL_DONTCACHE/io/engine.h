@@ -43,7 +43,7 @@ struct dcio_engine {
 	struct dcio_syscalls sys;
 	struct dcio_bounce bounce;
 	bool uring;
-	unsigned nrings;
+	unsigned int nrings;
 	struct dcio_ring *rings;
 	atomic_uint rr;
 	struct dcio_pool pool; /* blocking work; also I/O without uring */
@@ -145,8 +145,8 @@ struct timespec ts_at_ns(uint64_t ns);
 /* Starts n threads running fn(arg), named "<prefix><i>"; *started counts
  * those running (for the caller to join, on failure too). 0 or the
  * pthread_create error. */
-int threads_start(pthread_t *tids, unsigned n, void *(*fn)(void *), void *arg,
-		  const char *prefix, unsigned *started);
+int threads_start(pthread_t *tids, unsigned int n, void *(*fn)(void *),
+		  void *arg, const char *prefix, unsigned int *started);
 void count_get(pthread_mutex_t *mu, long *n);
 void count_put(pthread_mutex_t *mu, pthread_cond_t *cv, long *n);
 void count_wait_zero(pthread_mutex_t *mu, pthread_cond_t *cv, const long *n);

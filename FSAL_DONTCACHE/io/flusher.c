@@ -281,6 +281,7 @@ static void run_pass(struct dcio_flusher *fl, struct dcio_file **batch)
 		sfr_ranges(f, &f->fl.old, DCIO_SFR_DRAIN);
 		sfr_ranges(f, &f->fl.fresh, DCIO_SFR_DRAIN);
 		bool overlap = (seq & 1) || gc_flush_seq(f) != seq;
+
 		pthread_mutex_lock(&fl->mu);
 		n = pass_next(fl, f);
 		batch_unlink(f);
@@ -298,6 +299,7 @@ static bool due(struct dcio_file *f, uint64_t now, uint64_t *next)
 			     (f->fl.dirty.n || f->fl.wb.n)))
 		return true;
 	uint64_t at = f->fl.last + interval_ns(f->x);
+
 	if (at <= now)
 		return true;
 	if (at < *next)
@@ -313,6 +315,7 @@ static void begin_pass(struct dcio_flusher *fl)
 	fl->gen++;
 	for (struct dcio_file *f = fl->head; f; f = f->fl.next) {
 		struct dcio_export *x = f->x;
+
 		if (x->fl.urgent) {
 			x->fl.urgent = false;
 			x->fl.urgent_gen = fl->gen;
@@ -327,7 +330,7 @@ static void take_share(struct dcio_flusher *fl, struct dcio_file **batch,
 		       uint64_t *next)
 {
 	uint64_t now = now_ns();
-	unsigned ndue = 0, share, taken = 0;
+	unsigned int ndue = 0, share, taken = 0;
 	struct dcio_file **tail = batch;
 
 	for (struct dcio_file *f = fl->head; f; f = f->fl.next)
@@ -441,6 +444,7 @@ static void *flusher_main(void *arg)
 		if (fl->kicked || fl->stop)
 			continue;
 		struct timespec ts = ts_at_ns(next);
+
 		pthread_cond_timedwait(&fl->cv, &fl->mu, &ts);
 	}
 	pthread_mutex_unlock(&fl->mu);
@@ -450,7 +454,7 @@ static void *flusher_main(void *arg)
 int flusher_start(struct dcio_engine *e)
 {
 	struct dcio_flusher *fl = &e->fl;
-	unsigned n = e->nrings ? e->nrings : 1;
+	unsigned int n = e->nrings ? e->nrings : 1;
 
 	fl->tids = calloc(n, sizeof(*fl->tids));
 	if (!fl->tids)
@@ -460,7 +464,7 @@ int flusher_start(struct dcio_engine *e)
 	cond_init_mono(&fl->wcv);
 	fl->started = true;
 	fl->n = fl->idle = n; /* each thread idle from its start */
-	unsigned started = 0;
+	unsigned int started = 0;
 	int rc = threads_start(fl->tids, n, flusher_main, e, "dcio-flush",
 			       &started);
 	if (rc) {
@@ -483,7 +487,7 @@ void flusher_stop(struct dcio_engine *e)
 	pthread_cond_broadcast(&fl->cv);
 	pthread_cond_broadcast(&fl->wcv);
 	pthread_mutex_unlock(&fl->mu);
-	for (unsigned i = 0; i < fl->n; i++)
+	for (unsigned int i = 0; i < fl->n; i++)
 		pthread_join(fl->tids[i], NULL);
 	free(fl->tids);
 	fl->tids = NULL;

@@ -27,15 +27,16 @@ struct dcio_file;
  * files. mu also guards every export's and file's `fl`. */
 struct dcio_flusher {
 	pthread_t *tids;
-	unsigned n, idle; /* threads; threads not in a pass */
+	unsigned int n, idle; /* threads; threads not in a pass */
 	pthread_mutex_t mu;
 	pthread_cond_t cv; /* flusher threads wait here */
 	pthread_cond_t wcv; /* writers (throttle) and closers (forget) */
 	bool stop, kicked, started;
 	uint64_t gen; /* pass number, over all threads */
 	struct dcio_file *head; /* files with ranges to flush or drop */
-	unsigned nlisted; /* files on that list */
-	unsigned nstart; /* busy files whose new ranges wait to be started */
+	unsigned int nlisted; /* files on that list */
+	/* busy files whose new ranges wait to be started */
+	unsigned int nstart;
 };
 
 /* An export's flusher state (dcio_export.fl), under the engine's fl.mu. */
@@ -43,7 +44,7 @@ struct fl_export {
 	uint64_t dirty; /* bytes noted, not yet taken by a pass */
 	uint64_t held; /* bytes noted, not yet dropped (flusher_throttle;
 			* changed under the lock, read without it there) */
-	unsigned waiters; /* writers in flusher_throttle */
+	unsigned int waiters; /* writers in flusher_throttle */
 	bool urgent; /* over flush_export_bytes */
 	/* urgent_gen: files taken by a pass before it are due at once */
 	uint64_t gen, urgent_gen; /* pass last counted / went urgent */

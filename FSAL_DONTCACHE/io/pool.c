@@ -20,6 +20,7 @@ static void *pool_main(void *arg)
 		if (!p->head)
 			break;
 		struct dcio_job *j = p->head;
+
 		p->head = j->next;
 		if (!p->head)
 			p->tail = NULL;
@@ -31,7 +32,7 @@ static void *pool_main(void *arg)
 	return NULL;
 }
 
-int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice,
+int pool_start(struct dcio_pool *p, unsigned int n, const char *name, int nice,
 	       dcio_log_fn log)
 {
 	p->nice = nice;
@@ -45,6 +46,7 @@ int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice,
 	if (!p->tids)
 		return ENOMEM;
 	int rc = threads_start(p->tids, n, pool_main, p, name, &p->n);
+
 	if (rc)
 		pool_stop(p);
 	return rc;
@@ -65,7 +67,7 @@ void pool_stop(struct dcio_pool *p)
 	p->stop = true;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
-	for (unsigned i = 0; i < p->n; i++)
+	for (unsigned int i = 0; i < p->n; i++)
 		pthread_join(p->tids[i], NULL);
 	free(p->tids);
 	p->tids = NULL;

@@ -18,13 +18,13 @@ struct dcio_pool {
 	pthread_cond_t cv;
 	struct dcio_job *head, *tail;
 	bool stop;
-	unsigned n;
+	unsigned int n;
 	int nice;
 	dcio_log_fn log;
 	pthread_t *tids;
 };
 
-int pool_start(struct dcio_pool *p, unsigned n, const char *name, int nice,
+int pool_start(struct dcio_pool *p, unsigned int n, const char *name, int nice,
 	       dcio_log_fn log);
 void pool_post(struct dcio_pool *p, struct dcio_job *j);
 void pool_stop(struct dcio_pool *p);

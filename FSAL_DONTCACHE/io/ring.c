@@ -18,6 +18,7 @@
 static bool arm_wake(struct dcio_ring *r)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+
 	if (!sqe)
 		return false;
 	io_uring_prep_read(sqe, r->efd, &r->efd_val, sizeof(r->efd_val), 0);
@@ -111,7 +112,7 @@ static int ring_personality(struct dcio_ring *r, const struct cred_copy *c)
 	if (r->pers_off)
 		return -1;
 	r->pers_tick++;
-	for (unsigned i = 0; i < DCIO_RING_PERSONALITIES; i++) {
+	for (unsigned int i = 0; i < DCIO_RING_PERSONALITIES; i++) {
 		struct ring_pers *p = &r->pers[i];
 
 		if (p->c && cred_copy_eq(p->c, c)) {
@@ -130,6 +131,7 @@ static int ring_personality(struct dcio_ring *r, const struct cred_copy *c)
 	if (slot->c && !submit_all(r))
 		return -1;
 	struct cred_copy *k = malloc(sizeof(*k) + c->ngroups * sizeof(gid_t));
+
 	if (!k)
 		return -1;
 	memcpy(k, c, sizeof(*k) + c->ngroups * sizeof(gid_t));
@@ -157,7 +159,7 @@ static int ring_personality(struct dcio_ring *r, const struct cred_copy *c)
 }
 
 /* Moves backlog into SQEs while the CQ has room for their completions. */
-static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
+static void fill(struct dcio_ring *r, struct backlog *b, unsigned int *inflight,
 		 bool *need_arm)
 {
 	if (*need_arm && arm_wake(r))
@@ -166,8 +168,9 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 		struct dcio_req *w = b->h;
 		int pers = 0;
 
-		if (w->op == REQ_WRITE && w->cred && w->io_len &&
-		    (pers = ring_personality(r, w->cred)) < 0) {
+		if (w->op == REQ_WRITE && w->cred && w->io_len)
+			pers = ring_personality(r, w->cred);
+		if (pers < 0) {
 			b->h = w->next;
 			if (!b->h)
 				b->t = NULL;
@@ -176,6 +179,7 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 			continue;
 		}
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+
 		if (!sqe) {
 			r->e->sys.uring_submit(&r->ring);
 			sqe = io_uring_get_sqe(&r->ring);
@@ -183,6 +187,7 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned *inflight,
 				return;
 		}
 		struct dcio_req *q = b->h;
+
 		b->h = q->next;
 		if (!b->h)
 			b->t = NULL;
@@ -227,10 +232,10 @@ static uint64_t release_due(struct backlog *later, struct backlog *b)
 }
 
 static void reap(struct dcio_ring *r, struct backlog *b, struct backlog *later,
-		 unsigned *inflight, bool *need_arm)
+		 unsigned int *inflight, bool *need_arm)
 {
 	struct io_uring_cqe *cqe;
-	unsigned head, n = 0;
+	unsigned int head, n = 0;
 
 	io_uring_for_each_cqe(&r->ring, head, cqe)
 	{
@@ -280,7 +285,7 @@ static void *ring_main(void *arg)
 {
 	struct dcio_ring *r = arg;
 	struct backlog b = { 0 }, later = { 0 };
-	unsigned inflight = 0;
+	unsigned int inflight = 0;
 	bool need_arm = true;
 
 	thread_caps(r->e->log);
@@ -324,8 +329,8 @@ static void *ring_main(void *arg)
 	return NULL;
 }
 
-int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries,
-	       unsigned idx)
+int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned int entries,
+	       unsigned int idx)
 {
 	struct io_uring_params p = { 0 };
 
@@ -334,6 +339,7 @@ int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries,
 	if (r->efd < 0)
 		return errno;
 	int rc = io_uring_queue_init_params(entries, &r->ring, &p);
+
 	if (rc < 0) {
 		close(r->efd);
 		return -rc;
@@ -350,6 +356,7 @@ int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries,
 		return rc;
 	}
 	char name[16];
+
 	snprintf(name, sizeof(name), "dcio-ring%u", idx);
 	pthread_setname_np(r->tid, name);
 	return 0;
@@ -359,6 +366,7 @@ static void wake(struct dcio_ring *r)
 {
 	if (atomic_exchange(&r->wake, 1) == 0) {
 		uint64_t one = 1;
+
 		while (write(r->efd, &one, sizeof(one)) < 0 && errno == EINTR)
 			;
 	}
@@ -379,11 +387,12 @@ void ring_stop(struct dcio_ring *r)
 	pthread_mutex_unlock(&r->mu);
 	/* the flag may already be set by a wakeup still in flight: force one */
 	uint64_t one = 1;
+
 	while (write(r->efd, &one, sizeof(one)) < 0 && errno == EINTR)
 		;
 	pthread_join(r->tid, NULL);
 	io_uring_queue_exit(&r->ring);
-	for (unsigned i = 0; i < DCIO_RING_PERSONALITIES; i++)
+	for (unsigned int i = 0; i < DCIO_RING_PERSONALITIES; i++)
 		free(r->pers[i].c);
 	close(r->efd);
 	pthread_mutex_destroy(&r->mu);

@@ -32,15 +32,15 @@ struct dcio_ring {
 	struct dcio_req *qh, *qt;
 	bool stop;
 	atomic_int wake;
-	unsigned cap;
+	unsigned int cap;
 	/* ring thread only */
 	struct ring_pers pers[DCIO_RING_PERSONALITIES];
 	uint64_t pers_tick;
 	bool pers_off; /* the kernel refused to register one: pool */
 };
 
-int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned entries,
-	       unsigned idx);
+int ring_start(struct dcio_engine *e, struct dcio_ring *r, unsigned int entries,
+	       unsigned int idx);
 void ring_post(struct dcio_ring *r, struct dcio_req *q);
 void ring_stop(struct dcio_ring *r);
 
