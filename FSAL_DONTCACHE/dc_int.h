@@ -169,7 +169,8 @@ struct dc_file_state {
 	struct dc_efile
 		*ef; /* the file's engine state, shared by its handles */
 #if FSAL_MAJOR_VERSION >= 13
-	/* the export gfd.fsal_export belongs to, referenced (fd_v13.c) */
+	/* the export gfd.fsal_export belongs to, referenced from handle init
+	 * to release; gfd.fsal_export never changes (fd_v13.c) */
 	struct gsh_export *gfd_owner;
 #endif
 };
