@@ -47,6 +47,7 @@ int main(int argc, char **argv)
 	free(path);
 	return st == 0 ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: ft_rm [-H host] [-p port] [-M mntport] -e EXPORT PATH\n");
+	fprintf(stderr,
+		"usage: ft_rm [-H host] [-p port] [-M mntport] -e EXPORT PATH\n");
 	return 2;
 }
