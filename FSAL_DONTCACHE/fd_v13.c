@@ -21,64 +21,26 @@
  *   is where the engine file is given back (dc_close does it in FSAL API 11,
  *   called by MDCACHE's LRU).
  * - That reaper starts from the fd alone: it takes a reference on
- *   fd->fsal_export's owning export and calls its get_fsal_obj_hdl. An
- *   object outlives the export whose request made it when another export
- *   shows it too (the same directory twice, nested exports, hard links), so
- *   the global fd names the export of the request that last opened it,
- *   with a reference on that export (gfd_bind), dropped when the fd
- *   closes (at once when the closer's context is on that export, as the
- *   reaper's is; else once close_fsal_fd waited the reaper out), when a
- *   request of another export opens it again, or when the handle goes: a
- *   RemoveExport of that export while another still shows the object leaves
- *   the reaper a live export (issue 37; ganesha 6.5's FSAL_VFS has the same
- *   gap).
+ *   fd->fsal_export's owning export, builds its op context on that export
+ *   and calls its get_fsal_obj_hdl, three reads of fd->fsal_export made
+ *   without a lock that the fd's own mutex could order (lru_try_one). So
+ *   the field never changes: it is the export of the request that made the
+ *   handle (init_fsal_fd, as FSAL_VFS does), and the handle holds a
+ *   reference on that export until it is released (gfd_owner), after
+ *   close_fsal_fd waited out a reaper working on the fd. An object outlives
+ *   the export whose request made it when another export shows it too (the
+ *   same directory twice, nested exports, hard links): after a RemoveExport
+ *   of that export the reaper still finds it allocated (issue 37; ganesha
+ *   6.5's FSAL_VFS has the same gap). Cost: a removed export stays
+ *   allocated (not served) while an object it made is cached through
+ *   another export. Repointing the field on a reopen through another export
+ *   raced the reaper: it took its reference on one export and put the other
+ *   (issue 42 item 5, fault_reaper_rebind.sh); ganesha's fsal_fd_mutex,
+ *   which would order a rebind against the reaper, is not exported.
  * The other version: fd_v11.c. */
 #include "dc_int.h"
 
 #include "export_mgr.h"
-
-/* Called with fd work started on the global fd (no I/O on it, off the fd
- * LRU, closed): it names the request's export from now on, referenced; the
- * reference on the export it named before goes. */
-static void gfd_bind(struct dc_handle *h)
-{
-	struct gsh_export *old = h->file.gfd_owner;
-
-	if (op_ctx == NULL || op_ctx->ctx_export == NULL ||
-	    op_ctx->fsal_export == NULL) {
-		LogFullDebug(
-			COMPONENT_FSAL,
-			"DONTCACHE: file %" PRIu64
-			": global fd opened without an export in the request: it keeps its export",
-			h->obj_handle.fileid);
-		return;
-	}
-	if (old == op_ctx->ctx_export)
-		return;
-	get_gsh_export_ref(op_ctx->ctx_export);
-	h->file.gfd_owner = op_ctx->ctx_export;
-	h->file.gfd.fsal_export = op_ctx->fsal_export;
-	if (old != NULL)
-		put_gsh_export(old);
-}
-
-/* The closed global fd's export reference goes (fd work keeps a reopen
- * out meanwhile); the export is released after the work ends: its last
- * reference frees it, which must not run under the fd's mutex. */
-static void gfd_unbind_closed(struct dc_handle *h)
-{
-	struct fsal_fd *fd = &h->file.gfd;
-	struct gsh_export *old = NULL;
-
-	fsal_start_fd_work_no_reclaim(fd);
-	if (fd->openflags == FSAL_O_CLOSED) {
-		old = h->file.gfd_owner;
-		h->file.gfd_owner = NULL;
-	}
-	fsal_complete_fd_work(fd);
-	if (old != NULL)
-		put_gsh_export(old);
-}
 
 /* the global fd (and a temporary one ganesha opens when the global is busy)
  * opens with the modes asked; a lock state's fd, which fsal_start_io opens
@@ -98,8 +60,6 @@ static fsal_status_t dc_reopen_func(struct fsal_obj_handle *obj,
 				return st;
 		}
 	}
-	if (fd->fd_type == FSAL_FD_GLOBAL && fd->openflags == FSAL_O_CLOSED)
-		gfd_bind(dc_hdl(obj));
 	fd->openflags = FSAL_O_NFS_FLAGS(openflags);
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
@@ -118,15 +78,6 @@ static fsal_status_t dc_close_func(struct fsal_obj_handle *obj,
 	if (fd->fd_type != FSAL_FD_GLOBAL)
 		return fsalstat(ERR_FSAL_NO_ERROR, 0);
 	dc_release_engine_file(h);
-	/* The reaper's context (or a request's) on the fd's own export holds
-	 * a reference on it until the fd is off the LRU: the fd's reference
-	 * can go now, never the last one. Other closers drop it once
-	 * close_fsal_fd waited the reaper out (gfd_unbind_closed). */
-	if (op_ctx != NULL && op_ctx->ctx_export != NULL &&
-	    op_ctx->ctx_export == h->file.gfd_owner) {
-		h->file.gfd_owner = NULL;
-		put_gsh_export(op_ctx->ctx_export);
-	}
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
@@ -161,8 +112,13 @@ static struct state_t *dc_alloc_state(struct fsal_export *exp_hdl,
 
 void dc_fd_handle_init(struct dc_handle *h)
 {
-	/* the request's export, as FSAL_VFS does: the object has none */
+	/* the request's export, as FSAL_VFS does: the object has none. The
+	 * field stays as it is; the export it belongs to stays allocated with
+	 * it (the reaper references it from the fd alone). */
 	init_fsal_fd(&h->file.gfd, FSAL_FD_GLOBAL, op_ctx->fsal_export);
+	h->file.gfd_owner = op_ctx->fsal_export->owning_export;
+	if (h->file.gfd_owner != NULL)
+		get_gsh_export_ref(h->file.gfd_owner);
 }
 
 /* Off the fd LRU (waiting out a reaper working on it) before the memory
@@ -177,7 +133,8 @@ void dc_fd_handle_fini(struct dc_handle *h)
 			": closing its global fd failed: %s",
 			h->fs->path, h->obj_handle.fileid, fsal_err_txt(st));
 	destroy_fsal_fd(&h->file.gfd);
-	/* close_fsal_fd waited out a reaper working on the fd */
+	/* close_fsal_fd waited out a reaper working on the fd: its export may
+	 * go (this may be its last reference) */
 	if (h->file.gfd_owner != NULL) {
 		put_gsh_export(h->file.gfd_owner);
 		h->file.gfd_owner = NULL;
@@ -186,17 +143,15 @@ void dc_fd_handle_fini(struct dc_handle *h)
 
 /* As FSAL_VFS's open2_by_handle: the flags change as fd work (no I/O starts
  * on the fd meanwhile), a first open of the global fd puts it on the fd
- * LRU (and counts it against ganesha's fd limits), a reopen bumps it. */
-void dc_fd_set_open(struct dc_handle *h, struct fsal_fd *fd,
-		    fsal_openflags_t openflags)
+ * LRU (and counts it against ganesha's fd limits), a reopen bumps it. Its
+ * export stays the one it was made with, whichever export opens it. */
+void dc_fd_set_open(struct dc_handle *h __attribute__((unused)),
+		    struct fsal_fd *fd, fsal_openflags_t openflags)
 {
 	fsal_openflags_t old, new = FSAL_O_NFS_FLAGS(openflags);
 
 	fsal_start_fd_work_no_reclaim(fd);
 	old = fd->openflags;
-	if (fd->fd_type == FSAL_FD_GLOBAL && old == FSAL_O_CLOSED &&
-	    new != FSAL_O_CLOSED)
-		gfd_bind(h);
 	fd->openflags = new;
 	if (old == FSAL_O_CLOSED && new != FSAL_O_CLOSED)
 		insert_fd_lru(fd);
@@ -257,8 +212,6 @@ static fsal_status_t dc_close(struct fsal_obj_handle *obj)
 			     "DONTCACHE: file %" PRIu64
 			     ": closing its global fd: %s",
 			     obj->fileid, fsal_err_txt(st));
-	else
-		gfd_unbind_closed(h); /* no reaper works on it any more */
 	dc_release_engine_file(h);
 	return st;
 }
