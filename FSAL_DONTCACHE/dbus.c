@@ -321,8 +321,7 @@ static void dc_extract_stats(struct fsal_module *const fsal_hdl, void *iter)
 	put(&o, it, DBUS_TYPE_STRING, &name);
 	if (open_c(&o, it, DBUS_TYPE_ARRAY, "(qsa{ss}a{st}a{sd})", &arr)) {
 		PTHREAD_MUTEX_lock(&DC.lock);
-		glist_for_each(n, &DC.exports)
-		{
+		glist_for_each(n, &DC.exports) {
 			struct dc_export *x =
 				glist_entry(n, struct dc_export, node);
 
@@ -354,8 +353,7 @@ static void dc_reset_stats(struct fsal_module *const fsal_hdl)
 	struct glist_head *n;
 
 	PTHREAD_MUTEX_lock(&DC.lock);
-	glist_for_each(n, &DC.exports)
-	{
+	glist_for_each(n, &DC.exports) {
 		struct dc_export *x = glist_entry(n, struct dc_export, node);
 
 		if (x->io != NULL)

@@ -418,8 +418,7 @@ void dc_efiles_release_unclaimed(void)
 	/* kept entries: engine files closed, the whole file lost */
 	glist_init(&gone);
 	PTHREAD_MUTEX_lock(&t->mu);
-	glist_for_each_safe(g, n, &t->kept)
-	{
+	glist_for_each_safe(g, n, &t->kept) {
 		e = glist_entry(g, struct dc_efile, kept);
 		if (!fs_unclaimed(e->fs))
 			continue;
@@ -430,8 +429,7 @@ void dc_efiles_release_unclaimed(void)
 		glist_add_tail(&gone, &e->kept);
 	}
 	PTHREAD_MUTEX_unlock(&t->mu);
-	glist_for_each_safe(g, n, &gone)
-	{
+	glist_for_each_safe(g, n, &gone) {
 		e = glist_entry(g, struct dc_efile, kept);
 		glist_del(&e->kept);
 		bury(t, e, true);
@@ -439,8 +437,7 @@ void dc_efiles_release_unclaimed(void)
 	}
 	/* short entries let go of the filesystem */
 	PTHREAD_MUTEX_lock(&t->mu);
-	glist_for_each(g, &t->tombs)
-	{
+	glist_for_each(g, &t->tombs) {
 		e = glist_entry(g, struct dc_efile, kept);
 		if (e->fs != NULL && fs_unclaimed(e->fs)) {
 			dc_fs_put(e->fs);

@@ -323,8 +323,7 @@ static void log_claim_conflict(struct dc_export *x)
 	PTHREAD_RWLOCK_rdlock(&fs_lock);
 	if (fs->fsal == NULL || fs->fsal == &DC.fsal)
 		goto out;
-	glist_for_each(g, &fs->exports)
-	{
+	glist_for_each(g, &fs->exports) {
 		const char *other = NULL;
 
 		map = glist_entry(g, struct fsal_filesystem_export_map,

@@ -213,8 +213,7 @@ static struct dc_fs *find_fs(const dev_t *dev, const struct dc_fh *fh)
 	struct dc_fs *fs, *found = NULL;
 
 	PTHREAD_MUTEX_lock(&DC.fs_mu);
-	glist_for_each(g, &DC.filesystems)
-	{
+	glist_for_each(g, &DC.filesystems) {
 		fs = glist_entry(g, struct dc_fs, node);
 		if (dev != NULL ? fs->dev == *dev
 				: (fs->fsid_type == dc_fh_fsid_type(fh) &&
@@ -462,8 +461,7 @@ int dc_fh_from_desc(struct dc_export *x, const void *buf, size_t len,
 		 * used through; clients' handles never come here unverified
 		 * (wire_to_host checks them against their own export) */
 		PTHREAD_MUTEX_lock(&DC.lock);
-		glist_for_each(g, &DC.exports)
-		{
+		glist_for_each(g, &DC.exports) {
 			struct dc_export *o =
 				glist_entry(g, struct dc_export, node);
 

@@ -237,8 +237,7 @@ static void reap(struct dcio_ring *r, struct backlog *b, struct backlog *later,
 	struct io_uring_cqe *cqe;
 	unsigned int head, n = 0;
 
-	io_uring_for_each_cqe(&r->ring, head, cqe)
-	{
+	io_uring_for_each_cqe(&r->ring, head, cqe) {
 		n++;
 		/* (the timeout a kernel without IORING_FEAT_EXT_ARG gets
 		 * from io_uring_submit_and_wait_timeout as an SQE) */
