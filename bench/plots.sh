@@ -7,7 +7,8 @@
 # CDFs name it in the key ("MODE: no data: WHY"), the bar chart marks its place with FAILED or
 # SKIPPED instead of a bar. plots.txt lists what each PNG shows, one line per mode:
 # "PNG MODE ok REP" or "PNG MODE missing WHY". A plot of a scenario the run did not have is
-# not drawn.
+# not drawn. PLOTS_BARS_ONLY=1 (bench/fio.sh) draws the bar chart alone, from a summary.csv
+# of scenario,mode,mbps_median,mbps_min,mbps_max,failed_runs.
 set -u
 out=${1:?usage: plots.sh OUTDIR MODE...}; shift
 modes=("$@")
@@ -33,6 +34,7 @@ fi
 
 series() {  # scenario file-pattern(MODE, REP) column title ylabel out [logx]
   local scen=$1 pat=$2 colexpr=$3 title=$4 ylab=$5 png=$6 logx=${7:-} plot="" m f r w st
+  [ -z "${PLOTS_BARS_ONLY:-}" ] || return 0   # bench/fio.sh: the bar chart only
   [ -n "${seen[$scen]:-}" ] || return 0
   for m in "${modes[@]}"; do
     [ "$m" != disk ] || continue   # the disk ceiling has no time series (a local fio stream)
