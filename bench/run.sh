@@ -36,8 +36,8 @@ usage() {
   cat <<'EOF'
 usage: bench/run.sh [--quick] [options]
   --quick              short runs: 3 s each, 9 scenarios x 5 modes x 3 reps
-                       (about 14 minutes in all on 2 cores; README command 1,
-                       scripts/main.sh, runs it with --reps 2: about 9-10 minutes)
+                       plus the ceilings (about 16 minutes in all on 2 cores; README command 1,
+                       scripts/main.sh, runs it with --reps 2: about 11-12 minutes)
   --reps N             repetitions per scenario and mode (default 3); a full run
                        (13 scenarios x 7 modes x 3 reps x 20 s) takes about 110 minutes;
                        its multi-writer scenarios (multi4, multi16, multi64) go on past
