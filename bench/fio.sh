@@ -19,12 +19,19 @@
 # hot set (4 files of a sixteenth of the memory limit, written locally, read once through NFS
 # so that it is ganesha's cache) beside one streaming writer (QD8) for 15 s: the readers' and
 # the writer's MB/s, and how much of the hot set is still resident at the end.
+# Ceilings, in the same rounds (unless --no-ceilings): server mem, FSAL_MEM with MEM {
+# Inode_Size = 0; } (writes acknowledged and dropped: what ganesha and this machine move over
+# NFS), started like the others (malloc environment, cgroup); and disk, one local 1 MiB
+# O_DIRECT write stream at depth 1 (fio's psync engine) of --ceil-mib MiB on a fresh file under
+# --dir, per case and round. The table gives every MB/s also against the nearer ceiling (xCeil:
+# the lower of the two for the writers, mem for read_w's readers); throughput-median.png draws
+# the medians with min..max whiskers and the ceilings as lines (bench/plots.sh).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 self=$top/bench/fio.sh
 die() { echo "fio.sh: $*" >&2; exit 2; }
 usage() {
-  sed -n '3,23p' "$self" | sed 's/^# \{0,1\}//'
+  sed -n '3,30p' "$self" | sed 's/^# \{0,1\}//'
   cat <<'EOF'
 options:
   --reps N          rounds (default 3)
@@ -39,10 +46,14 @@ options:
   --export STR      more FSAL parameters for the module's export
   --variant STR     a third server in every round, "variant": the module with this DONTCACHE { }
                     block body (e.g. 'Bench { Engine_Nice = 19; }'), to compare with the default
+  --no-ceilings     leave out the ceilings (servers mem and disk)
+  --ceil-mib N      MiB the disk ceiling writes per case and round (default 512; scaled by
+                    --scale, at least 16)
   --variant-module SO  the variant server loads this build of the module (A/B of two builds;
                     with or without --variant)
 EOF
 }
+NOCEIL=0 CEIL_MIB=512
 REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1 ENGINE= EXPORT= VARIANT= VMODULE=
 while [ $# -gt 0 ]; do
   case $1 in
@@ -58,6 +69,8 @@ while [ $# -gt 0 ]; do
     --export) EXPORT=$2; shift ;;
     --variant) VARIANT=$2; shift ;;
     --variant-module) VMODULE=$2; shift ;;
+    --no-ceilings) NOCEIL=1 ;;
+    --ceil-mib) CEIL_MIB=$2; shift ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option $1" ;;
@@ -65,12 +78,14 @@ while [ $# -gt 0 ]; do
   shift
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive number"
+[[ $CEIL_MIB =~ ^[1-9][0-9]{0,5}$ ]] || die "--ceil-mib wants 1..999999 (MiB)"
 [ -z "$VMODULE" ] || [ -f "$VMODULE" ] || die "--variant-module $VMODULE not found"
 [ -z "$VMODULE" ] || [ -n "$VARIANT" ] || VARIANT=" "   # the variant server: the other build
 [[ $SCALE =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$SCALE" 'BEGIN { exit !(f > 0 && f <= 64) }' ||
   die "--scale wants a number in (0, 64]"
 mib() { awk -v m="$1" -v f="$SCALE" 'BEGIN { v = int(m * f); print (v < 1 ? 1 : v) "m" }'; }
 # read_w: the readers read for 15 s (scaled, at least 2) beside the writer
+CEIL_M=$(awk -v m="$CEIL_MIB" -v f="$SCALE" 'BEGIN { v = int(m * f); print (v < 16 ? 16 : v) }')
 RW_TIME=$(awk -v f="$SCALE" 'BEGIN { v = int(15 * f); print (v < 2 ? 2 : v) }')
 to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
 MEMLIM_B=$(to_bytes "$MEMLIM")
@@ -98,6 +113,8 @@ if [ $INNER = 0 ]; then
     fi
   fi
   [ -f "$MODULE" ] || die "--module $MODULE not found"
+  [ $NOCEIL = 1 ] || [ -f /usr/lib/x86_64-linux-gnu/ganesha/libfsalmem.so ] ||
+    die "no FSAL_MEM (the ceiling): install nfs-ganesha-mem (scripts/setup.sh), or --no-ceilings"
   [ -f /sys/fs/cgroup/memory/cgroup.procs ] || die "needs the cgroup v1 memory controller"
   [ -n "$OUT" ] || OUT=$top/out/fio-$(date +%Y%m%d-%H%M%S)
   mkdir -p "$OUT/fio" "$DIR" || die "cannot create $OUT or $DIR"
@@ -107,7 +124,8 @@ if [ $INNER = 0 ]; then
   mkdir "$cg" || die "cannot create memory cgroup $cg"
   echo "$MEMLIM_B" > "$cg/memory.limit_in_bytes" || { rmdir "$cg"; die "cannot set the memory limit"; }
   DCF_CGROUP=$cg "$top/tests/lib/in-ns.sh" "$self" --inner --reps "$REPS" --cases "$CASES" --scale "$SCALE" \
-    --mem-limit "$MEMLIM" --dir "$DIR" --module "$MODULE" --fio "$FIO" --out "$OUT" \
+    --mem-limit "$MEMLIM" --dir "$DIR" --module "$MODULE" --fio "$FIO" --out "$OUT" --ceil-mib "$CEIL_MIB" \
+    $([ $NOCEIL = 1 ] && echo --no-ceilings) \
     ${ENGINE:+--engine "$ENGINE"} ${EXPORT:+--export "$EXPORT"} ${VARIANT:+--variant "$VARIANT"} \
     ${VMODULE:+--variant-module "$VMODULE"}
   rc=$?
@@ -122,6 +140,7 @@ CG=${DCF_CGROUP:?}
 work=$DIR/run-$$
 mkdir -p "$work/plugins" "$work/exp" || die "cannot create $work"
 ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
+ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalmem.so "$work/plugins/libfsalmem.so"
 cp "$(readlink -f "$MODULE")" "$work/plugins/libfsaldontcache.so"
 if [ -n "$VMODULE" ]; then
   mkdir -p "$work/plugins-variant" &&
@@ -151,7 +170,7 @@ chmod +x "$work/in-cgroup.sh"
 GSH_WRAPPER=$work/in-cgroup.sh
 
 # the module's counters of each run: fio/TAG.dcstats.json
-fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; dontcache|variant) echo "Name = DONTCACHE; Stats_File = \"$2\"; $EXPORT" ;; esac; }
+fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; mem) echo "Name = MEM;" ;; dontcache|variant) echo "Name = DONTCACHE; Stats_File = \"$2\"; $EXPORT" ;; esac; }
 # the job file of a case: fio's options for the export at URL
 jobfile() {  # case url
   printf '[global]\nioengine=nfs\nnfs_url=%s\npercentile_list=50:99:99.9\ngroup_reporting\n' "$2"
@@ -190,7 +209,7 @@ run_one() {  # case server rep
   local c=$1 s=$2 r=$3 tag="$1.$2.$3"
   local exp=$work/exp/$s conf=$work/ganesha.conf log=$OUT/fio/$tag.ganesha.log j=$OUT/fio/$tag.json
   rm -rf "$exp"; mkdir -p "$exp"
-  if [ "$c" = read_w ]; then
+  if [ "$c" = read_w ] && [ "$s" != mem ]; then   # (FSAL_MEM's hot set: written through NFS below)
     local i
     for i in 0 1 2 3; do
       dd if=/dev/urandom of="$exp/hot.$i" bs=1M count=$((HOT >> 20)) status=none || die "cannot write the hot set"
@@ -198,16 +217,20 @@ run_one() {  # case server rep
   fi
   GSH_PLUGINS_DIR=$work/plugins
   [ "$s" = variant ] && [ -n "$VMODULE" ] && GSH_PLUGINS_DIR=$work/plugins-variant
-  echo "$exp|/$s|$([ "$s" = vfs ] && echo 1 || echo 11)|$(fsal_body "$s" "$OUT/fio/$tag.dcstats.json")" | gsh_conf "$conf" "$work"
+  echo "$exp|/$s|$(case $s in vfs) echo 1 ;; mem) echo 31 ;; *) echo 11 ;; esac)|$(fsal_body "$s" "$OUT/fio/$tag.dcstats.json")" | gsh_conf "$conf" "$work"
   if [ "$s" = variant ]; then [ -z "${VARIANT// /}" ] || echo "DONTCACHE { $VARIANT }" >> "$conf"
-  elif [ "$s" = dontcache ] && [ -n "$ENGINE" ]; then echo "DONTCACHE { $ENGINE }" >> "$conf"; fi
+  elif [ "$s" = dontcache ] && [ -n "$ENGINE" ]; then echo "DONTCACHE { $ENGINE }" >> "$conf"
+  # FSAL_MEM keeps no file data: Inode_Size is the MEM block's (in the export's FSAL block
+  # ganesha ignores it as an unknown parameter)
+  elif [ "$s" = mem ]; then echo "MEM { Inode_Size = 0; }" >> "$conf"; fi
   sync; echo 1 > /proc/sys/vm/drop_caches
   if ! gsh_start "$conf" "$log"; then
     echo "$c,$s,$r,0,,,,,,,,,,,,,,,ganesha did not start" >> "$OUT/runs.csv"; return
   fi
   local url; url=$(gsh_url "$exp")
   if [ "$c" = read_w ]; then  # the hot set into ganesha's cache: read once through NFS
-    printf '[global]\nioengine=nfs\nnfs_url=%s\nrw=read\nbs=1m\n' "$url" > "$work/warm.fio"
+    # FSAL_MEM starts empty: its hot set is written through NFS (its READs return filler)
+    printf '[global]\nioengine=nfs\nnfs_url=%s\nrw=%s\nbs=1m\n' "$url" "$([ "$s" = mem ] && echo write || echo read)" > "$work/warm.fio"
     for i in 0 1 2 3; do printf '[h%s]\nfilename=hot.%s\nsize=%s\n' $i $i "$HOT" >> "$work/warm.fio"; done
     timeout -k 5 300 "$FIO" "$work/warm.fio" > "$OUT/fio/$tag.warm.out" 2>&1 ||
       { gsh_stop >/dev/null 2>&1; echo "$c,$s,$r,0,,,,,,,,,,,,,,,warming the hot set failed" >> "$OUT/runs.csv"; return; }
@@ -251,14 +274,39 @@ run_one() {  # case server rep
   echo "  $tag: $(cut -d, -f5 <<< "$row") MB/s, p99.9 $(cut -d, -f8 <<< "$row") ms, cache +$(cut -d, -f9 <<< "$row") MiB, $(cut -d, -f13 <<< "$row") CPU-s/GB${hot:+, readers $(cut -d, -f16 <<< "$row") MB/s, hot set $hot% resident}"
 }
 
+# the disk ceiling of a round: one local 1 MiB O_DIRECT write stream at depth 1 (psync) of
+# CEIL_M MiB on a fresh file under --dir (the exports' filesystem), page cache dropped first
+# as before every run; a runs.csv row of server disk (MB/s, completion latency, bytes)
+disk_one() {  # case rep
+  local c=$1 r=$2 tag="$1.disk.$2" f=$work/ceil.dat j=$OUT/fio/$1.disk.$2.json row
+  sync; echo 1 > /proc/sys/vm/drop_caches
+  timeout -k 5 $((120 + CEIL_M / 4)) "$FIO" --name=disk --filename="$f" --rw=write --bs=1M --iodepth=1 \
+    --ioengine=psync --direct=1 --size="${CEIL_M}m" --end_fsync=1 --percentile_list=50:99:99.9 \
+    --output-format=json --output="$j" > "$OUT/fio/$tag.out" 2>&1
+  local rc=$?
+  rm -f "$f"
+  if [ $rc != 0 ] || ! jq -e '.jobs[0].write.bw_bytes > 0 and .jobs[0].error == 0' "$j" >/dev/null 2>&1; then
+    echo "$c,disk,$r,0,,,,,,,,,,,,,,,disk ceiling: fio exit $rc" >> "$OUT/runs.csv"; echo "  $tag: FAILED"; return
+  fi
+  row=$(jq -r --arg c "$c" --arg r "$r" '.jobs[0].write as $w | ($w.clat_ns.percentile // {}) as $p |
+    def ms(x): if x == null then "" else (x / 1e6 * 1000 | round / 1000) end;
+    [ $c, "disk", $r, 1, ($w.bw_bytes / 1e6 | round), ms($p["50.000000"]), ms($p["99.000000"]),
+      ms($p["99.900000"]), "", "", "", "", "", "", $w.io_bytes, "", "", "", "" ] | map(tostring) | join(",")' "$j")
+  echo "$row" >> "$OUT/runs.csv"
+  echo "  $tag: $(cut -d, -f5 <<< "$row") MB/s local O_DIRECT 1 MiB QD1 ($CEIL_M MiB)"
+}
+
 gsh_start_rpcbind || die "rpcbind did not start"
 echo "fio.sh: $("$FIO" --version) nfs engine; ganesha $(ganesha.nfsd -v 2>&1 | grep -o 'Release = V[0-9.]*' | head -1 | cut -d' ' -f3)," \
   "memory cgroup $MEMLIM (ganesha only), malloc: $envline, exports under $DIR"
 for r in $(seq "$REPS"); do
   for c in "${cases[@]}"; do
     # A/B, the order alternating between rounds
-    if [ $((r % 2)) = 1 ]; then order="vfs dontcache ${VARIANT:+variant}"; else order="${VARIANT:+variant} dontcache vfs"; fi
-    for s in $order; do run_one "$c" "$s" "$r"; done
+    ceil=; [ $NOCEIL = 1 ] || ceil="mem disk"
+    if [ $((r % 2)) = 1 ]; then order="vfs dontcache ${VARIANT:+variant} $ceil"; else order="$ceil ${VARIANT:+variant} dontcache vfs"; fi
+    for s in $order; do
+      if [ "$s" = disk ]; then disk_one "$c" "$r"; else run_one "$c" "$s" "$r"; fi
+    done
   done
 done
 
@@ -270,14 +318,22 @@ AWK_MED='function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1
   printf 'fio %s nfs engine, 1 MiB sequential writes, ganesha in a %s memory cgroup, %s rounds A/B\n' \
     "$("$FIO" --version)" "$MEMLIM" "$REPS"
   printf 'malloc (both servers): %s\n' "$envline"
-  printf '%-8s %-9s %-18s %-18s %-18s %-16s %-12s\n' case server "MB/s" "p99.9 ms" "cache MiB" "CPU-s/GB" "dirty MiB"
+  printf '%-8s %-9s %-18s %-11s %-18s %-18s %-16s %-12s\n' case server "MB/s" "xCeil" "p99.9 ms" "cache MiB" "CPU-s/GB" "dirty MiB"
   for c in "${cases[@]}"; do
-    for s in vfs dontcache ${VARIANT:+variant}; do
+    for s in vfs dontcache ${VARIANT:+variant} $([ $NOCEIL = 1 ] || echo mem disk); do
+      # xCeil: the median MB/s over the nearer ceiling's (the lower median of mem and disk)
       awk -F, -v c="$c" -v s="$s" "$AWK_MED"'
-        function cell(col,   n, a, i) { n = 0; for (i = 1; i <= N; i++) a[++n] = v[i, col]
+        function cell(col,   n, a, i) { n = 0; for (i = 1; i <= N; i++) if (v[i, col] != "") a[++n] = v[i, col] + 0
           if (n == 0) return "-"; med(a, n); return sprintf("%g [%g..%g]", med(a, n), a[1], a[n]) }
-        NR > 1 && $1 == c && $2 == s && $4 == 1 { N++; for (k = 1; k <= NF; k++) v[N, k] = $k + 0 }
-        END { printf "%-8s %-9s %-18s %-18s %-18s %-16s %-12s\n", c, s, cell(5), cell(8), cell(9), cell(13), cell(10) }' "$OUT/runs.csv"
+        NR > 1 && $1 == c && $4 == 1 && ($2 == "mem" || $2 == "disk") { cn[$2]++; cv[$2, cn[$2]] = $5 + 0 }
+        NR > 1 && $1 == c && $2 == s && $4 == 1 { N++; for (k = 1; k <= NF; k++) v[N, k] = $k }
+        END { ceil = ""; of = ""
+              for (k = 0; k <= 1; k++) { w = k ? "disk" : "mem"; if (!cn[w]) continue
+                n = 0; for (i = 1; i <= cn[w]; i++) a[++n] = cv[w, i]; m = med(a, n)
+                if (ceil == "" || m < ceil) { ceil = m; of = w } }
+              n = 0; for (i = 1; i <= N; i++) b[++n] = v[i, 5] + 0
+              x = (N && ceil != "" && ceil > 0) ? sprintf("%.2f %s", med(b, n) / ceil, of) : "-"
+              printf "%-8s %-9s %-18s %-11s %-18s %-18s %-16s %-12s\n", c, s, cell(5), x, cell(8), cell(9), cell(13), cell(10) }' "$OUT/runs.csv"
     done
     for ms in dontcache ${VARIANT:+variant}; do
     awk -F, -v c="$c" -v ms="$ms" "$AWK_MED"'
@@ -297,8 +353,29 @@ AWK_MED='function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1
                    med(r, nv), r[1], r[nv], med(h, nv), med(R, nd), R[1], R[nd], ms, med(H, nd)
             printf "read_w   %s/vfs: readers %.2fx, writer %.2fx\n", ms, med(R, nd) / med(r, nv), med(W, nd) / med(w, nv) }' "$OUT/runs.csv"
     done
+    # the readers against FSAL_MEM's readers (their ceiling: READs from memory, no disk)
+    [ $NOCEIL = 1 ] || awk -F, "$AWK_MED"'
+      NR > 1 && $1 == "read_w" && $4 == 1 && $16 != "" { n[$2]++; r[$2, n[$2]] = $16 + 0 }
+      END { if (!n["mem"]) { print "read_w   readers xCeil: no FSAL_MEM run"; exit }
+            for (i = 1; i <= n["mem"]; i++) a[i] = r["mem", i]; cm = med(a, n["mem"])
+            printf "read_w   readers xCeil (of FSAL_MEM'"'"'s readers, %g MB/s):", cm
+            split("vfs dontcache variant", S, " ")
+            for (k = 1; k <= 3; k++) { s = S[k]; if (!n[s]) continue
+              for (i = 1; i <= n[s]; i++) b[i] = r[s, i]; printf " %s %.2f", s, med(b, n[s]) / cm; delete b }
+            print "" }' "$OUT/runs.csv"
   done
   nf=$(awk -F, 'NR > 1 && $4 != 1' "$OUT/runs.csv" | wc -l)
   echo "failed runs: $nf (runs.csv)"
 } | tee "$OUT/table.txt"
+# the bar chart (bench/plots.sh's): medians with min..max whiskers per case and server, the
+# ceilings (mem, disk) as lines; summary.csv: MB/s median, min and max per case and server
+awk -F, "$AWK_MED"'
+  NR > 1 { k = $1 SUBSEP $2; if (!(k in seen)) { seen[k] = 1; K[++nk] = k; fl[k] = 0 }
+           if ($4 == 1 && $5 != "") { n[k]++; v[k, n[k]] = $5 + 0 } else fl[k]++ }
+  END { print "scenario,mode,mbps_median,mbps_min,mbps_max,failed_runs"
+        for (i = 1; i <= nk; i++) { k = K[i]; split(k, p, SUBSEP); m = ""; lo = ""; hi = ""
+          if (n[k]) { delete a; for (j = 1; j <= n[k]; j++) a[j] = v[k, j]; m = med(a, n[k]); lo = a[1]; hi = a[n[k]] }
+          printf "%s,%s,%s,%s,%s,%d\n", p[1], p[2], m, lo, hi, fl[k] } }' "$OUT/runs.csv" > "$OUT/summary.csv"
+PLOTS_BARS_ONLY=1 bash "$top/bench/plots.sh" "$OUT" vfs dontcache ${VARIANT:+variant} $([ $NOCEIL = 1 ] || echo mem disk) > /dev/null ||
+  echo "fio.sh: the bar chart failed" >&2
 [ "$(awk -F, 'NR > 1 && $4 != 1' "$OUT/runs.csv" | wc -l)" = 0 ]

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 # bench/plots.sh OUTDIR MODE...: PNG plots with gnuplot from a run.sh output directory
 # (for time series and CDFs the first ok repetition of each mode, named in the key; medians
-# for the bar chart). A mode without an ok run is never left out silently: time series and
+# for the bar chart, with min..max whiskers over the repetitions and the ceilings, modes mem
+# and disk, as horizontal lines over each scenario's bars). A mode without an ok run is never left out silently: time series and
 # CDFs name it in the key ("MODE: no data: WHY"), the bar chart marks its place with FAILED or
 # SKIPPED instead of a bar. plots.txt lists what each PNG shows, one line per mode:
 # "PNG MODE ok REP" or "PNG MODE missing WHY". A plot of a scenario the run did not have is
-# not drawn.
+# not drawn. PLOTS_BARS_ONLY=1 (bench/fio.sh) draws the bar chart alone, from a summary.csv
+# of scenario,mode,mbps_median,mbps_min,mbps_max,failed_runs.
 set -u
 out=${1:?usage: plots.sh OUTDIR MODE...}; shift
 modes=("$@")
@@ -32,8 +34,10 @@ fi
 
 series() {  # scenario file-pattern(MODE, REP) column title ylabel out [logx]
   local scen=$1 pat=$2 colexpr=$3 title=$4 ylab=$5 png=$6 logx=${7:-} plot="" m f r w st
+  [ -z "${PLOTS_BARS_ONLY:-}" ] || return 0   # bench/fio.sh: the bar chart only
   [ -n "${seen[$scen]:-}" ] || return 0
   for m in "${modes[@]}"; do
+    [ "$m" != disk ] || continue   # the disk ceiling has no time series (a local fio stream)
     f=
     for r in ${okreps[$scen.$m]:-}; do
       f=${pat//MODE/$m}; f=${f//REP/$r}
@@ -81,13 +85,21 @@ DSEP='","' XLAB='seconds' series seq1 'runs/seq1.MODE.REP.timeline.csv' '1:7' 's
 DSEP='","' XLAB='seconds' series noisy 'runs/noisy.MODE.REP.timeline.csv' '1:3' 'noisy neighbour: readers of the hot set' 'MB/s' noisy-readers.png
 DSEP='","' XLAB='seconds' series noisy 'runs/noisy.MODE.REP.timeline.csv' '1:11' 'noisy neighbour: hot set resident in page cache' '% resident' noisy-hotset.png
 
-# bar chart: median MB/s per scenario and mode; a mode without an ok run is marked, not a
-# missing (or zero) bar. bars.dat: the medians ("-" where none), bars.marks: the marks.
-if [ -s summary.csv ]; then
-  awk -F, -v modes="${modes[*]}" -v BARS=bars.dat -v MARKS=bars.marks -v BOXES=bars.boxes '
+# bar chart: median MB/s per scenario and mode with a min..max whisker over the repetitions
+# (bars.boxes: MODE-INDEX X MEDIAN MIN MAX); a mode without an ok run is marked, not a missing
+# (or zero) bar (bars.marks). The ceilings are no bars: each scenario's median FSAL_MEM (mem) and
+# disk (O_DIRECT) rate is a horizontal line over its group of bars, with its own min..max
+# whisker at the line's right end (bars.ceil: KIND X0 X1 MEDIAN MIN MAX, KIND 0 mem, 1 disk).
+# bars.dat: the bars' medians ("-" where none).
+bmodes=() cmodes=()
+for m in "${modes[@]}"; do case $m in mem|disk) cmodes+=("$m") ;; *) bmodes+=("$m") ;; esac; done
+if [ -s summary.csv ] && [ ${#bmodes[@]} -gt 0 ]; then
+  rm -f bars.dat bars.marks bars.boxes bars.ceil
+  awk -F, -v modes="${bmodes[*]}" -v BARS=bars.dat -v MARKS=bars.marks -v BOXES=bars.boxes -v CEIL=bars.ceil '
     BEGIN { n = split(modes, M, " ") }
     NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    { v[$1, $2] = $c["mbps_median"]; if (!($1 in seen)) { seen[$1] = 1; S[++ns] = $1 }
+    { v[$1, $2] = $c["mbps_median"]; lo[$1, $2] = $c["mbps_min"]; hi[$1, $2] = $c["mbps_max"]
+      if (!($1 in seen)) { seen[$1] = 1; S[++ns] = $1 }
       st[$1, $2] = ($c["mbps_median"] != "") ? "" : (("failed_runs" in c) && $c["failed_runs"] > 0) ? "FAILED" : "SKIPPED" }
     END {
       printf "scenario" > BARS; for (i = 1; i <= n; i++) printf " %s", M[i] > BARS; print "" > BARS
@@ -95,30 +107,48 @@ if [ -s summary.csv ]; then
       for (s = 1; s <= ns; s++) for (i = 1; i <= n; i++) if (v[S[s], M[i]] + 0 > max) max = v[S[s], M[i]] + 0
       for (s = 1; s <= ns; s++) {
         printf "%s", S[s] > BARS
+        x0 = (s - 1) * (n + 1)
         for (i = 1; i <= n; i++) {
-          x = (s - 1) * (n + 1) + i - 1
-          if (v[S[s], M[i]] != "") { printf " %s", v[S[s], M[i]] > BARS; printf "%d %d %s\n", i - 1, x, v[S[s], M[i]] > BOXES }
-          else {
+          x = x0 + i - 1
+          if (v[S[s], M[i]] != "") {
+            printf " %s", v[S[s], M[i]] > BARS
+            printf "%d %d %s %s %s\n", i - 1, x, v[S[s], M[i]], lo[S[s], M[i]], hi[S[s], M[i]] > BOXES
+          } else {
             printf " -" > BARS
             printf "%d %s %s\n", x, (max > 0 ? max * 0.02 : 1), (st[S[s], M[i]] == "" ? "NO RUN" : st[S[s], M[i]]) > MARKS
           }
         }
         print "" > BARS
+        # the read* scenarios have no disk ceiling (their MB/s is the readers, from the cache)
+        for (k = 0; k <= 1; k++) {
+          cm = k ? "disk" : "mem"
+          if (v[S[s], cm] != "") printf "%d %.2f %.2f %s %s %s\n", k, x0 - 0.5, x0 + n - 0.5, v[S[s], cm], lo[S[s], cm], hi[S[s], cm] > CEIL
+        }
       }
     }' summary.csv
-  n=${#modes[@]}
+  n=${#bmodes[@]}
   xmax=$(( ($(wc -l < bars.dat) - 1) * (n + 1) - 1 ))
   tics=$(awk -v n="$n" 'NR > 1 { printf "%s\"%s\" %.1f", (k++ ? ", " : ""), $1, (NR - 2) * (n + 1) + (n - 1) / 2 }' bars.dat)
   plot=
   for i in $(seq 0 $((n - 1))); do
-    plot+="${plot:+, }'bars.boxes' using (\$1 == $i ? \$2 : NaN):3 with boxes title '${modes[$i]}'"
+    plot+="${plot:+, }'bars.boxes' using (\$1 == $i ? \$2 : NaN):3 with boxes title '${bmodes[$i]}'"
   done
+  if [ -s bars.boxes ]; then
+    plot+=", 'bars.boxes' using 2:4:(0):(\$5 - \$4) with vectors heads size 0.15,90 lc rgb 'black' lw 1 title 'min..max (reps)'"
+  else
+    plot+="${plot:+, }NaN notitle"
+  fi
+  if [ -s bars.ceil ]; then
+    plot+=", 'bars.ceil' using (\$1 == 0 ? \$2 : NaN):4:(\$3 - \$2):(0) with vectors nohead lw 3 dt 2 lc rgb 'blue' title 'ceiling: FSAL_MEM'"
+    plot+=", 'bars.ceil' using (\$1 == 0 ? \$3 : NaN):5:(0):(\$6 - \$5) with vectors heads size 0.15,90 lc rgb 'blue' notitle"
+    plot+=", 'bars.ceil' using (\$1 == 1 ? \$2 : NaN):4:(\$3 - \$2):(0) with vectors nohead lw 3 dt 4 lc rgb 'red' title 'ceiling: disk O_DIRECT'"
+    plot+=", 'bars.ceil' using (\$1 == 1 ? \$3 : NaN):5:(0):(\$6 - \$5) with vectors heads size 0.15,90 lc rgb 'red' notitle"
+  fi
   [ -s bars.marks ] && plot+=", 'bars.marks' using 1:2:3 with labels rotate by 90 left font ',9' textcolor rgb 'red' notitle"
-  [ -s bars.boxes ] || plot+="${plot:+, }NaN notitle"
   gnuplot <<GP
 $term
 set output 'throughput-median.png'
-set title 'median MB/s per scenario (read*: the readers; compete: the mode export; FAILED/SKIPPED: no ok run)'
+set title "median MB/s per scenario, min..max whiskers; dashed: the ceilings' medians\\n(read*: the readers; compete: the mode export; FAILED/SKIPPED: no ok run)"
 set style fill solid 0.8 border -1
 set boxwidth 0.9
 set grid ytics
@@ -129,10 +159,19 @@ set xtics ($tics) rotate by -30
 set key outside right
 plot $plot
 GP
-  for m in "${modes[@]}"; do
+  for m in "${bmodes[@]}"; do
     miss=$(awk -v m="$m" 'NR == 1 { for (i = 2; i <= NF; i++) if ($i == m) c = i; next } c && $c == "-" { printf "%s%s", (k++ ? " " : ""), $1 }' bars.dat)
     if [ -z "$miss" ]; then echo "throughput-median.png $m ok median" >> plots.txt
     else echo "throughput-median.png $m missing marked FAILED/SKIPPED in: $miss" >> plots.txt; fi
+  done
+  # the ceilings: a line in every scenario (disk: every write scenario), else say where not
+  for m in "${cmodes[@]}"; do
+    k=0; [ "$m" = disk ] && k=1
+    miss=$(awk -F, -v m="$m" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      $2 == m && $c["mbps_median"] == "" { printf "%s%s", (k++ ? " " : ""), $1 }' summary.csv)
+    if [ -z "$miss" ] && awk -v k=$k '$1 == k { f = 1 } END { exit !f }' bars.ceil 2>/dev/null; then
+      echo "throughput-median.png $m ok ceiling line" >> plots.txt
+    else echo "throughput-median.png $m missing no ceiling in: ${miss:-every scenario}" >> plots.txt; fi
   done
 fi
 ls *.png 2>/dev/null | tr '\n' ' '; echo

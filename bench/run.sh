@@ -18,6 +18,12 @@
 #   summary.csv  medians/min/max per scenario and mode   summary.json   the same
 #   table.txt    the comparison table (also printed)     *.png  gnuplot plots
 #   plots.txt    what each plot shows: "PNG MODE ok|missing WHY" per mode
+# In the same rounds it measures two ceilings (unless --no-ceilings): FSAL_MEM (mode mem,
+# ganesha's FSAL_MEM with MEM { Inode_Size = 0; }: writes acknowledged and dropped, what ganesha
+# and this machine move over NFS; run as another server, same malloc environment and cgroup)
+# and the disk (mode disk: one local 1 MiB O_DIRECT write stream at depth 1 with fio's psync
+# engine on a fresh file of the exports' filesystem, per write scenario and repetition); the
+# table gives every MB/s also as a fraction of the nearer ceiling (xCeil).
 # A failed run counts against its scenario only: a mode that failed twice in a scenario
 # skips that scenario's remaining repetitions, never a later scenario; every failed or
 # skipped run's row says why (runs.csv "status" and "why", the table, the plots).
@@ -30,8 +36,8 @@ usage() {
   cat <<'EOF'
 usage: bench/run.sh [--quick] [options]
   --quick              short runs: 3 s each, 9 scenarios x 5 modes x 3 reps
-                       (about 14 minutes in all on 2 cores; README command 1,
-                       scripts/main.sh, runs it with --reps 2: about 9-10 minutes)
+                       plus the ceilings (about 16 minutes in all on 2 cores; README command 1,
+                       scripts/main.sh, runs it with --reps 2: about 11-12 minutes)
   --reps N             repetitions per scenario and mode (default 3); a full run
                        (13 scenarios x 7 modes x 3 reps x 20 s) takes about 110 minutes;
                        its multi-writer scenarios (multi4, multi16, multi64) go on past
@@ -87,6 +93,13 @@ usage: bench/run.sh [--quick] [options]
   --variant NAME=PARAMS  one more mode NAME (letters, digits, _): the default mode's FSAL
                        block plus PARAMS, e.g. --variant 'ww16=Bench { Worker_Write_Max = 16777216; }'
                        (repeatable, at most 8; list NAME in --modes, else it is appended)
+  --no-ceilings        leave out the two ceilings measured in the same rounds by default:
+                       mem (FSAL_MEM, MEM { Inode_Size = 0; }: writes acknowledged and
+                       dropped, run like the other servers in every scenario) and disk (one
+                       local 1 MiB O_DIRECT write stream at depth 1, fio's psync engine, on a
+                       fresh file in the exports' filesystem, once per write scenario and
+                       repetition); they are appended to --modes unless listed there
+  --ceil-mib N         MiB the disk ceiling writes per measurement (default: quick 256, full 512)
   --as-shipped         run every server with glibc's malloc defaults (the malloc variables
                        unset), as each FSAL runs without the package's systemd drop-in;
                        default: every server (FSAL_VFS too, vfs-shipped aside) with the
@@ -105,6 +118,7 @@ die() { echo "run.sh: $*" >&2; exit 2; }
 # ---------------------------------------------------------------- options
 declare -A VARIANT=()
 VARIANTS=()
+NOCEIL=0 CEIL_MIB=
 QUICK=0 REPS=3 TIME= WARMUP=0 SCALE=1 MODES= SCENARIOS= MEMLIM= CGROUP=1 MODULE= DIR=/var/tmp/dcbench OUT= KEEP=0 DROP=files ENGINE= EXPORT= AS_SHIPPED=0 GANESHA=4 FS= DISK_MBPS=
 INNER=0
 while [ $# -gt 0 ]; do
@@ -137,6 +151,8 @@ while [ $# -gt 0 ]; do
       VARIANTS+=("$vn"); VARIANT[$vn]=${v#*=}; shift ;;
     --ganesha) GANESHA=${2:-}; shift ;;
     --as-shipped) AS_SHIPPED=1 ;;
+    --no-ceilings) NOCEIL=1 ;;
+    --ceil-mib) CEIL_MIB=${2:-}; shift ;;
     --malloc-all) ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
@@ -158,6 +174,9 @@ if [ -n "$DISK_MBPS" ]; then
   [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ] ||
     die "--disk-mbps needs the cgroup v1 blkio controller (/sys/fs/cgroup/blkio)"
 fi
+[ -z "$CEIL_MIB" ] || [[ $CEIL_MIB =~ ^[1-9][0-9]{0,5}$ ]] || die "--ceil-mib must be 1..999999 (MiB)"
+[ $QUICK = 1 ] && : "${CEIL_MIB:=256}"
+: "${CEIL_MIB:=512}"
 case $DROP in files|global) ;; *) die "--drop-caches takes files or global" ;; esac
 case $GANESHA in 4|4.3) GANESHA=4 ;; 6|6.5) GANESHA=6 ;; *) die "--ganesha takes 4 or 6" ;; esac
 to_bytes() { local v=${1%[KMG]} u=${1##*[0-9]}; case $u in K) echo $((v<<10));; M) echo $((v<<20));; G) echo $((v<<30));; *) echo "$v";; esac; }
@@ -169,6 +188,7 @@ if [ $INNER = 0 ]; then
   for c in ganesha.nfsd rpcbind jq gnuplot unshare; do
     command -v $c >/dev/null || die "$c missing: run scripts/setup.sh"
   done
+  [ $NOCEIL = 1 ] || command -v fio >/dev/null || die "fio missing (the disk ceiling): run scripts/setup.sh, or --no-ceilings"
   [ "$(stat -f -c %T "$(dirname "$DIR")" 2>/dev/null)" = tmpfs ] && die "--dir must be on a disk filesystem, not tmpfs"
   if [ -n "${DCBENCH:-}" ]; then   # a dcbench built elsewhere (e.g. a private build dir)
     [ -x "$DCBENCH" ] || die "DCBENCH=$DCBENCH is not executable"
@@ -228,6 +248,8 @@ if [ $INNER = 0 ]; then
   for v in "${VARIANTS[@]}"; do args+=(--variant "$v=${VARIANT[$v]}"); done
   args+=(--ganesha "$GANESHA")
   [ $AS_SHIPPED = 1 ] && args+=(--as-shipped)
+  [ $NOCEIL = 1 ] && args+=(--no-ceilings)
+  args+=(--ceil-mib "$CEIL_MIB")
   [ $CGROUP = 0 ] && args+=(--no-cgroup)
   DCB_CGROUP=$cg DCBENCH=$dcbench "$top/tests/lib/in-ns.sh" "$self" "${args[@]}"
   rc=$?
@@ -255,8 +277,10 @@ elif [ -z "$MODULE" ]; then
 fi
 [ -n "$MODULE" ] && [ ! -f "$MODULE" ] && die "--module $MODULE not found"
 all_dc_modes="dontcache buffered direct dropbehind inline"
-# FSAL_VFS: the modes vfs and vfs-shipped, and compete's neighbour export (nbr)
-is_dc() { case $1 in vfs|vfs-shipped|nbr) return 1;; esac; return 0; }
+# FSAL_VFS: the modes vfs and vfs-shipped, and compete's neighbour export (nbr); the
+# ceilings: mem (FSAL_MEM) and disk (no server: a local O_DIRECT stream)
+is_dc() { case $1 in vfs|vfs-shipped|nbr|mem|disk) return 1;; esac; return 0; }
+is_ceil() { case $1 in mem|disk) return 0;; esac; return 1; }
 if [ -z "$MODES" ]; then
   # vfs-shipped (FSAL_VFS with glibc's malloc defaults) beside vfs (the malloc environment
   # every other server runs with): the table's ratios against both come from one run
@@ -271,9 +295,13 @@ fi
 for v in "${VARIANTS[@]}"; do
   case ",$MODES," in *",$v,"*) ;; *) MODES+=",$v" ;; esac
 done
+# the ceilings, in the same interleaved rounds as the servers (unless --no-ceilings)
+if [ $NOCEIL = 0 ]; then
+  for v in mem disk; do case ",$MODES," in *",$v,"*) ;; *) MODES+=",$v" ;; esac; done
+fi
 IFS=, read -r -a modes <<< "$MODES"
 for m in "${modes[@]}"; do
-  case " vfs vfs-shipped $all_dc_modes ${VARIANTS[*]} " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
+  case " vfs vfs-shipped mem disk $all_dc_modes ${VARIANTS[*]} " in *" $m "*) ;; *) die "unknown mode '$m'";; esac
   is_dc "$m" && [ -z "$MODULE" ] && die "mode $m needs libfsaldontcache.so (not built yet? use --module)"
 done
 full_scenarios="seq1 multi4 multi16 multi64 rand64k noisy compete commit small64k read64k read64k_w read4k read4k_w"
@@ -391,6 +419,13 @@ fi
 work=$DIR/run-$$
 mkdir -p "$work/plugins" "$work/exp" || die "cannot create $work"
 ln -sf /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so "$work/plugins/libfsalvfs.so"
+# FSAL_MEM (Debian's nfs-ganesha-mem; with --ganesha 6 the root's), linked like FSAL_VFS
+MEMSO=/usr/lib/x86_64-linux-gnu/ganesha/libfsalmem.so MEM_WHY=
+if [ -f "${GSH_ROOT:-}$MEMSO" ]; then
+  ln -sf "$MEMSO" "$work/plugins/libfsalmem.so"
+else
+  MEM_WHY="no FSAL_MEM: ${GSH_ROOT:-}$MEMSO missing (package nfs-ganesha-mem; scripts/setup.sh)"
+fi
 # a copy, so that a rebuild during the run cannot change the module under test
 [ -n "$MODULE" ] && cp "$(readlink -f "$MODULE")" "$work/plugins/libfsaldontcache.so"
 GSH_PLUGINS_DIR=$work/plugins
@@ -408,6 +443,7 @@ fsal_body() {  # mode [stats file] -> FSAL block body
   [ -n "${2:-}" ] && st=" Stats_File = \"$2\";"
   case $1 in
     vfs|vfs-shipped|nbr) echo "Name = VFS;" ;;
+    mem) echo "Name = MEM;" ;;
     inline) echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered;$st $EXPORT Bench { Flush_Mode = inline; }" ;;
     *) if [ -n "${VARIANT[$1]+x}" ]; then
          echo "Name = DONTCACHE; Write_Mode = dontcache; Read_Mode = buffered;$st $EXPORT ${VARIANT[$1]}"
@@ -416,7 +452,7 @@ fsal_body() {  # mode [stats file] -> FSAL block body
        echo "Name = DONTCACHE; Write_Mode = $1; Read_Mode = buffered;$st $EXPORT" ;;
   esac
 }
-export_id() { case $1 in vfs) echo 1;; nbr) echo 2;; vfs-shipped) echo 3;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;;
+export_id() { case $1 in vfs) echo 1;; nbr) echo 2;; vfs-shipped) echo 3;; mem) echo 31;; dontcache) echo 11;; buffered) echo 12;; direct) echo 13;; dropbehind) echo 14;; inline) echo 15;;
   *) local i; for i in "${!VARIANTS[@]}"; do [ "${VARIANTS[$i]}" = "$1" ] && echo $((21 + i)); done ;; esac; }
 # an export's directory: the mode's on the bench's filesystem, compete's neighbour on its own
 exp_dir() { if [ "$1" = nbr ]; then echo "$NBRMNT/nbr"; else echo "$work/exp/$1"; fi; }
@@ -439,6 +475,10 @@ server_malloc_env() {
   tr '\0' '\n' < "/proc/$1/environ" 2>/dev/null | grep -E '^(MALLOC_[A-Za-z0-9_]*|GLIBC_TUNABLES)=' | paste -sd';'
 }
 engine_block() { [ -z "$ENGINE" ] || echo "DONTCACHE { $ENGINE }" >> "$1"; }
+# FSAL_MEM's module block: Inode_Size = 0 keeps no file data (every WRITE acknowledged and
+# dropped, READs answered with filler). In ganesha 4.3 and 6.5 Inode_Size is a parameter of
+# the MEM block; in an export's FSAL block it is an "Unknown parameter", ignored.
+mem_block() { [ "$2" != mem ] || echo "MEM { Inode_Size = 0; }" >> "$1"; }
 
 # before each run (--drop-caches): the export directories' files, or the machine's page cache
 drop_caches() {
@@ -552,7 +592,7 @@ run_one() {  # scenario mode rep
     mkdir -p "$d"
     rm -f "$d"/dcb.*
   done
-  if has_hot "$scen"; then   # the hot set: written locally once per export, warmed through NFS by dcbench
+  if has_hot "$scen" && [ "$mode" != mem ]; then   # the hot set (FSAL_MEM's: written by dcbench): written locally once per export, warmed through NFS by dcbench
     local i
     for i in 0 1 2 3; do
       local f=$work/exp/$mode/hot.$i
@@ -566,6 +606,7 @@ run_one() {  # scenario mode rep
     echo "$(exp_dir "$e")|/$e|$(export_id "$e")|$(fsal_body "$e" "$(is_dc "$e" && echo "$stats")")"
   done | gsh_conf "$conf" "$work"
   engine_block "$conf"
+  mem_block "$conf" "$mode"
   drop_caches
   server_env "$mode"
   if ! gsh_start "$conf" "$log"; then
@@ -654,6 +695,52 @@ run_one() {  # scenario mode rep
       + ", \(.server.cpu_s_per_gb // "-") CPU-s/GB, RSS \(.server.server_hwm_mib // "-") MiB"' "$j")${why:+ [FAILED: $why]}"
 }
 
+# a runs.csv line from NAME=VALUE pairs, every other column empty
+csv_named() {
+  awk -F, -v hdr="$hdr" 'BEGIN { n = split(hdr, H, ","); for (i = 1; i <= n; i++) c[H[i]] = i
+      for (a = 1; a < ARGC; a++) { k = ARGV[a]; sub(/=.*/, "", k); v = substr(ARGV[a], length(k) + 2)
+        if (!(k in c)) { print "csv_named: no column " k > "/dev/stderr"; exit 1 }; f[c[k]] = v }
+      for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? "," : ""), f[i]; print "" }' "$@"
+}
+
+# The disk ceiling of a round (mode disk): one local 1 MiB O_DIRECT write stream at depth 1
+# (fio's psync engine, one thread) on a fresh file of CEIL_MIB MiB in the exports' filesystem
+# (with --fs the loop filesystem, throttled by --disk-mbps like the exports), the page cache
+# evicted and the last run's writeback synced first as before every run; the file is deleted
+# after. MB/s is fio's write bandwidth (10^6 bytes/s); p50/p99/p99.9/max its completion latency
+# per 1 MiB write; mbps_durable includes the final fsync. No server, so the server columns stay
+# empty.
+disk_one() {  # scenario rep
+  local scen=$1 rep=$2 tag="$1.disk.$2" d=$work/ceil
+  local j=$OUT/runs/$tag.fio.json f=$d/disk.dat rc row why=
+  mkdir -p "$d" && rm -f "$d"/*
+  drop_caches
+  timeout -k 5 $((120 + CEIL_MIB / 4)) fio --name=disk --filename="$f" --rw=write --bs=1M --iodepth=1 \
+    --ioengine=psync --direct=1 --size="${CEIL_MIB}m" --end_fsync=1 --percentile_list=50:99:99.9 \
+    --output-format=json --output="$j" > "$OUT/runs/$tag.out" 2>&1
+  rc=$?
+  rm -f "$f"
+  if [ $rc != 0 ] || ! jq -e '.jobs[0].write.bw_bytes > 0 and .jobs[0].error == 0' "$j" >/dev/null 2>&1; then
+    why="fio (disk ceiling) failed: rc $rc: $(tail -2 "$OUT/runs/$tag.out")"
+    echo "run.sh: $tag: FAILED: $why" >&2
+    fail_row "$scen" disk "$rep" failed "$why"
+    return 1
+  fi
+  # shellcheck disable=SC2046
+  row=$(csv_named $(jq -r --arg s "$scen" --arg r "$rep" '.jobs[0] as $j | $j.write as $w |
+      ($w.clat_ns.percentile // {}) as $p |
+      def ms(x): if x == null then "" else (x / 1e6 * 1000 | round / 1000) end;
+      [ "scenario=\($s)", "mode=disk", "rep=\($r)", "ok=1", "mbps=\($w.bw_bytes / 1e6 * 100 | round / 100)",
+        "mbps_durable=\(if ($j.job_runtime // 0) > 0 then ($w.io_bytes / 1e6 / ($j.job_runtime / 1000) * 100 | round / 100) else "" end)",
+        "write_p50_ms=\(ms($p["50.000000"]))", "write_p99_ms=\(ms($p["99.000000"]))",
+        "write_p999_ms=\(ms($p["99.900000"]))", "write_max_ms=\(ms($w.clat_ns.max))",
+        "bytes_asked=\($w.io_bytes)", "bytes_written=\($w.io_bytes)", "errors=0", "status=ok" ] | .[]' "$j"))
+  [ -n "$row" ] || { fail_row "$scen" disk "$rep" failed "cannot read $j"; return 1; }
+  echo "$row" >> "$OUT/runs.csv"
+  printf '  %-9s %-11s rep %d: %s\n' "$scen" disk "$rep" \
+    "$(jq -r '.jobs[0].write | "\(.bw_bytes / 1e6 | round) MB/s local O_DIRECT 1 MiB QD1 (\(.io_bytes / 1048576 | round) MiB, fio psync)"' "$j")"
+}
+
 # preflight: a broken FSAL_DONTCACHE mode (a tiny write + COMMIT must work) is skipped in
 # every scenario, each row saying why, instead of costing timeouts in every scenario
 preflight() {
@@ -662,6 +749,7 @@ preflight() {
   mkdir -p "$work/exp/$mode"
   echo "$work/exp/$mode|/$mode|$(export_id "$mode")|$(fsal_body "$mode")" | gsh_conf "$conf" "$work"
   engine_block "$conf"
+  mem_block "$conf" "$mode"
   server_env "$mode"
   gsh_start "$conf" "$log" || { PF_WHY="ganesha did not start: $(gsh_why "$log")"; return 1; }
   if grep -q 'Could not create export' "$log"; then
@@ -679,7 +767,11 @@ preflight() {
 declare -A excluded=()
 gsh_start_rpcbind || die "rpcbind did not start"
 for m in "${modes[@]}"; do
-  is_dc "$m" || continue
+  if [ "$m" = mem ] && [ -n "$MEM_WHY" ]; then
+    echo "run.sh: mode mem skipped in every scenario: $MEM_WHY" >&2
+    excluded[mem]=$(csv_text "$MEM_WHY"); continue
+  fi
+  is_dc "$m" || [ "$m" = mem ] || continue
   PF_WHY=
   if ! preflight "$m"; then
     echo "run.sh: mode $m skipped in every scenario: preflight failed: $PF_WHY" >&2
@@ -705,9 +797,12 @@ module DONTCACHE block: ${ENGINE:-defaults}; extra export parameters: ${EXPORT:-
 variants: $(for v in "${VARIANTS[@]}"; do printf "%s = [%s]  " "$v" "${VARIANT[$v]}"; done)
 export dirs: $work/exp (filesystem $(findmnt -n -o FSTYPE -T "$DIR")$([ -n "$FS" ] && echo ": --fs $FS on $LOOPDEV, direct I/O, max_sectors_kb $LOOP_KB")$([ -n "$DISK_MBPS" ] && echo ", writes throttled to $DISK_MBPS MB/s (--disk-mbps; blkio rule: $(grep "^$devno " "$throttle"))"))
 $([ -n "$NBRMNT" ] && echo "compete's FSAL_VFS neighbour: $NBRMNT/nbr ($NBRFS on $NBRDEV, direct I/O, its own filesystem: one ganesha exports a filesystem through one FSAL)")
+ceilings: $(if [[ " ${modes[*]} " != *" mem "* && " ${modes[*]} " != *" disk "* ]]; then echo "none (--no-ceilings)"; else
+  [[ " ${modes[*]} " == *" mem "* ]] && printf 'mem = FSAL_MEM (%s, MEM { Inode_Size = 0; }: writes acknowledged and dropped) in every scenario; ' "${GSH_ROOT:-}$MEMSO"
+  [[ " ${modes[*]} " == *" disk "* ]] && printf 'disk = fio %s psync, one 1 MiB O_DIRECT write stream at depth 1, %s MiB on a fresh file of the exports'"'"' filesystem, per write scenario and repetition' "$(fio --version)" "$CEIL_MIB"; fi)
 hot set (noisy, read*): 4 x $((HOT >> 20)) MiB; random-write file: $((RANDSIZE >> 20)) MiB per writer
 page cache evicted before each run (--drop-caches): $DROP$([ "$DROP" = files ] && echo " (the export directories' files)" || echo " (the whole machine's)"); cache peaks are the growth over each run's start
-command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --drop-caches $DROP --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")$([ -n "$FS" ] && echo " --fs $FS")$([ -n "$DISK_MBPS" ] && echo " --disk-mbps $DISK_MBPS")$([ $AS_SHIPPED = 1 ] && echo " --as-shipped")
+command: bench/run.sh $([ $QUICK = 1 ] && echo --quick) --ganesha $GANESHA --drop-caches $DROP --reps $REPS --scale $SCALE --mem-limit $MEMLIM $([ -n "$TIME" ] && echo "--time $TIME")$([ $NOCEIL = 1 ] && echo " --no-ceilings" || echo " --ceil-mib $CEIL_MIB")$([ -n "$FS" ] && echo " --fs $FS")$([ -n "$DISK_MBPS" ] && echo " --disk-mbps $DISK_MBPS")$([ $AS_SHIPPED = 1 ] && echo " --as-shipped")
 EOF
 sed -i '/^$/d' "$OUT/config.txt"
 if [ ${#excluded[@]} -gt 0 ]; then
@@ -734,6 +829,10 @@ for scen in "${scenarios[@]}"; do
       if [ "${sfails[$mode]:-0}" -ge 2 ]; then   # not retried forever within a scenario
         echo "  $scen $mode rep $rep: skipped (failed ${sfails[$mode]} times in $scen)"
         fail_row "$scen" "$mode" "$rep" skipped "failed ${sfails[$mode]} times in $scen; last: ${slast[$mode]}"
+        continue
+      fi
+      if [ "$mode" = disk ]; then   # the disk ceiling: the write scenarios' rounds only
+        is_read "$scen" || disk_one "$scen" "$rep"
         continue
       fi
       run_one "$scen" "$mode" "$rep"

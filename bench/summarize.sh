@@ -7,6 +7,10 @@
 # its row's notes say how many and why (runs.csv status and why); a mode without an ok run
 # says FAILED or SKIPPED in the MB/s column. The read* scenarios (unthrottled cached reads)
 # report the readers: MB/s and the latency columns are READ's there; everywhere else WRITE's.
+# The ceilings (modes mem: FSAL_MEM with Inode_Size = 0, and disk: a local O_DIRECT 1 MiB QD1
+# stream, both measured in the same rounds): every row's median MB/s also as a fraction of the
+# nearer ceiling of its scenario (xCeil; "of" names it): the lower of mem and disk for rows whose
+# MB/s is written, mem for the read* scenarios' readers.
 set -u
 out=${1:?usage: summarize.sh OUTDIR}
 [ -s "$out/runs.csv" ] || { echo "summarize: no $out/runs.csv" >&2; exit 1; }
@@ -51,10 +55,15 @@ NR == 1 { for (i = 1; i <= NF; i++) cidx[$i] = i; next }
 }
 END {
   # xVFSsh (against FSAL_VFS as shipped) only when the run has the vfs-shipped mode
-  hfmt = "%-9s %-11s %-24s %6s " (shipped ? "%7s " : "%s") "%8s %7s %7s %8s %8s %8s %6s %-14s %-12s %s\n"
-  printf hfmt, "scenario", "mode", "MB/s median [min..max]", "xVFS", (shipped ? "xVFSsh" : ""), "p99.9 ms", "dirty", "cache", "p50 ms", "p99 ms", "cm p99ms", "srvCPU", "CPU-s/GB", "RSS MiB", "notes"
-  printf hfmt, "", "", "", "", "", "", "pk MiB", "pk MiB", "", "", "", "%", "(xVFS)", "pk (xVFS)", ""
+  hfmt = "%-9s %-11s %-24s %5s %-4s %6s " (shipped ? "%7s " : "%s") "%8s %7s %7s %8s %8s %8s %6s %-14s %-12s %s\n"
+  printf hfmt, "scenario", "mode", "MB/s median [min..max]", "xCeil", "of", "xVFS", (shipped ? "xVFSsh" : ""), "p99.9 ms", "dirty", "cache", "p50 ms", "p99 ms", "cm p99ms", "srvCPU", "CPU-s/GB", "RSS MiB", "notes"
+  printf hfmt, "", "", "", "", "", "", "", "", "pk MiB", "pk MiB", "", "", "", "%", "(xVFS)", "pk (xVFS)", ""
   printf "[" > SUMJSON
+  # the ceilings of each scenario: medians of the mem and disk rows
+  for (k = 1; k <= nk; k++) {
+    key = order[k]; split(key, p, "|")
+    if (p[2] == "mem" || p[2] == "disk") cm[p[1], p[2]] = med(key, "mbps")
+  }
   for (k = 1; k <= nk; k++) {
     key = order[k]; split(key, p, "|"); s = p[1]; m = p[2]; b = s "|vfs"; rd = is_read(s)
     # this mode and the same scenario`s FSAL_VFS row
@@ -76,7 +85,17 @@ END {
     r_r50 = ratio(r50, med(b, "read_p50_ms")); r_r99 = ratio(r99, med(b, "read_p99_ms"))
     r_c99 = ratio(c99, med(b, "commit_p99_ms")); r_cache = ratio(cache, med(b, "cache_peak_mib"))
     if (m == "vfs") r_cpg = r_rss = ""       # 1.00x says nothing
+    # the nearer ceiling: the lower of FSAL_MEM and the disk for written MB/s, FSAL_MEM for
+    # the readers of the read* scenarios (their READs come from the page cache, not the disk)
+    cmem = cm[s, "mem"]; cdsk = cm[s, "disk"]; ceil = ""; cname = ""
+    if (cmem != "") { ceil = cmem; cname = "mem" }
+    if (!rd && cdsk != "" && (ceil == "" || cdsk + 0 < ceil + 0)) { ceil = cdsk; cname = "disk" }
+    r_ceil = ratio(mb, ceil)
+    isceil = (m == "mem" || m == "disk")
+    if (isceil) r_mb = r_mbsh = r_cpg = r_rss = r_w50 = r_w999 = r_r50 = r_r99 = r_c99 = r_cache = r_hcpg = ""
     notes = ""
+    if (m == "mem") note("ceiling: FSAL_MEM, MEM { Inode_Size = 0; }: writes acknowledged and dropped")
+    if (m == "disk") note("ceiling: local O_DIRECT write, one 1 MiB stream at depth 1 (fio psync)")
     if (rd) {
       if (wmb != "") note(sprintf("writer %s MB/s", f(wmb, 1)))
       if (m != "vfs" && r_r50 != "") note(sprintf("rd p50 %.2fx VFS", r_r50))
@@ -89,7 +108,7 @@ END {
       if (fpc != "") note(sprintf("fdatasync/COMMIT %.3f (%s of %s)", fpc, f(fds, 0), f(commits, 0)))
       if (m != "vfs" && r_c99 != "") note(sprintf("COMMIT p99 %.2fx VFS", r_c99))
     }
-    if (s == "compete") note(sprintf("VFS neighbour %s MB/s", f(nbr, 1)))
+    if (s == "compete" && m != "disk") note(sprintf("VFS neighbour %s MB/s", f(nbr, 1)))
     if (hcpg != "") note(sprintf("machine %s CPU-s/GB%s", f(hcpg, 3), (m != "vfs" && r_hcpg != "") ? sprintf(" (%.2fx)", r_hcpg) : ""))
     if (ksw != "" && ksw >= 1) note(sprintf("kswapd %s%%", f(ksw, 0)))
     if (mfl != "") note(sprintf("%s faults/MiB", f(mfl, 1)))
@@ -100,7 +119,7 @@ END {
     if (nfail[key]) note(sprintf("%d of %d runs FAILED: %s", nfail[key], nall, fwhy[key] == "" ? "no reason recorded" : fwhy[key]))
     if (nskip[key]) note(sprintf("%d of %d runs skipped: %s", nskip[key], nall, swhy[key] == "" ? "no reason recorded" : swhy[key]))
     mbs = mb == "" ? (nfail[key] ? "FAILED" : nskip[key] ? "SKIPPED" : "-") : sprintf("%.1f [%.1f..%.1f]", mb, mlo, mhi)
-    printf hfmt, s, m, mbs, f(r_mb, 2), (shipped ? f(r_mbsh, 2) : ""),
+    printf hfmt, s, m, mbs, f(r_ceil, 2), (r_ceil == "" ? "-" : cname), f(r_mb, 2), (shipped ? f(r_mbsh, 2) : ""),
       lat(rd ? r999 : w999), f(dirty, 0), f(cache, 0), lat(rd ? r50 : w50), lat(rd ? r99 : w99), lat(c99), f(cpu, 0),
       withr(cpg, r_cpg, 3), withr(rss, r_rss, 0), notes
 
@@ -110,6 +129,8 @@ END {
     put("why", nfail[key] ? fwhy[key] : nskip[key] ? swhy[key] : "", 1)
     put("mbps_median", mb); put("mbps_min", mlo); put("mbps_max", mhi); put("ratio_vs_vfs", r_mb)
     put("ratio_vs_vfs_shipped", r_mbsh)
+    put("ceiling", cname, 1); put("ceiling_mbps", ceil); put("ratio_vs_ceiling", r_ceil)
+    put("mem_ceiling_mbps", cmem); put("disk_ceiling_mbps", cdsk)
     put("write_p50_ms", w50); put("write_p99_ms", w99); put("write_p999_ms", w999); put("write_max_ms", wmax)
     put("commit_p99_ms", c99); put("read_mbps", rmb); put("read_p99_ms", r99); put("hot_end_pct", hot)
     put("cache_peak_mib", cache); put("dirty_peak_mib", dirty); put("writeback_peak_mib", wb)
@@ -132,12 +153,12 @@ END {
   if (shipped) {
     printf "\nmodule against FSAL_VFS, median MB/s ratio per scenario: same malloc environment | FSAL_VFS as shipped (glibc defaults)\n"
     printf "%-9s", "scenario"
-    for (i = 1; i <= nm; i++) if (M[i] != "vfs" && M[i] != "vfs-shipped") printf " %-17s", M[i]
+    for (i = 1; i <= nm; i++) if (M[i] != "vfs" && M[i] != "vfs-shipped" && M[i] != "mem" && M[i] != "disk") printf " %-17s", M[i]
     printf "\n"
     for (k = 1; k <= ns; k++) {
       printf "%-9s", S[k]
       for (i = 1; i <= nm; i++) {
-        if (M[i] == "vfs" || M[i] == "vfs-shipped") continue
+        if (M[i] == "vfs" || M[i] == "vfs-shipped" || M[i] == "mem" || M[i] == "disk") continue
         a = rvfs[S[k], M[i]]; c = rsh[S[k], M[i]]
         printf " %-17s", (a == "" ? "-" : sprintf("%.2fx", a)) " | " (c == "" ? "-" : sprintf("%.2fx", c))
       }
@@ -158,6 +179,13 @@ END {
   echo "xVFS: median MB/s against FSAL_VFS (vfs) in the same scenario and malloc environment (the"
   echo "  FSAL's own effect); xVFSsh: against FSAL_VFS as shipped (vfs-shipped; what a user switching"
   echo "  FSALs sees); the grid under the table gives both for every module mode and scenario;"
+  echo "xCeil: median MB/s over the nearer ceiling of the same scenario and run (of: which one):"
+  echo "  mem = FSAL_MEM with MEM { Inode_Size = 0; } (writes acknowledged and dropped: what ganesha"
+  echo "  and this machine move over NFS), run like the other servers (same malloc environment and"
+  echo "  memory cgroup); disk = one local 1 MiB O_DIRECT write stream at depth 1 (fio psync) on a"
+  echo "  fresh file of the exports' filesystem, in each write scenario's repetitions; written MB/s"
+  echo "  against the lower of the two (a server cannot beat the disk for long, nor ganesha's own"
+  echo "  rate), the read* scenarios' readers against mem; the ceiling rows carry no xVFS;"
   echo "FAILED/SKIPPED: no ok run of that mode in that scenario; the notes say how many runs failed or"
   echo "  were skipped and why (runs.csv status and why); a failed run counts in no median and never"
   echo "  against a later scenario (a mode that failed twice in a scenario skips its remaining reps);"

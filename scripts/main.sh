@@ -11,7 +11,10 @@
 # FSAL_VFS as shipped, per scenario, from one run: 9 scenarios x 5 modes x 2
 # reps of 3 s, about 9-10 minutes on 2 cores (one repetition of the 45 runs
 # took 269 s on the bench host; --reps 3, bench/run.sh --quick's default, about
-# 14 minutes). Extra arguments go to bench/run.sh (e.g. --reps 3,
+# 14 minutes), plus the two ceilings in the same rounds (FSAL_MEM in every
+# scenario, the disk's O_DIRECT rate in every write scenario; bench/README.md
+# "The ceilings"): an estimated 11-12 minutes in all, --no-ceilings leaves
+# them out. Extra arguments go to bench/run.sh (e.g. --reps 3,
 # --as-shipped; drop --quick by running bench/run.sh directly for a full run).
 # tests/integration/bench_main.sh runs the same scenario list and modes in a
 # short form.

@@ -5,7 +5,8 @@
 # complete; remove the root (third_party/debian13-root) to build it again.
 #   - debootstrap (installed on the host if missing) from the Debian archive the host's apt
 #     uses (/etc/apt/sources.list.d/debian.sources), into third_party/debian13-root;
-#   - inside it: nfs-ganesha 6.5, nfs-ganesha-vfs, rpcbind, libnfs-utils and the module's
+#   - inside it: nfs-ganesha 6.5, nfs-ganesha-vfs, nfs-ganesha-mem (bench/run.sh's FSAL_MEM
+#     ceiling), rpcbind, libnfs-utils and the module's
 #     build dependencies; /etc/mtab -> /proc/self/mounts (ganesha 6.5 reads it);
 #   - the 6.5 source package (a trixie deb-src line in the root), extracted into
 #     third_party/nfs-ganesha-6.5 (headers; its debian/ directory too when it arrives).
@@ -18,7 +19,7 @@ dest=$top/third_party/nfs-ganesha-6.5
 stamp=$root/.dc-debian13-root
 export DEBIAN_FRONTEND=noninteractive
 
-pkgs=(nfs-ganesha nfs-ganesha-vfs rpcbind libnfs-utils
+pkgs=(nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind libnfs-utils
       build-essential cmake pkg-config libntirpc-dev liburcu-dev libkrb5-dev
       liburing-dev libnfs-dev libcunit1-dev procps iproute2 util-linux e2fsprogs
       libdbus-1-dev

@@ -12,6 +12,10 @@
 # (its Stats_File counted the 1 MiB WRITEs) and their files were committed at close (one
 # COMMIT per file: libnfs commits a dirty file when it closes it); read_w's readers read
 # beside its writer and the table says how much of their hot set stayed resident.
+# The ceilings of every case (issue 44): FSAL_MEM (server mem) and the disk's local O_DIRECT
+# rate (disk) each have an ok run with a positive MB/s, every row of the table its xCeil (a
+# positive fraction of the nearer ceiling, named), read_w's readers theirs against FSAL_MEM's
+# readers; the bar chart has every server and both ceiling lines.
 # run.sh timeout: 400
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "bench/fio.sh compares the module with FSAL_VFS (run it with the module)"
@@ -39,6 +43,14 @@ for c in seq1qd1 multi16 read_w; do
       it_fail "$c $s: no complete run: '${row:-none}'"
     fi
   done
+  for s in mem disk; do
+    row=$(awk -F, -v c=$c -v s=$s 'NR > 1 && $1 == c && $2 == s' "$out/runs.csv")
+    IFS=, read -r _ _ _ ok mbps _ _ p999 _ <<< "$row"
+    [ "$ok" = 1 ] && [ "${mbps:-0}" -gt 0 ] && [ -n "$p999" ] && it_pass "$c ceiling $s: $mbps MB/s, p99.9 $p999 ms" ||
+      it_fail "$c ceiling $s: not measured: '${row:-none}'"
+  done
+  n=$(grep -c -E "^$c +(vfs|dontcache|mem|disk) +[0-9.]+ \[[0-9.]+\.\.[0-9.]+\] +[0-9]+\.[0-9]+ (mem|disk) " "$out/table.txt")
+  [ "$n" = 4 ] && it_pass "$c: xCeil in the table's 4 rows" || it_fail "$c: xCeil in $n of 4 rows: $(grep "^$c " "$out/table.txt" | head -4 | tr -s ' ' | tr '\n' ';')"
   grep -q "^$c  *dontcache/vfs: MB/s [0-9.]*x, page cache [0-9.]*% of FSAL_VFS's, CPU per GB [0-9.]*x" "$out/table.txt" &&
     it_pass "$c: the table has the module's ratios" || it_fail "$c: no ratio line in table.txt"
 done
@@ -46,6 +58,13 @@ grep -q "^read_w  *readers: .* MB/s beside FSAL_VFS's writer (hot set [0-9.]*% r
   grep -q "^read_w  *dontcache/vfs: readers [0-9.]*x, writer [0-9.]*x" "$out/table.txt" &&
   it_pass "read_w: the table has the readers beside each writer and their ratio" ||
   it_fail "read_w: no readers lines in table.txt"
+grep -q "^read_w  *readers xCeil (of FSAL_MEM's readers, [0-9.]* MB/s): vfs [0-9.]* dontcache [0-9.]*" "$out/table.txt" &&
+  it_pass "read_w: the readers against FSAL_MEM's readers" || it_fail "read_w: $(grep 'readers xCeil' "$out/table.txt")"
+lack=
+for m in vfs dontcache mem disk; do grep -q "^throughput-median.png $m ok" "$out/plots.txt" 2>/dev/null || lack+="$m "; done
+[ -z "$lack" ] && [ -s "$out/throughput-median.png" ] && [ "$(wc -l < "$out/bars.ceil")" = 6 ] &&
+  it_pass "bar chart: every server with whiskers, both ceilings as lines in every case" ||
+  it_fail "bar chart lacks: ${lack}; bars.ceil: $(wc -l < "$out/bars.ceil" 2>/dev/null) lines"
 grep -q '^failed runs: 0 ' "$out/table.txt" && it_pass "the table counts no failed run" ||
   it_fail "table: $(grep '^failed runs' "$out/table.txt")"
 st=$(ls "$out"/fio/multi16.dontcache.1.dcstats.json 2>/dev/null)

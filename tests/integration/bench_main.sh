@@ -14,6 +14,10 @@
 # DONTCACHE") and each module mode was then skipped in every later scenario.
 # A full-run (not --quick) multi4 of FSAL_VFS at a 256 MiB limit writes at least twice the
 # limit although asked for 1 s; every row of the table has its peak dirty and cached memory.
+# The ceilings (issue 44) are measured in the same run: FSAL_MEM (mode mem) in every scenario,
+# the disk's O_DIRECT rate (mode disk) in every write scenario, each a positive MB/s in the
+# table and summary.json; every other row has its xCeil (a positive ratio against the nearer
+# ceiling, named); the bar chart draws both ceilings (bars.ceil) and min..max whiskers.
 # run.sh timeout: 1000
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "command 1 compares the module with FSAL_VFS (run it with the module)"
@@ -25,7 +29,7 @@ mkdir -p "$dir"
 gv=4
 [ -n "${GSH_ROOT:-}" ] && { gv=6; export DC_DEBIAN13_ROOT=$GSH_ROOT; }
 
-it_run -t 840 bash "$top/bench/run.sh" --ganesha $gv --quick --reps 1 --time 1 --dir "$dir" --out "$out" \
+it_run -t 840 bash "$top/bench/run.sh" --ganesha $gv --quick --reps 1 --time 1 --ceil-mib 32 --dir "$dir" --out "$out" \
   --module "$IT_MODULE" > "$IT_WORK/run.out" 2>&1 ||
   it_die "run.sh failed: $(tail -5 "$IT_WORK/run.out" | tr '\n' ' ')"
 [ -z "${DC_TEST_LOGDIR:-}" ] || { mkdir -p "$DC_TEST_LOGDIR" &&
@@ -35,7 +39,7 @@ modes=$(sed -n 's/^modes: \(.*\)   scenarios: .*/\1/p' "$out/config.txt")
 scens=$(sed -n 's/^modes: .*   scenarios: \(.*\)$/\1/p' "$out/config.txt")
 [ -n "$modes" ] && [ -n "$scens" ] || it_die "config.txt names no modes or scenarios"
 it_log "modes: $modes; scenarios: $scens"
-for m in vfs dontcache direct dropbehind; do
+for m in vfs dontcache direct dropbehind mem disk; do
   [[ " $modes " == *" $m "* ]] || it_fail "command 1 left mode $m out (modes: $modes)"
 done
 grep -q '^modes left out' "$out/config.txt" && it_fail "$(grep -A3 '^modes left out' "$out/config.txt" | tr '\n' ' ')"
@@ -45,9 +49,12 @@ col() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = 
 cok=$(col ok) cwhy=$(col why)
 bad=$(awk -F, -v o="$cok" -v w="$cwhy" 'NR > 1 && $o != 1 { printf "%s/%s rep %s: %s; ", $1, $2, $3, (w ? $w : "(no reason given)") }' "$out/runs.csv")
 [ -z "$bad" ] && it_pass "every run ok ($(($(wc -l < "$out/runs.csv") - 1)) runs)" || it_fail "runs not ok: $bad"
+# the read* scenarios have no disk ceiling (their MB/s is the readers', from the cache)
+is_read() { case $1 in read64k|read64k_w|read4k|read4k_w) return 0;; esac; return 1; }
 missing=
 for s in $scens; do
   for m in $modes; do
+    [ "$m" = disk ] && is_read "$s" && continue
     awk -F, -v s="$s" -v m="$m" -v o="$cok" 'NR > 1 && $1 == s && $2 == m && $o == 1 { f = 1 } END { exit !f }' \
       "$out/runs.csv" || missing+="$s/$m "
   done
@@ -57,7 +64,8 @@ done
 rows=$(grep -E "^(${scens// /|}) " "$out/table.txt")
 nrows=$(grep -c . <<< "$rows")
 fl=$(grep -E -i -c 'FAILED|skipped' <<< "$rows")
-[ "$fl" = 0 ] && [ "$nrows" -ge $(( $(wc -w <<< "$scens") * $(wc -w <<< "$modes") )) ] &&
+nread=0; for s in $scens; do is_read "$s" && nread=$((nread + 1)); done
+[ "$fl" = 0 ] && [ "$nrows" -ge $(( $(wc -w <<< "$scens") * $(wc -w <<< "$modes") - nread )) ] &&
   it_pass "no FAILED or skipped row among the table's $nrows rows" ||
   it_fail "table ($nrows rows): $(grep -E -i 'FAILED|skipped' <<< "$rows" | head -4 | tr -s ' ' | tr '\n' ';')"
 
@@ -67,7 +75,10 @@ if [ -s "$out/plots.txt" ]; then
   np=$(awk '{ print $1 }' "$out/plots.txt" | sort -u | wc -l)
   for p in $(awk '{ print $1 }' "$out/plots.txt" | sort -u); do
     [ -s "$out/$p" ] || lack+="$p (no file) "
-    for m in $modes; do grep -q "^$p $m ok" "$out/plots.txt" || lack+="$p:$m "; done
+    for m in $modes; do
+      [ "$m" = disk ] && [ "$p" != throughput-median.png ] && continue   # no time series of the disk
+      grep -q "^$p $m ok" "$out/plots.txt" || lack+="$p:$m "
+    done
   done
   [ "$np" -ge 10 ] && [ -z "$lack" ] && it_pass "$np plots, each with every mode" || it_fail "$np plots; lacking: $lack"
 else
@@ -89,7 +100,7 @@ grep -q "^malloc environment: $envline " "$out/table.txt" && it_pass "the table'
   it_fail "table header: $(grep -m1 '^malloc' "$out/table.txt")"
 cenv=$(col malloc_env)
 if [ "$cenv" -gt 0 ]; then
-  wrong=$(awk -F, -v c="$cenv" -v e="${envline// /;}" 'NR > 1 { want = ($2 == "vfs-shipped") ? "" : e
+  wrong=$(awk -F, -v c="$cenv" -v e="${envline// /;}" 'NR > 1 { want = ($2 == "vfs-shipped" || $2 == "disk") ? "" : e
     if ($c != want) printf "%s/%s: [%s] ", $1, $2, $c }' "$out/runs.csv")
   [ -z "$wrong" ] && it_pass "every server's /proc environ: the drop-in's malloc variables (vfs-shipped: none)" ||
     it_fail "servers' malloc environment: $wrong"
@@ -101,7 +112,7 @@ if [[ " $modes " == *" vfs-shipped "* ]]; then
   nr=0 nbad=
   for s in $scens; do
     for m in $modes; do
-      case $m in vfs|vfs-shipped) continue ;; esac
+      case $m in vfs|vfs-shipped|mem|disk) continue ;; esac
       jq -e --arg s "$s" --arg m "$m" '.[] | select(.scenario == $s and .mode == $m) |
         (.ratio_vs_vfs | type == "number") and (.ratio_vs_vfs_shipped | type == "number")' "$out/summary.json" \
         >/dev/null && nr=$((nr + 1)) || nbad+="$s/$m "
@@ -114,13 +125,46 @@ else
   it_fail "command 1 has no vfs-shipped mode (FSAL_VFS as shipped)"
 fi
 # peak dirty and cached memory for every row
-pk=$(jq -r '[.[] | select((.dirty_peak_mib | type) != "number" or (.cache_peak_mib | type) != "number") |
+pk=$(jq -r '[.[] | select(.mode != "disk") | select((.dirty_peak_mib | type) != "number" or (.cache_peak_mib | type) != "number") |
   "\(.scenario)/\(.mode)"] | join(" ")' "$out/summary.json")
 [ -z "$pk" ] && it_pass "peak dirty and cached memory in every row" || it_fail "no peak dirty/cached in: $pk"
 
+# the ceilings: a positive MB/s of FSAL_MEM in every scenario and of the disk in every write
+# scenario (not empty, not NaN), and every other row's median as a fraction of the nearer one
+cbad=
+for s in $scens; do
+  for m in mem disk; do
+    [ "$m" = disk ] && is_read "$s" && continue
+    jq -e --arg s "$s" --arg m "$m" '.[] | select(.scenario == $s and .mode == $m) |
+      (.mbps_median | type == "number" and . > 0) and (.mbps_min | type == "number" and . > 0)' \
+      "$out/summary.json" >/dev/null || cbad+="$s/$m "
+  done
+done
+[ -z "$cbad" ] && it_pass "ceilings measured: FSAL_MEM in every scenario, the disk in every write scenario" ||
+  it_fail "ceiling rows not measured (empty or NaN): $cbad"
+xbad=$(jq -r '[.[] | select(.mode != "mem" and .mode != "disk") |
+  select((.ratio_vs_ceiling | type) != "number" or .ratio_vs_ceiling <= 0 or (.ratio_vs_ceiling | isnan) or
+         (.ceiling | IN("mem", "disk") | not) or
+         ((.scenario | test("^read(64k|4k)(_w)?$")) and .ceiling != "mem")) |
+  "\(.scenario)/\(.mode)=\(.ratio_vs_ceiling)"] | join(" ")' "$out/summary.json")
+mre=$(tr ' ' '|' <<< "$modes")   # the table's rows (not the grid of ratios under it)
+xrows=$(grep -E "^(${scens// /|}) +($mre) " "$out/table.txt" | grep -v -E '^[a-z0-9_]+ +(mem|disk) ' |
+  grep -c -v -E '^[^ ]+ +[^ ]+ +[0-9.]+ \[[0-9.]+\.\.[0-9.]+\] +[0-9.]+ (mem|disk) ')
+[ -z "$xbad" ] && [ "$xrows" = 0 ] && grep -q ' xCeil of ' "$out/table.txt" &&
+  it_pass "every row's MB/s as a fraction of the nearer ceiling (xCeil, named), in summary.json and the table" ||
+  it_fail "xCeil: summary.json [$xbad], $xrows table rows without it"
+grep -q '^ceilings: mem = FSAL_MEM .*disk = fio .* 32 MiB' "$out/config.txt" && it_pass "config.txt says how the ceilings were measured" ||
+  it_fail "config.txt: $(grep '^ceilings' "$out/config.txt")"
+# the bar chart's ceiling lines: mem in every scenario, the disk in every write scenario
+nmem=$(awk '$1 == 0 && $4 > 0' "$out/bars.ceil" 2>/dev/null | wc -l) ndisk=$(awk '$1 == 1 && $4 > 0' "$out/bars.ceil" 2>/dev/null | wc -l)
+nscen=$(wc -w <<< "$scens")
+[ "$nmem" = "$nscen" ] && [ "$ndisk" = $((nscen - nread)) ] && awk 'NF != 5 || $5 < $4 { exit 1 }' "$out/bars.boxes" &&
+  it_pass "bar chart: $nmem FSAL_MEM and $ndisk disk ceiling lines, a min..max whisker on every bar" ||
+  it_fail "bar chart: $nmem mem and $ndisk disk ceiling lines (want $nscen and $((nscen - nread))), whiskers: $(head -2 "$out/bars.boxes" | tr '\n' ' ')"
+
 # a full run's multi-writer scenario writes at least twice the memory limit
 out2=$IT_WORK/out2
-it_run -t 200 bash "$top/bench/run.sh" --ganesha $gv --reps 1 --time 1 --mem-limit 256M --modes vfs --scenarios multi4 \
+it_run -t 200 bash "$top/bench/run.sh" --ganesha $gv --reps 1 --time 1 --mem-limit 256M --modes vfs --no-ceilings --scenarios multi4 \
   --dir "$dir" --out "$out2" --module "$IT_MODULE" > "$IT_WORK/run2.out" 2>&1 ||
   it_die "run.sh (multi4) failed: $(tail -5 "$IT_WORK/run2.out" | tr '\n' ' ')"
 w=$(jq -r '.write.bytes_written' "$out2/runs/multi4.vfs.1.json" 2>/dev/null)

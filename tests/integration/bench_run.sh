@@ -16,6 +16,8 @@
 # fault tests set it); with --disk-mbps the loop device's writes are throttled by a blkio rule
 # that config.txt names and that is gone after the run. --disk-mbps without --fs, or 0, is refused.
 # runs.csv has ganesha's minor page faults per MiB moved for every run, the table's notes too.
+# --no-ceilings leaves out the FSAL_MEM and disk ceilings (config.txt says so), --ceil-mib 0 is
+# refused (bench_main.sh checks the ceilings themselves).
 # run.sh timeout: 360
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "the --variant half needs FSAL_DONTCACHE (run it with the module)"
@@ -39,6 +41,7 @@ bad "--warmup not a number" --warmup soon --dir "$dir" --out "$IT_WORK/o4"
 bad "--drop-caches none" --drop-caches none --dir "$dir" --out "$IT_WORK/o5"
 bad "--disk-mbps without --fs" --disk-mbps 100 --dir "$dir" --out "$IT_WORK/o6"
 bad "--disk-mbps 0" --disk-mbps 0 --fs xfs --dir "$dir" --out "$IT_WORK/o7"
+bad "--ceil-mib 0" --ceil-mib 0 --dir "$dir" --out "$IT_WORK/o8"
 bad "--variant named like a mode" --variant 'inline=Bench { Worker_Write_Max = 0; }' --dir "$dir" --out "$IT_WORK/o3"
 
 # a cap left on the loop device run.sh is about to take
@@ -48,7 +51,7 @@ throttle=/sys/fs/cgroup/blkio/blkio.throttle.write_bps_device mbps=()
 [ -f "$throttle" ] && mbps=(--disk-mbps 2000) || it_log "no cgroup v1 blkio: --disk-mbps not run"
 gv=4 drop=()
 [ -n "${GSH_ROOT:-}" ] && { gv=6; drop=(--drop-caches global); export DC_DEBIAN13_ROOT=$GSH_ROOT; }
-it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv "${drop[@]}" --quick --reps 1 --time 1 --warmup 1 --mem-limit 512M --modes vfs \
+it_run -t 280 bash "$top/bench/run.sh" --ganesha $gv "${drop[@]}" --quick --reps 1 --time 1 --warmup 1 --mem-limit 512M --modes vfs --no-ceilings \
   --variant 'wzero=Bench { Worker_Write_Max = 0; }' --scenarios seq1,cqd1 --fs xfs "${mbps[@]}" --dir "$dir" --out "$out" \
   --module "$IT_MODULE" > "$IT_WORK/run.out" 2>&1 ||
   it_die "run.sh failed: $(tail -5 "$IT_WORK/run.out" | tr '\n' ' ')"
@@ -56,6 +59,8 @@ rows=$(awk -F, 'NR > 1 && $4 == 1 {print $1 ":" $2}' "$out/runs.csv" | sort | tr
 want="cqd1:vfs cqd1:wzero seq1:vfs seq1:wzero "
 [ "$rows" = "$want" ] && it_pass "runs.csv: every run ok ($rows)" ||
   it_fail "runs.csv ok rows '$rows', want '$want'"
+grep -q '^ceilings: none (--no-ceilings)' "$out/config.txt" && it_pass "--no-ceilings: no ceiling measured, config.txt says so" ||
+  it_fail "--no-ceilings: $(grep '^ceilings' "$out/config.txt")"
 # cqd1 COMMITs as a flushing client does: once 16 MiB of UNSTABLE answers piled up
 c=$(awk -F, 'NR > 1 && $1 == "cqd1" && $2 == "vfs" {print $13}' "$out/runs.csv")
 [ "${c:-0}" -ge 1 ] && it_pass "cqd1 sent $c COMMITs" || it_fail "cqd1 sent no COMMIT ($c)"
@@ -122,7 +127,7 @@ left=$(find "$dir" -maxdepth 1 -name 'fs-*' | head -3)
 # --fs ext4 with the default memory limit: the run's 26 GiB fit on its image
 if [ "$(df -P -k "$dir" | awk 'NR==2{print $4}')" -ge $((28 << 20)) ]; then
   out4=$IT_WORK/out4
-  it_run -t 120 bash "$top/bench/run.sh" --ganesha $gv "${drop[@]}" --reps 1 --time 1 --modes vfs \
+  it_run -t 120 bash "$top/bench/run.sh" --ganesha $gv "${drop[@]}" --reps 1 --time 1 --modes vfs --no-ceilings \
     --scenarios seq1 --fs ext4 --mem-limit 2G --dir "$dir" --out "$out4" --module "$IT_MODULE" \
     > "$IT_WORK/run4.out" 2>&1 || it_die "--fs ext4: run.sh failed: $(tail -3 "$IT_WORK/run4.out" | tr '\n' ' ')"
   rows=$(awk -F, 'NR > 1 && $4 == 1 {print $1 ":" $2}' "$out4/runs.csv" | tr '\n' ' ')
