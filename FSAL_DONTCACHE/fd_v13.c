@@ -30,21 +30,31 @@
  *   close_fsal_fd waited out a reaper working on the fd. An object outlives
  *   the export whose request made it when another export shows it too (the
  *   same directory twice, nested exports, hard links): after a RemoveExport
- *   of that export the reaper still finds it allocated (issue 37; ganesha
- *   6.5's FSAL_VFS has the same gap). Cost: a removed export stays
+ *   of that export the reaper still finds it allocated (ganesha 6.5's
+ *   FSAL_VFS has the same gap). Cost: a removed export stays
  *   allocated (not served) while an object it made is cached through
  *   another export. Repointing the field on a reopen through another export
  *   raced the reaper: it took its reference on one export and put the other
- *   (issue 42 item 5, fault_reaper_rebind.sh); ganesha's fsal_fd_mutex,
+ *   (fault_reaper_rebind.sh); ganesha's fsal_fd_mutex,
  *   which would order a rebind against the reaper, is not exported.
  * The other version: fd_v11.c. */
 #include "dc_int.h"
 
 #include "export_mgr.h"
 
-/* the global fd (and a temporary one ganesha opens when the global is busy)
- * opens with the modes asked; a lock state's fd, which fsal_start_io opens
- * for locks, is a kernel fd of the state's own (lock.c) */
+/**
+ * @brief Reopen one of the object's fds with new access
+ *
+ * the global fd (and a temporary one ganesha opens when the global is
+ * busy) opens with the modes asked; a lock state's fd, which fsal_start_io
+ * opens for locks, is a kernel fd of the state's own (lock.c)
+ *
+ * @param[in] obj The object
+ * @param[in] openflags The access asked for
+ * @param[in] fd The fd
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_reopen_func(struct fsal_obj_handle *obj,
 				    fsal_openflags_t openflags,
 				    struct fsal_fd *fd)
@@ -64,9 +74,18 @@ static fsal_status_t dc_reopen_func(struct fsal_obj_handle *obj,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-/* Called with the fd's work mutex held and no I/O counted on it: by
+/**
+ * @brief Close one of the object's fds (ganesha's fd reaper)
+ *
+ * Called with the fd's work mutex held and no I/O counted on it: by
  * close_fsal_fd (the fd LRU's reaper, dc_close, a state's close, handle
- * release) and for a temporary fd by fsal_complete_io. */
+ * release) and for a temporary fd by fsal_complete_io.
+ *
+ * @param[in] obj The object
+ * @param[in] fd The fd
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_close_func(struct fsal_obj_handle *obj,
 				   struct fsal_fd *fd)
 {
@@ -81,7 +100,15 @@ static fsal_status_t dc_close_func(struct fsal_obj_handle *obj,
 	return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 
-/* The fd LRU's reaper only has the fd: it is a handle's global fd. */
+/**
+ * @brief The object handle of a state's fd
+ *
+ * The fd LRU's reaper only has the fd: it is a handle's global fd.
+ *
+ * @param[in] exp_hdl The export
+ * @param[in] fd The fd
+ * @param[out] handle The fd's object handle
+ */
 static void dc_get_fsal_obj_hdl(struct fsal_export *exp_hdl, struct fsal_fd *fd,
 				struct fsal_obj_handle **handle)
 {
@@ -196,9 +223,17 @@ void dc_fd_io_end(struct dc_handle *h, struct state_t *state,
 					     need, FSAL_O_CLOSED);
 }
 
-/* obj_ops->close: ganesha's remove, rename over, MDCACHE's eviction and
+/**
+ * @brief Close the object's global fd
+ *
+ * obj_ops->close: ganesha's remove, rename over, MDCACHE's eviction and
  * upcalls. The global fd closes, and the engine fd is given back even when
- * only NFSv4 opens used it (unless it must be kept). */
+ * only NFSv4 opens used it (unless it must be kept).
+ *
+ * @param[in] obj The object
+ *
+ * @return FSAL status
+ */
 static fsal_status_t dc_close(struct fsal_obj_handle *obj)
 {
 	struct dc_handle *h = dc_hdl(obj);
