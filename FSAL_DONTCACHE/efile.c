@@ -47,7 +47,7 @@
  * reference, so no mount fd), so that nothing of the module keeps it busy
  * (umount). They stay in the table in short form: an export that claims it
  * again finds them, and the next handle of such a file adopts the entry with
- * its own filesystem, the whole file lost until rewritten (issue 42). */
+ * its own filesystem, the whole file lost until rewritten. */
 #include "dc_int.h"
 #include "efile_lock.h"
 
