@@ -20,13 +20,22 @@
 # under test is not in the image: the scenarios copy it in through the share at every run.
 # Prints the image directory as the last line. Takes ~3 min (apt-get + mkfs) on 2 cores.
 #
-# usage: scripts/ha-guest-image.sh [--force]
-# Environment: DC_GUEST_DIR (default third_party/guest-bookworm)
+# usage: scripts/ha-guest-image.sh [bookworm|trixie] [--force]
+#   trixie: the same guest from Debian 13 (kernel 6.12, nfs-ganesha 6.5; for guest_caps.sh
+#   under --ganesha 6) in third_party/guest-trixie, from scripts/clean-root.sh's trixie root
+# Environment: DC_GUEST_DIR (default third_party/guest-SUITE)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir=${DC_GUEST_DIR:-$top/third_party/guest-bookworm}
-force=0
-[ "${1:-}" = --force ] && force=1
+suite=bookworm force=0
+for a in "$@"; do
+  case $a in
+    --force) force=1 ;;
+    bookworm|4.3|12) suite=bookworm ;;
+    trixie|6.5|13) suite=trixie ;;
+    *) echo "usage: scripts/ha-guest-image.sh [bookworm|trixie] [--force]" >&2; exit 2 ;;
+  esac
+done
+dir=${DC_GUEST_DIR:-$top/third_party/guest-$suite}
 export DEBIAN_FRONTEND=noninteractive
 t0=$(date +%s)
 step() { echo "ha-guest-image: $* (+$(($(date +%s) - t0))s)" >&2; }
@@ -40,8 +49,8 @@ if [ $force = 0 ] && [ -f "$dir/.stamp" ] && [ "$(cat "$dir/.stamp")" = "$want" 
   echo "$dir"; exit 0
 fi
 
-clean=$(bash "$top/scripts/clean-root.sh" bookworm | tail -n 1)
-[ -f "$clean/.dc-clean-root" ] || { echo "ha-guest-image: no clean bookworm root" >&2; exit 1; }
+clean=$(bash "$top/scripts/clean-root.sh" "$suite" | tail -n 1)
+[ -f "$clean/.dc-clean-root" ] || { echo "ha-guest-image: no clean $suite root" >&2; exit 1; }
 work=$dir.tmp
 rm -rf "$work"
 mkdir -p "$work"

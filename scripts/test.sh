@@ -13,8 +13,9 @@ set -e
 BUILD_DIR=$build bash "$top/scripts/build.sh"
 # The clean Debian 12 and 13 roots of the package scenario (tests/integration/package.sh),
 # debootstrapped once per machine, and the build roots of scripts/package.sh made from them
-# (the Build-Depends and lintian installed), and the qemu guest image of the node-crash
-# scenarios (scripts/ha-guest-image.sh, from the bookworm root), while the builds below and the first tests run.
+# (the Build-Depends and lintian installed), and the qemu guest images of the node-crash
+# scenarios (scripts/ha-guest-image.sh, from the bookworm root; and from the trixie root the
+# Debian 13 one of guest_caps under 6.5), while the builds below and the first tests run.
 # A build root or image that cannot be made fails only the scenarios needing it (each tries
 # again and says why).
 t_clean0=$(date +%s)
@@ -23,7 +24,9 @@ t_clean0=$(date +%s)
 (bash "$top/scripts/clean-root.sh" bookworm && bash "$top/scripts/clean-root.sh" trixie &&
  { bash "$top/scripts/package.sh" 4.3 --root-only || echo "test.sh: the 4.3 build root failed (above)"
    bash "$top/scripts/package.sh" 6.5 --root-only || echo "test.sh: the 6.5 build root failed (above)"
-   bash "$top/scripts/ha-guest-image.sh" || echo "test.sh: the guest image failed (above)"; }) \
+   bash "$top/scripts/ha-guest-image.sh" || echo "test.sh: the guest image failed (above)"
+   bash "$top/scripts/ha-guest-image.sh" trixie ||
+     echo "test.sh: the trixie guest image failed (above)"; }) \
   > "$build/clean-roots.log" 2>&1 &
 clean_pid=$!
 # ganesha 6.5: the Debian 13 root (debootstrap the first time) and the module built there,

@@ -28,14 +28,16 @@
 # the quota and into root's reserve (OK instead of DQUOT/NOSPC), the threads check found
 # every one of the module's threads holding it, and test_dcio_caps failed. Kernel 6.1 has no RWF_DONTCACHE:
 # the exports run as dropbehind (expected). Against VFS (DC_TEST_FSAL=VFS) only the default
-# path runs, on stock FSAL_VFS (the reference answers). Skipped (77) under ganesha 6.5 (the
-# guest is Debian 12) and when qemu, the image or the boot is missing (HA_BOOT_SECS).
+# path runs, on stock FSAL_VFS (the reference answers). Under ganesha 6.5 (--ganesha 6) the
+# guest is Debian 13's (scripts/ha-guest-image.sh trixie). Skipped (77) when qemu, the image
+# or the boot is missing (HA_BOOT_SECS).
 # Usage: tests/ha/guest_caps.sh [BUILD_DIR]
 #   env: DC_MODULE (the module), DC_UNIT_BIN (where test_dcio_caps is; BUILD_DIR/tests/unit)
 . "$(dirname "$0")/../lib/guest.sh"
-[ "${GSH_IN_NS:-}" = 1 ] || [ -n "${GSH_ROOT:-}" ] || hag_prepare
+# ganesha 6.5 (GSH_ROOT): the Debian 13 guest (kernel 6.12, nfs-ganesha 6.5) and the module
+# built for it (DC_MODULE); test_dcio_caps is the host's (Debian 12) build, run there as well
+[ "${GSH_IN_NS:-}" = 1 ] || hag_prepare "$([ -n "${GSH_ROOT:-}" ] && echo trixie || echo bookworm)"
 . "$(dirname "$0")/../lib/harness.sh"
-[ -n "${GSH_ROOT:-}" ] && it_skip "ganesha 6.5: the guest is Debian 12 (ganesha 4.3); a Debian 13 guest image is not made (a second image and boot would add minutes to the CI budget)"
 it_need_prog it_caller3
 DC_UNIT_BIN=${DC_UNIT_BIN:-$DC_BUILD_DIR/tests/unit}
 if it_is_dontcache; then

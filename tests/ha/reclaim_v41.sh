@@ -25,7 +25,7 @@
 HA_BIN=${DC_HA_BIN:-$DC_BUILD_DIR/tests/ha}
 [ -x "$HA_BIN/ha_lock" ] || it_die "test program missing: $HA_BIN/ha_lock (build the tree first)"
 [ -x "$HA_BIN/ha_lock4" ] || it_die "test program missing: $HA_BIN/ha_lock4 (built with tests/lib/nfs4c: a ganesha 4.3 build)"
-[ -n "${GSH_ROOT:-}" ] && it_skip "ganesha 6.5: the guests are Debian 12 (ganesha 4.3); a Debian 13 guest image is not made (a second image and run would add ~3.5 min to the CI budget)"
+[ -n "${GSH_ROOT:-}" ] && it_skip "ganesha 6.5: the guests are Debian 12 (ganesha 4.3); not run in the Debian 13 guest of guest_caps (scripts/ha-guest-image.sh trixie): a second run would add ~3.5 min to the CI budget"
 HAG_BOOT_SECS=${HA_BOOT_SECS:-240}
 secs=${HA_SECS:-50}
 lease=10 grace=20

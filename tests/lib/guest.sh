@@ -3,9 +3,10 @@
 # guest has its own kernel and page cache, so SIGKILL of its qemu is a node crash. Sourced by a
 # scenario before tests/lib/harness.sh (hag_prepare) and used after it, in the harness's
 # network namespace, which is the client side.
-#   hag_prepare                (before the harness, in the host's namespaces) qemu installed if
-#                              missing, the image (scripts/ha-guest-image.sh, built once and
-#                              cached in third_party/guest-bookworm)
+#   hag_prepare [SUITE]        (before the harness, in the host's namespaces) qemu installed if
+#                              missing, the image (scripts/ha-guest-image.sh SUITE, built once
+#                              and cached in third_party/guest-SUITE; bookworm, or trixie:
+#                              Debian 13 with ganesha 6.5)
 #   hag_setup WORK             a bridge br0 with this side's address $HAG_NET.10; skips the
 #                              scenario (exit 77) when qemu is missing and cannot be installed
 #                              or the image cannot be made
@@ -33,9 +34,10 @@ hag_log() { echo "[guest $(date +%T)] $*" >&2; }
 
 # hag_prepare: before the harness moves the scenario into a namespace without the host's
 # network (call it when GSH_IN_NS is not 1): installs qemu if missing and apt-get can
-# (DC_HA_NO_INSTALL=1: never) and makes the image; exports HAG_IMG, or HAG_PREP_ERR with why not.
+# (DC_HA_NO_INSTALL=1: never) and makes the image of SUITE (bookworm by default); exports
+# HAG_IMG, or HAG_PREP_ERR with why not.
 hag_prepare() {
-  local log
+  local log suite=${1:-bookworm}
   log=$(mktemp /tmp/hag-prepare.XXXXXX)
   if ! command -v qemu-system-x86_64 >/dev/null && [ "${DC_HA_NO_INSTALL:-0}" != 1 ] &&
      command -v apt-get >/dev/null; then
@@ -47,8 +49,8 @@ hag_prepare() {
     export HAG_PREP_ERR="qemu-system-x86_64 is not installed (apt-get install qemu-system-x86): $(tail -n 1 "$log")"
     rm -f "$log"; return 0
   fi
-  # made once per machine (about 1.5 min), cached in third_party/guest-bookworm
-  HAG_IMG=$(bash "$(dirname "${BASH_SOURCE[0]}")/../../scripts/ha-guest-image.sh" 2> "$log" | tail -n 1)
+  # made once per machine (about 1.5 min), cached in third_party/guest-$suite
+  HAG_IMG=$(bash "$(dirname "${BASH_SOURCE[0]}")/../../scripts/ha-guest-image.sh" "$suite" 2> "$log" | tail -n 1)
   if [ -f "$HAG_IMG/root.img" ]; then
     export HAG_IMG
   else
