@@ -43,12 +43,20 @@ it_log "discards during 3 s of 100 ms rewrites: $((d1 - d0)); distinct inodes at
 [ "$bad" = 0 ] && it_pass "both files parsed at every one of 30 reads" || it_fail "$bad reads found a file incomplete"
 [ "$n" = 2 ] && it_pass "stats.json alternates between 2 files (its keep files)" ||
   it_fail "stats.json was $n different files in 30 reads (expected the 2 keep files)"
+# keeps_ok F: F is one of its keep files right now. The writer rewrites every 100 ms and
+# the stat calls below are not one snapshot: a rewrite between them (F linked to the other
+# keep) looks inconsistent, so the state is sampled up to 10 times, 30 ms apart.
+keeps_ok() {
+  local f=$1 ka=$S/.$1.keep-a kb=$S/.$1.keep-b
+  [ -f "$ka" ] && [ -f "$kb" ] && [ ! -L "$ka" ] && [ ! -L "$kb" ] &&
+    [ "$(stat -c '%a %u' "$ka" "$kb" | sort -u)" = "644 0" ] &&
+    [ "$(stat -c %h "$S/$f")" = 2 ] &&
+    { [ "$(stat -c %i "$S/$f")" = "$(stat -c %i "$ka")" ] || [ "$(stat -c %i "$S/$f")" = "$(stat -c %i "$kb")" ]; }
+}
 for f in stats.json dc.prom; do
-  ka=$S/.$f.keep-a kb=$S/.$f.keep-b
-  if [ -f "$ka" ] && [ -f "$kb" ] && [ ! -L "$ka" ] && [ ! -L "$kb" ] &&
-     [ "$(stat -c '%a %u' "$ka" "$kb" | sort -u)" = "644 0" ] &&
-     [ "$(stat -c %h "$S/$f")" = 2 ] &&
-     { [ "$(stat -c %i "$S/$f")" = "$(stat -c %i "$ka")" ] || [ "$(stat -c %i "$S/$f")" = "$(stat -c %i "$kb")" ]; }; then
+  ok=0
+  for _ in $(seq 10); do keeps_ok "$f" && { ok=1; break; }; sleep 0.03; done
+  if [ $ok = 1 ]; then
     it_pass "$f is one of its keep files (2 links; both keeps root's 0644 regular files)"
   else
     it_fail "$f and its keeps: $(ls -lia "$S" | tr '\n' ';')"
