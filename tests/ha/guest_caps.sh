@@ -31,7 +31,8 @@
 #            the image has no dmsetup, and none is needed):
 #     kernel   asked directly (perl syscall): pwritev2 with RWF_DONTCACHE EOPNOTSUPP,
 #              cachestat(2) ENOSYS (6.1 has neither)
-#     log      each of run 1's five exports says once that it falls back; /srv/fallback's
+#     log      each of run 1's five exports says once that it falls back (at start by its
+#              path, or at run time as "export-ID: the filesystem refused"); /srv/fallback's
 #              line names the probe's refused RWF_DONTCACHE write at start, write path
 #              dropbehind, and "writeback kick inline: no RWF_DONTCACHE writes on this
 #              filesystem" (the kick probe, the module's only cachestat call, is not made;
@@ -271,13 +272,14 @@ fallback_serve() {
 # fallback_log LOG (run 1's): each export said once that it falls back, with the reason
 fallback_log() {
   local log=$1 n c bad= line
-  for n in "${run1[@]}" fallback; do
-    c=$(grep -E 'does not support RWF_DONTCACHE|falling back|fall(s|en)? back' "$log" |
-        grep -v 'stats: *{' | grep -cF -e "/srv/$n " -e "/srv/$n:")
-    [ "$c" = 1 ] || bad+=" /srv/$n:$c"
+  # at start (by path) or at run time (the engine's "export-ID: the filesystem refused")
+  for n in default:1 paced:2 ring:3 direct:4 fallback:6; do
+    c=$(grep -E 'does not support RWF_DONTCACHE|falling back|fall(s|en)? back|refused a RWF_DONTCACHE' "$log" |
+        grep -v 'stats: *{' | grep -cF -e "/srv/${n%:*} " -e "/srv/${n%:*}:" -e "export-${n#*:}:")
+    [ "$c" = 1 ] || bad+=" /srv/${n%:*}:$c"
   done
   if [ -z "$bad" ]; then
-    it_pass "fallback: each of the $(( ${#run1[@]} + 1 )) exports says once in the log that it falls back"
+    it_pass "fallback: each of the 5 exports says once in the log that it falls back"
   else
     it_fail "fallback: log lines saying an export falls back (1 each wanted):$bad"
   fi
