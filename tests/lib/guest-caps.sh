@@ -14,6 +14,24 @@
 #   caps.sh file NAME FILE   "owner=UID kib=KIB used1000=KIB avail=BYTES" of /srv/NAME/FILE
 #                            (used1000: uid 1000's usage by repquota; avail: df for a user)
 #   caps.sh avail NAME       the bytes a user may still take on /srv/NAME
+#   caps.sh kernel DIR       the kernel's own answers, asked directly (perl's syscall): a 4 KiB
+#                            pwritev2 into DIR without flags and with RWF_DONTCACHE (0x80),
+#                            cachestat(2) (451) on fd -1: "kernel=REL pwritev2_plain=4096
+#                            pwritev2_dontcache=errno95 cachestat=errno38" on 6.1 (EOPNOTSUPP,
+#                            ENOSYS; a kernel that has cachestat answers EBADF, errno9)
+#   caps.sh eiofs NAME N MiB an ext4 that can be made to fail writeback (as
+#                            tests/faults/fault_eio.sh on the host): its image on a tmpfs of
+#                            its own (/var/tmp/eio-NAME), on a loop device with 4 KiB requests
+#                            (max_sectors_kb), no journal, errors=continue, on /srv/NAME (1777);
+#                            files f_0 .. f_N-1 of MiB each written whole (zeros, fsync)
+#   caps.sh eiofail NAME KIB the blocks of f_* punched out of the image (the device reads the
+#                            same zeros there) and the tmpfs shrunk to its use + KIB: an
+#                            overwrite of f_* needs a tmpfs page again, and its writeback fails
+#                            once KIB are taken (ext4 changes no metadata block for it)
+#   caps.sh eiook NAME       the tmpfs grown again: the device works
+#   caps.sh eioremount NAME  /srv/NAME unmounted, the loop device detached and attached again,
+#                            fsck -n, mounted again: nothing of it left in the page cache, a
+#                            read is served by the device ("fsck=0|4")
 set -u
 # builtins only where it is cheap: under TCG every fork costs ~0.1 s
 listening() { # PORT
@@ -87,5 +105,66 @@ case ${1:-} in
     echo "owner=$(stat -c %u "$f") kib=$(($(stat -c %b "$f") / 2)) used1000=${used:-none} avail=$(avail "$2")"
     ;;
   avail) avail "$2" ;;
-  *) echo "usage: caps.sh fs NAME | up CONF | down | threads | file NAME FILE | avail NAME"; exit 2 ;;
+  kernel)
+    perl -e '
+      my $p = "$ARGV[0]/.kernel-probe";
+      open(my $f, "+>", $p) or die "open $p: $!";
+      my $b = "x" x 4096;
+      my $iov = pack("P4096Q", $b, 4096);
+      my @r;
+      for my $fl (0, 0x80) { # pwritev2 (328 on x86_64), RWF_DONTCACHE 0x80
+        my $r = syscall(328, fileno($f), $iov, 1, 0, 0, $fl);
+        push @r, ($fl ? "pwritev2_dontcache=" : "pwritev2_plain=") . ($r < 0 ? "errno" . ($! + 0) : $r);
+      }
+      my $r = syscall(451, -1, 0, 0, 0); # cachestat
+      push @r, "cachestat=" . ($r < 0 ? "errno" . ($! + 0) : $r);
+      close($f); unlink($p);
+      print "@r\n";' "$2" | sed "s/^/kernel=$(uname -r) /"
+    ;;
+  eiofs)
+    n=$2 t=/var/tmp/eio-$2
+    modprobe -a loop 2>/dev/null
+    mkdir -p "$t" "/srv/$n" && mount -t tmpfs -o size=256M tmpfs "$t" || exit 1
+    truncate -s 96M "$t/disk.img"
+    dev=$(losetup -f --show "$t/disk.img") || exit 1
+    echo "$dev" > "$t/dev"
+    echo 4 > "/sys/block/${dev#/dev/}/queue/max_sectors_kb" || exit 1
+    mkfs.ext4 -q -F -b 4096 -O ^has_journal -m 0 -E lazy_itable_init=0,lazy_journal_init=0 \
+      "$dev" > /dev/null 2>&1 || exit 1
+    mount -t ext4 -o errors=continue "$dev" "/srv/$n" || exit 1
+    chmod 1777 "/srv/$n"
+    for ((i = 0; i < $3; i++)); do
+      dd if=/dev/zero of="/srv/$n/f_$i" bs=1M count="$4" conv=fsync status=none || exit 1
+    done
+    echo "eiofs $n: $dev, the tmpfs holds $(df -k --output=used "$t" | tail -n1 | tr -d ' ') KiB"
+    ;;
+  eiofail)
+    n=$2 t=/var/tmp/eio-$2
+    sync -f "/srv/$n"
+    bs=$(stat -f -c %S "/srv/$n")
+    for f in "/srv/$n"/f_*; do
+      filefrag -v "$f" | awk -F'[:. ]+' '/^ *[0-9]+: /{print $5, $6}' |
+      while read -r p0 p1; do
+        fallocate -p -o $((p0 * bs)) -l $(((p1 - p0 + 1) * bs)) "$t/disk.img" || exit 1
+      done || { echo "cannot punch the blocks of $f out of the image"; exit 1; }
+    done
+    used=$(df -k --output=used "$t" | tail -n1 | tr -d ' ')
+    mount -o remount,size=$((used + $3))k "$t" || exit 1
+    echo "eiofail $n: tmpfs used/avail KiB $(df -k --output=used,avail "$t" | tail -n1 | tr -s ' ')"
+    ;;
+  eiook) mount -o remount,size=256M "/var/tmp/eio-$2" ;;
+  eioremount)
+    n=$2 t=/var/tmp/eio-$2
+    dev=$(cat "$t/dev")
+    umount "/srv/$n" || exit 1
+    echo "$(cat "/sys/block/${dev#/dev/}/queue/max_hw_sectors_kb")" \
+      > "/sys/block/${dev#/dev/}/queue/max_sectors_kb"
+    losetup -d "$dev" || exit 1
+    fsck.ext4 -n -f "$t/disk.img" > /dev/null 2>&1
+    echo "fsck=$?"
+    dev=$(losetup -f --show "$t/disk.img") || exit 1
+    echo "$dev" > "$t/dev"
+    mount -t ext4 -o errors=continue "$dev" "/srv/$n" || exit 1
+    ;;
+  *) echo "usage: caps.sh fs NAME | up CONF | down | threads | file NAME FILE | avail NAME | kernel DIR | eiofs NAME N MiB | eiofail NAME KiB | eiook NAME | eioremount NAME"; exit 2 ;;
 esac
