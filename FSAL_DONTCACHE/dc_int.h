@@ -363,10 +363,6 @@ void dc_lock_fd_close(struct dc_state *s);
 void dc_efiles_init(void);
 /* at module unload: closes the kept entries (logged) */
 void dc_efiles_drain(void);
-/* Kept entries of filesystems no export claims any more are closed and every
- * remembered loss there lets go of its filesystem (efile.c): called when an
- * export is released, and by a release of a handle whose export is gone. */
-void dc_efiles_release_unclaimed(void);
 /* a handle of a regular file is built: gets (or creates) the file's entry */
 struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 			      uint64_t fileid);

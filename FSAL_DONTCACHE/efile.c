@@ -39,15 +39,7 @@
  * short entries the oldest is dropped, logged, and the write verifier
  * changes first (dcio_engine_forget), while it is still in the table: no
  * NFSv4 COMMIT that finds it gone answers OK with the verifier of a lost
- * WRITE (NFSv3's verifier is ganesha's own: README).
- *
- * A filesystem no export claims any more (its last export removed) cannot
- * be reached by a COMMIT: no handle of it can be made. Its kept entries are
- * then buried at once and its short entries let go of it (fs NULL: no
- * reference, so no mount fd), so that nothing of the module keeps it busy
- * (umount). They stay in the table in short form: an export that claims it
- * again finds them, and the next handle of such a file adopts the entry with
- * its own filesystem, the whole file lost until rewritten. */
+ * WRITE (NFSv3's verifier is ganesha's own: README). */
 #include "dc_int.h"
 #include "efile_lock.h"
 
@@ -82,23 +74,6 @@ struct dc_efile {
 	int lost_err;
 	enum { EF_LIVE, EF_KEPT, EF_TOMB } where; /* list (table mutex) */
 };
-
-/* For the log: a short entry may have let go of its filesystem. */
-static const char *ef_path(const struct dc_efile *e)
-{
-	return e->fs != NULL ? e->fs->path : "(filesystem no export claims)";
-}
-
-/* No export claims the filesystem any more (ident.c). */
-static bool fs_unclaimed(struct dc_fs *fs)
-{
-	bool gone;
-
-	PTHREAD_MUTEX_lock(&DC.fs_mu);
-	gone = !fs->claimed;
-	PTHREAD_MUTEX_unlock(&DC.fs_mu);
-	return gone;
-}
 
 static unsigned int kept_max(void)
 {
@@ -151,8 +126,7 @@ static void io_closed(struct dc_efile *e)
 static void efile_free(struct dc_efile *e)
 {
 	PTHREAD_RWLOCK_destroy(&e->io_lock);
-	if (e->fs != NULL)
-		dc_fs_put(e->fs);
+	dc_fs_put(e->fs);
 	gsh_free(e);
 }
 
@@ -167,7 +141,7 @@ static void close_kept(struct dc_efile *e, const char *why)
 	LogWarn(COMPONENT_FSAL,
 		"DONTCACHE: %s: file %" PRIu64
 		": %s: the memory of a lost write-back (%s) is dropped, the write verifier changed",
-		ef_path(e), e->fileid, why,
+		e->fs->path, e->fileid, why,
 		strerror(e->lost_err	  ? e->lost_err
 			 : e->pending_err ? e->pending_err
 			 : rc		  ? rc
@@ -214,9 +188,8 @@ static void park(struct dc_efiles *t, struct dc_efile *e,
 /* Closes a kept entry's engine file and keeps its memory in short form: the
  * whole file is lost (lost_err), an error no COMMIT has seen stays
  * pending_err. Then parks it again, unless a handle adopted it meanwhile;
- * that may bury and drop others in turn. unclaimed: e's filesystem has no
- * export any more (else: past the bound). */
-static void bury(struct dc_efiles *t, struct dc_efile *e, bool unclaimed)
+ * that may bury and drop others in turn. */
+static void bury(struct dc_efiles *t, struct dc_efile *e)
 {
 	struct dc_efile *next = NULL, *drop = NULL;
 	int err = 0, rc;
@@ -242,20 +215,13 @@ static void bury(struct dc_efiles *t, struct dc_efile *e, bool unclaimed)
 		}
 		err = e->lost_err;
 		PTHREAD_RWLOCK_unlock(&e->io_lock);
-		if (err != 0 && unclaimed)
-			LogEvent(
-				COMPONENT_FSAL,
-				"DONTCACHE: %s: file %" PRIu64
-				": no export claims its filesystem: its kept engine file is closed, the whole file counts as lost (%s) until rewritten",
-				ef_path(e), e->fileid, strerror(err));
-		else if (err != 0)
+		if (err != 0)
 			LogEvent(
 				COMPONENT_FSAL,
 				"DONTCACHE: %s: file %" PRIu64
 				": more than %u kept engine files: this one is closed, the whole file counts as lost (%s) until rewritten",
-				ef_path(e), e->fileid, kept_max(),
+				e->fs->path, e->fileid, kept_max(),
 				strerror(err));
-		unclaimed = false;
 		next = NULL;
 		PTHREAD_MUTEX_lock(&t->mu);
 		if (--e->refs == 0) {
@@ -313,11 +279,6 @@ struct dc_efile *dc_efile_get(struct dc_fs *fs, const struct dc_fh *fh,
 			t->ntombs--;
 		e->where = EF_LIVE;
 		adopted = true;
-		if (e->fs == NULL) {
-			/* it let go of its filesystem, claimed again now */
-			e->fs = fs;
-			dc_fs_get(fs);
-		}
 	}
 	e->refs++;
 	PTHREAD_MUTEX_unlock(&t->mu);
@@ -341,9 +302,7 @@ void dc_efile_put(struct dc_efile *e)
 {
 	struct dc_efiles *t = DC.efiles;
 	struct dc_efile *old = NULL, *drop = NULL;
-	bool tried_closed = false, dead = false, orphan = false;
-	struct dc_fs *fs = NULL;
-	uint64_t fileid = 0;
+	bool tried_closed = false, dead = false;
 	unsigned int n;
 
 	PTHREAD_MUTEX_lock(&t->mu);
@@ -375,13 +334,7 @@ void dc_efile_put(struct dc_efile *e)
 		unhash(t, e);
 		dead = true;
 	} else {
-		/* for the log: once parked, another thread may take e */
-		fs = e->fs;
-		dc_fs_get(fs);
-		fileid = e->fileid;
 		park(t, e, &old, &drop);
-		/* its export is gone (removed while the handle lived) */
-		orphan = fs_unclaimed(fs);
 	}
 	n = t->nkept;
 	PTHREAD_MUTEX_unlock(&t->mu);
@@ -395,62 +348,12 @@ void dc_efile_put(struct dc_efile *e)
 		COMPONENT_FSAL,
 		"DONTCACHE: %s: file %" PRIu64
 		": handle evicted with lost write-back data: engine file kept (%u kept)",
-		fs->path, fileid, n);
-	dc_fs_put(fs);
+		e->fs->path, e->fileid, n);
 	if (drop != NULL)
 		close_kept(drop,
 			   "too many evicted files with lost write-back data");
 	if (old != NULL)
-		bury(t, old, false);
-	if (orphan)
-		dc_efiles_release_unclaimed();
-}
-
-void dc_efiles_release_unclaimed(void)
-{
-	struct dc_efiles *t = DC.efiles;
-	struct dc_efile *e;
-	struct glist_head *g, *n, gone;
-	unsigned int buried = 0, released = 0;
-
-	if (t == NULL)
-		return;
-	/* kept entries: engine files closed, the whole file lost */
-	glist_init(&gone);
-	PTHREAD_MUTEX_lock(&t->mu);
-	glist_for_each_safe(g, n, &t->kept) {
-		e = glist_entry(g, struct dc_efile, kept);
-		if (!fs_unclaimed(e->fs))
-			continue;
-		glist_del(&e->kept);
-		t->nkept--;
-		e->where = EF_LIVE;
-		e->refs++; /* bury() ends it */
-		glist_add_tail(&gone, &e->kept);
-	}
-	PTHREAD_MUTEX_unlock(&t->mu);
-	glist_for_each_safe(g, n, &gone) {
-		e = glist_entry(g, struct dc_efile, kept);
-		glist_del(&e->kept);
-		bury(t, e, true);
-		buried++;
-	}
-	/* short entries let go of the filesystem */
-	PTHREAD_MUTEX_lock(&t->mu);
-	glist_for_each(g, &t->tombs) {
-		e = glist_entry(g, struct dc_efile, kept);
-		if (e->fs != NULL && fs_unclaimed(e->fs)) {
-			dc_fs_put(e->fs);
-			e->fs = NULL;
-			released++;
-		}
-	}
-	PTHREAD_MUTEX_unlock(&t->mu);
-	if (buried != 0 || released != 0)
-		LogEvent(
-			COMPONENT_FSAL,
-			"DONTCACHE: no export claims their filesystems any more: %u kept engine files closed, %u files remembered lost release their filesystem (still lost until rewritten if exported again)",
-			buried, released);
+		bury(t, old);
 }
 
 void dc_efiles_drain(void)

@@ -57,8 +57,6 @@ static void dc_release_export(struct fsal_export *exp_hdl)
 	if (x->io != NULL)
 		dc_stats_export_final(x);
 	dc_ident_export_fini(x);
-	/* what it alone claimed is no longer busy with remembered losses */
-	dc_efiles_release_unclaimed();
 	fsal_detach_export(exp_hdl->fsal, &exp_hdl->exports);
 	free_export_ops(exp_hdl);
 	dc_export_put(x);
