@@ -15,7 +15,8 @@
 # Output (--out, default out/fio-DATE): runs.csv (one line per run), fio/*.json, table.txt:
 # medians [min..max] per case and server, and the module's ratios to FSAL_VFS.
 # Cases: seq1qd1 and seq1qd8 (one writer, 4 GiB), multi16 and multi64 (16 or 64 writers at
-# queue depth 1, 8 GiB over their files); read_w: 4 readers (64 KiB random reads, QD1) of a
+# queue depth 1, 8 GiB over their files); small64k (one writer, 64 KiB writes at queue depth 1,
+# 1 GiB); read_w: 4 readers (64 KiB random reads, QD1) of a
 # hot set (4 files of a sixteenth of the memory limit, written locally, read once through NFS
 # so that it is ganesha's cache) beside one streaming writer (QD8) for 15 s: the readers' and
 # the writer's MB/s, and how much of the hot set is still resident at the end.
@@ -35,7 +36,8 @@ usage() {
   cat <<'EOF'
 options:
   --reps N          rounds (default 3)
-  --cases LIST      comma-separated, from seq1qd1,seq1qd8,multi16,multi64,read_w (default all)
+  --cases LIST      comma-separated, from seq1qd1,seq1qd8,multi16,multi64,small64k,read_w
+                    (default all)
   --mem-limit SIZE  ganesha's memory cgroup limit, K/M/G (default 2G)
   --dir DIR         where the exports live (default /var/tmp/dcfio; the files are deleted)
   --module SO       libfsaldontcache.so (default build/FSAL_DONTCACHE/)
@@ -54,7 +56,7 @@ options:
 EOF
 }
 NOCEIL=0 CEIL_MIB=512
-REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1 ENGINE= EXPORT= VARIANT= VMODULE=
+REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,small64k,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1 ENGINE= EXPORT= VARIANT= VMODULE=
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) REPS=$2; shift ;;
@@ -93,7 +95,7 @@ MEMLIM_B=$(to_bytes "$MEMLIM")
 HOT=$((MEMLIM_B / 16))   # read_w: 4 files of a sixteenth of the limit each (bench/run.sh's hot set)
 IFS=, read -r -a cases <<< "$CASES"
 for c in "${cases[@]}"; do
-  case $c in seq1qd1|seq1qd8|multi16|multi64|read_w) ;; *) die "unknown case '$c'" ;; esac
+  case $c in seq1qd1|seq1qd8|multi16|multi64|small64k|read_w) ;; *) die "unknown case '$c'" ;; esac
 done
 
 if [ $INNER = 0 ]; then
@@ -179,6 +181,7 @@ jobfile() {  # case url
     seq1qd8) printf '[w]\nrw=write\nbs=1m\nnumjobs=1\niodepth=8\nsize=%s\n' "$(mib 4096)" ;;
     multi16) printf '[w]\nrw=write\nbs=1m\nnumjobs=16\niodepth=1\nsize=%s\n' "$(mib 512)" ;;
     multi64) printf '[w]\nrw=write\nbs=1m\nnumjobs=64\niodepth=1\nsize=%s\n' "$(mib 128)" ;;
+    small64k) printf '[w]\nrw=write\nbs=64k\nnumjobs=1\niodepth=1\nsize=%s\n' "$(mib 1024)" ;;
     read_w)  # one streaming writer (the first group), 4 readers of the hot set (the second)
       printf 'time_based\nruntime=%s\n[w]\nrw=write\nbs=1m\niodepth=8\nsize=%s\n' "$RW_TIME" "$(mib 4096)"
       local i
