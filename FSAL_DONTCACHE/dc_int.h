@@ -53,7 +53,6 @@ struct dc_module {
 	/* module config block DONTCACHE { } */
 	uint32_t stats_interval_ms;
 	struct dc_module_bench bench;
-	uint32_t refused; /* removed or moved parameters given (config.c) */
 
 	struct dcio_engine *engine;
 	pthread_mutex_t lock; /* exports list, stats thread */
@@ -86,7 +85,6 @@ struct dc_export_cfg {
 	uint32_t stable_reply_ms;
 	uint64_t cache_budget_bytes;
 	struct dc_export_bench bench;
-	uint32_t refused; /* removed or moved parameters given (config.c) */
 	char *key_file;
 	char *stats_file; /* NULL: no JSON file */
 	char *prom_file; /* NULL: no Prometheus file */
