@@ -49,9 +49,7 @@ static int check_ranges(const char *where, const struct dc_param_range *r,
 
 /* The module block ----------------------------------------------------- */
 
-#define DC_DEF_ENGINE_THREADS 2
 #define DC_DEF_RING_ENTRIES 256
-#define DC_DEF_ENGINE_NICE 10
 #define DC_DEF_KICK "auto"
 
 /* DONTCACHE { Bench { } }. ganesha sets a sub-block's defaults only when
@@ -69,22 +67,22 @@ static void *module_bench_init(void *link_mem, void *self_struct)
 	b->dontcache_kick_s = NULL;
 	if (link_mem != NULL)
 		return b;
-	b->engine_threads = DC_DEF_ENGINE_THREADS;
+	b->engine_threads = DCIO_DEF_THREADS;
 	b->ring_entries = DC_DEF_RING_ENTRIES;
 	b->use_io_uring = true;
-	b->engine_nice = DC_DEF_ENGINE_NICE;
+	b->engine_nice = DCIO_DEF_NICE;
 	b->dontcache_kick_s = gsh_strdup(DC_DEF_KICK);
 	b->kept_max = DC_KEPT_MAX;
 	return b;
 }
 
 static struct config_item dc_module_bench_items[] = {
-	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, DC_DEF_ENGINE_THREADS,
+	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, DCIO_DEF_THREADS,
 		       dc_module_bench, engine_threads),
 	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, DC_DEF_RING_ENTRIES,
 		       dc_module_bench, ring_entries),
 	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module_bench, use_io_uring),
-	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, DC_DEF_ENGINE_NICE,
+	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, DCIO_DEF_NICE,
 		       dc_module_bench, engine_nice),
 	CONF_ITEM_STR("Dontcache_Kick", 1, 32, DC_DEF_KICK, dc_module_bench,
 		      dontcache_kick_s),
@@ -298,12 +296,6 @@ static const struct dc_param_range export_ranges[] = {
 };
 
 #define DC_DEF_FLUSH_MODE "coalesced"
-#define DC_DEF_INFLIGHT_WAIT_MS 5000
-#define DC_DEF_FLUSH_FILE_BYTES (8 * MiB)
-#define DC_DEF_FLUSH_EXPORT_BYTES (64 * MiB)
-#define DC_DEF_FLUSH_INTERVAL_MS 1000
-#define DC_DEF_WORKER_WRITE_MAX (64 * MiB)
-#define DC_DEF_KICK_US_PER_MIB 8000
 
 /* FSAL { Bench { } }: as module_bench_init */
 static void *export_bench_init(void *link_mem, void *self_struct)
@@ -318,12 +310,12 @@ static void *export_bench_init(void *link_mem, void *self_struct)
 	if (link_mem != NULL)
 		return b;
 	b->flush_mode_s = gsh_strdup(DC_DEF_FLUSH_MODE);
-	b->inflight_wait_ms = DC_DEF_INFLIGHT_WAIT_MS;
-	b->flush_file_bytes = DC_DEF_FLUSH_FILE_BYTES;
-	b->flush_export_bytes = DC_DEF_FLUSH_EXPORT_BYTES;
-	b->flush_interval_ms = DC_DEF_FLUSH_INTERVAL_MS;
-	b->worker_write_max = DC_DEF_WORKER_WRITE_MAX;
-	b->kick_us_per_mib = DC_DEF_KICK_US_PER_MIB;
+	b->inflight_wait_ms = DCIO_DEF_INFLIGHT_WAIT_MS;
+	b->flush_file_bytes = DCIO_DEF_FLUSH_FILE;
+	b->flush_export_bytes = DCIO_DEF_FLUSH_EXPORT;
+	b->flush_interval_ms = DCIO_DEF_FLUSH_MS;
+	b->worker_write_max = DCIO_DEF_CALLER_WRITE_MAX;
+	b->kick_us_per_mib = DCIO_DEF_KICK_US_PER_MIB;
 	return b;
 }
 
@@ -331,22 +323,21 @@ static struct config_item dc_export_bench_items[] = {
 	CONF_ITEM_STR("Flush_Mode", 1, 32, DC_DEF_FLUSH_MODE, dc_export_bench,
 		      flush_mode_s),
 	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX,
-		       DC_DEF_INFLIGHT_WAIT_MS, dc_export_bench,
+		       DCIO_DEF_INFLIGHT_WAIT_MS, dc_export_bench,
 		       inflight_wait_ms),
-	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX,
-		       DC_DEF_FLUSH_FILE_BYTES, dc_export_bench,
-		       flush_file_bytes),
+	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX, DCIO_DEF_FLUSH_FILE,
+		       dc_export_bench, flush_file_bytes),
 	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX,
-		       DC_DEF_FLUSH_EXPORT_BYTES, dc_export_bench,
+		       DCIO_DEF_FLUSH_EXPORT, dc_export_bench,
 		       flush_export_bytes),
-	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX,
-		       DC_DEF_FLUSH_INTERVAL_MS, dc_export_bench,
-		       flush_interval_ms),
+	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, DCIO_DEF_FLUSH_MS,
+		       dc_export_bench, flush_interval_ms),
 	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX,
-		       DC_DEF_WORKER_WRITE_MAX, dc_export_bench,
+		       DCIO_DEF_CALLER_WRITE_MAX, dc_export_bench,
 		       worker_write_max),
-	CONF_ITEM_UI32("Kick_Us_Per_MiB", 0, UINT32_MAX, DC_DEF_KICK_US_PER_MIB,
-		       dc_export_bench, kick_us_per_mib),
+	CONF_ITEM_UI32("Kick_Us_Per_MiB", 0, UINT32_MAX,
+		       DCIO_DEF_KICK_US_PER_MIB, dc_export_bench,
+		       kick_us_per_mib),
 	CONFIG_EOL
 };
 
@@ -356,12 +347,13 @@ static struct config_item dc_export_items[] = {
 		      write_mode_s),
 	CONF_ITEM_STR("Read_Mode", 1, 32, "buffered", dc_export_cfg,
 		      read_mode_s),
-	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, 256 * MiB,
+	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, DCIO_DEF_INFLIGHT,
 		       dc_export_cfg, max_inflight_bytes),
 	CONF_ITEM_UI32("Stable_Reply_Ms", 0, UINT32_MAX, 0, dc_export_cfg,
 		       stable_reply_ms),
-	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX, 64 * MiB,
-		       dc_export_cfg, cache_budget_bytes),
+	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX,
+		       DCIO_DEF_CACHE_BUDGET, dc_export_cfg,
+		       cache_budget_bytes),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
 		       key_file),
 	CONF_ITEM_BOOL("Handle_Key_Create", true, dc_export_cfg, key_create),

@@ -129,9 +129,21 @@ struct dcio_export_params {
 				   * such writes take at most this long per
 				   * MiB (kick.c); 0 = never */
 };
-/* Zero means the engine default for max_inflight_bytes (256 MiB),
- * flush_file_bytes (8 MiB), flush_export_bytes (64 MiB) and flush_interval_ms
- * (1000). inflight_wait_ms is taken as is: 0 answers EAGAIN at once when full. */
+/* The defaults, defined here only: the configuration's (config.c) and the
+ * engine's. Zero means the default for max_inflight_bytes, flush_file_bytes,
+ * flush_export_bytes and flush_interval_ms; the others are taken as they are
+ * (inflight_wait_ms 0 answers EAGAIN at once when full, cache_budget_bytes 0
+ * is 8 x flush_export_bytes). */
+#define DCIO_DEF_THREADS 2u /* dcio_engine_params.threads */
+#define DCIO_DEF_NICE 10 /* dcio_engine_params.nice */
+#define DCIO_DEF_INFLIGHT (256ull << 20) /* max_inflight_bytes */
+#define DCIO_DEF_INFLIGHT_WAIT_MS 5000u
+#define DCIO_DEF_FLUSH_FILE (8ull << 20) /* flush_file_bytes */
+#define DCIO_DEF_FLUSH_EXPORT (64ull << 20) /* flush_export_bytes */
+#define DCIO_DEF_FLUSH_MS 1000u /* flush_interval_ms */
+#define DCIO_DEF_CALLER_WRITE_MAX (64u << 20) /* caller_write_max */
+#define DCIO_DEF_CACHE_BUDGET (64ull << 20) /* cache_budget_bytes */
+#define DCIO_DEF_KICK_US_PER_MIB 8000u
 
 /* Syscall seam: tests replace entries to inject faults. NULL entries (or a NULL
  * table) mean the real syscalls. Return conventions are those of libc (-1 and
