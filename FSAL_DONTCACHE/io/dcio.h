@@ -192,13 +192,6 @@ struct dcio_file;
  * before dcio_write returns). The iovec and its buffers must stay valid until
  * then and are not touched after. */
 typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
-/* dcio_write, and *durable (when not NULL) is set before done runs: true
- * when the data (and, fsync, the metadata) was flushed before the answer:
- * a stable write, or an UNSTABLE one that joined a group flush
- * (stable_reply_ms) that succeeded; false otherwise. */
-int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-		uint64_t offset, enum dcio_stable stable, bool *durable,
-		dcio_done_fn done, void *arg);
 /* The identity a write's data syscalls run with: the caller's file-system
  * uid and gid and supplementary groups (copied; the caller's array need not
  * outlive the call). The kernel then applies the caller's rules to the
@@ -212,18 +205,6 @@ struct dcio_cred {
 	unsigned int ngroups;
 	const gid_t *groups;
 };
-/* dcio_write2 whose pwritev2/io_uring writes run as cred on every path
- * (the caller's thread, engine rings, the pool, direct and inline); NULL:
- * as the engine's threads (dcio_write2). Writeback, flushes and the flusher
- * stay the engine's. Refused with EINVAL (more than DCIO_CRED_MAX_GROUPS
- * groups), ENOMEM; a write the thread cannot switch to cred for fails with
- * that errno (EPERM where the process lacks CAP_SETUID/CAP_SETGID). */
-int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-		uint64_t offset, enum dcio_stable stable,
-		const struct dcio_cred *cred, bool *durable, dcio_done_fn done,
-		void *arg);
-/* (done must not call dcio_file_close on its own file: close waits for the
- * file's requests, this one included, to finish.) */
 
 /* Engine ----------------------------------------------------------------- */
 int dcio_engine_create(const struct dcio_engine_params *p,
@@ -352,9 +333,23 @@ int dcio_file_truncate(struct dcio_file *f, uint64_t size);
  * in-flight bound stayed full for inflight_wait_ms. For DCIO_DATA_SYNC and
  * DCIO_FILE_SYNC, done is called only after the data is durable (group
  * commit with other stable writes and COMMITs on the file), or with the error
- * that prevented it. */
+ * that prevented it.
+ *
+ * The write's pwritev2/io_uring syscalls run as cred on every path (the
+ * caller's thread, engine rings, the pool, direct and inline); NULL: as the
+ * engine's threads. Writeback, flushes and the flusher stay the engine's.
+ * Refused with EINVAL (more than DCIO_CRED_MAX_GROUPS groups), ENOMEM; a
+ * write the thread cannot switch to cred for fails with that errno (EPERM
+ * where the process lacks CAP_SETUID/CAP_SETGID).
+ *
+ * *durable (when not NULL) is set before done runs: true when the data (and,
+ * fsync, the metadata) was flushed before the answer: a stable write, or an
+ * UNSTABLE one that joined a group flush (stable_reply_ms) that succeeded;
+ * false otherwise. (done must not call dcio_file_close on its own file: close
+ * waits for the file's requests, this one included, to finish.) */
 int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-	       uint64_t offset, enum dcio_stable stable, dcio_done_fn done,
+	       uint64_t offset, enum dcio_stable stable,
+	       const struct dcio_cred *cred, bool *durable, dcio_done_fn done,
 	       void *arg);
 
 /* Queue a read; same contract. A short count means end of file. */

@@ -17,7 +17,7 @@ enum dcio_where {
 	WHERE_POOL, /* an engine pool thread (no io_uring) */
 };
 
-/* A WRITE's plan: write_plan's answer, followed by dcio_write3 and the
+/* A WRITE's plan: write_plan's answer, followed by dcio_write and the
  * executors (engine_submit, rl_start). */
 struct write_plan {
 	enum dcio_where where;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* write_plan: one case per row of io/README.md's "Where a write is issued" table, and dcio_write3 following the plan (the thread and flags its syscall ran with). */
+/* write_plan: one case per row of io/README.md's "Where a write is issued" table, and dcio_write following the plan (the thread and flags its syscall ran with). */
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -208,7 +208,7 @@ static void t_modes(void)
 	done();
 }
 
-/* dcio_write3 follows the plan: the syscall runs on the caller's thread
+/* dcio_write follows the plan: the syscall runs on the caller's thread
  * (rows 4-7) or a pool thread (row 2), with RWF_DONTCACHE for a kicked or
  * deferred dontcache write and without it for dropbehind. */
 static pthread_t caller_tid;
@@ -271,7 +271,7 @@ static const struct tl_case cases[] = {
 	{ "row 6: dropbehind for the flusher", t_row6_dropbehind },
 	{ "row 7: the kernel defers the kick", t_row7_deferred },
 	{ "direct and a fallen-back export", t_modes },
-	{ "dcio_write3 follows the plan", t_follows },
+	{ "dcio_write follows the plan", t_follows },
 };
 
 int main(void)
