@@ -369,7 +369,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->done = done;
 	q->arg = arg;
 	falloc_track(q);
-	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
+	q->inline_ = w.inline_;
 	/* On the caller's thread, no hand-off, answered before dcio_write
 	 * returns (a direct write and its split children too). Handed to a
 	 * ring, a direct write would be answered from there: the caller's

@@ -26,6 +26,9 @@ struct write_plan {
 	 * as cached_write_mode) */
 	enum dcio_write_mode mode;
 	enum dcio_write_mode issue; /* how its syscall issues it */
+	/* Flush_Mode inline: issued and its writeback kicked on the
+	 * caller's thread, answered before dcio_write returns */
+	bool inline_;
 	bool rangelock; /* overlapping writes of the file run in order */
 	bool kick; /* RWF_DONTCACHE, the syscall's writeback kick timed */
 	bool throttle; /* first waits while the flusher holds its budget */
