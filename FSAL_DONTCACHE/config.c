@@ -275,9 +275,6 @@ static const struct dc_param_range export_ranges[] = {
 	{ "Bench { Flush_File_Bytes }",
 	  offsetof(struct dc_export_cfg, bench.flush_file_bytes), 8, 64 * 1024,
 	  64ULL * 1024 * MiB },
-	{ "Bench { Flush_Export_Bytes }",
-	  offsetof(struct dc_export_cfg, bench.flush_export_bytes), 8,
-	  64 * 1024, 1024ULL * 1024 * MiB },
 	{ "Bench { Flush_Interval_Ms }",
 	  offsetof(struct dc_export_cfg, bench.flush_interval_ms), 4, 1,
 	  600000 },
@@ -312,7 +309,6 @@ static void *export_bench_init(void *link_mem, void *self_struct)
 	b->flush_mode_s = gsh_strdup(DC_DEF_FLUSH_MODE);
 	b->inflight_wait_ms = DCIO_DEF_INFLIGHT_WAIT_MS;
 	b->flush_file_bytes = DCIO_DEF_FLUSH_FILE;
-	b->flush_export_bytes = DCIO_DEF_FLUSH_EXPORT;
 	b->flush_interval_ms = DCIO_DEF_FLUSH_MS;
 	b->worker_write_max = DCIO_DEF_CALLER_WRITE_MAX;
 	b->kick_us_per_mib = DCIO_DEF_KICK_US_PER_MIB;
@@ -327,9 +323,6 @@ static struct config_item dc_export_bench_items[] = {
 		       inflight_wait_ms),
 	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX, DCIO_DEF_FLUSH_FILE,
 		       dc_export_bench, flush_file_bytes),
-	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX,
-		       DCIO_DEF_FLUSH_EXPORT, dc_export_bench,
-		       flush_export_bytes),
 	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, DCIO_DEF_FLUSH_MS,
 		       dc_export_bench, flush_interval_ms),
 	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX,
@@ -499,7 +492,6 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 		"DONTCACHE export %u: FSAL block %s: Write_Mode=%s Read_Mode=%s Max_Inflight_Bytes=%" PRIu64
 		" Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
 		" Bench { Flush_Mode=%s Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64
-		" Flush_Export_Bytes=%" PRIu64
 		" Flush_Interval_Ms=%u Worker_Write_Max=%u Kick_Us_Per_MiB=%u }",
 		x->export_id, rc == 0 ? "loaded" : "refused",
 		c->write_mode_s ? c->write_mode_s : "(none)",
@@ -508,8 +500,8 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 		c->cache_budget_bytes,
 		c->bench.flush_mode_s ? c->bench.flush_mode_s : "(none)",
 		c->bench.inflight_wait_ms, c->bench.flush_file_bytes,
-		c->bench.flush_export_bytes, c->bench.flush_interval_ms,
-		c->bench.worker_write_max, c->bench.kick_us_per_mib);
+		c->bench.flush_interval_ms, c->bench.worker_write_max,
+		c->bench.kick_us_per_mib);
 	/* Handle_Key_File not given: the export's file in the state dir */
 	if (c->key_file == NULL)
 		c->key_file = default_path(DC_STATE_DIR, x->export_id, "key");

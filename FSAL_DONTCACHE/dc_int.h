@@ -41,7 +41,6 @@ struct dc_export_bench {
 	enum dcio_flush_mode flush_mode;
 	uint32_t inflight_wait_ms;
 	uint64_t flush_file_bytes;
-	uint64_t flush_export_bytes;
 	uint32_t flush_interval_ms;
 	uint32_t worker_write_max;
 	uint32_t kick_us_per_mib;
