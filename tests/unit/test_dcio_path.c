@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* write_plan: one case per row of io/README.md's "Where a write is issued" table, and dcio_write3 following the plan (the thread and flags its syscall ran with). */
+/* write_plan: one case per row of io/README.md's "Where a write is issued" table, and dcio_write following the plan (the thread and flags its syscall ran with). */
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +50,7 @@ static void t_row1_inline(void)
 	struct write_plan w = write_plan(c.f, 4 << 20);
 
 	CU_ASSERT_EQUAL(w.row, 1);
+	CU_ASSERT_TRUE(w.inline_);
 	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
 	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DONTCACHE);
 	CU_ASSERT_FALSE(w.kick);
@@ -67,6 +68,7 @@ static void t_row2_large(void)
 		struct write_plan w = write_plan(c.f, (64 << 10) + 1);
 
 		CU_ASSERT_EQUAL(w.row, 2);
+		CU_ASSERT_FALSE(w.inline_);
 		CU_ASSERT_EQUAL(w.where, engine_where());
 		if (!uring)
 			CU_ASSERT_EQUAL(w.where, WHERE_POOL);
@@ -110,6 +112,7 @@ static void t_row4_caller(void)
 	struct write_plan w = write_plan(c.f, 1 << 20);
 
 	CU_ASSERT_EQUAL(w.row, 4);
+	CU_ASSERT_FALSE(w.inline_);
 	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
 	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_BUFFERED);
 	CU_ASSERT_FALSE(w.kick || w.throttle || w.rangelock);
@@ -241,8 +244,8 @@ static void t_modes(void)
 	done();
 }
 
-/* dcio_write3 follows the plan: the syscall runs on the caller's thread
- * (rows 4-7) or a pool thread (row 2), with RWF_DONTCACHE for a kicked or
+/* dcio_write follows the plan: the syscall runs on the caller's thread
+ * (rows 1, 4-7) or a pool thread (row 2), with RWF_DONTCACHE for a kicked or
  * deferred dontcache write and without it for dropbehind. */
 static pthread_t caller_tid;
 static int seen_on_caller, seen_dontcache, seen_calls;
@@ -268,12 +271,11 @@ static ssize_t rec_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 	return pwritev2(fd, iov, cnt, off, flags);
 }
 
-static void follow(enum dcio_write_mode wm, uint32_t len, bool deferred,
-		   int want_caller, int want_dontcache, int want_kick,
-		   int want_row)
+static void follow(enum dcio_write_mode wm, enum dcio_flush_mode fm,
+		   uint32_t len, bool deferred, int want_caller,
+		   int want_dontcache, int want_kick, int want_row)
 {
-	struct dcio_export_params p =
-		tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
 	struct dcio_engine_params ep = { .threads = 1,
 					 .use_uring = false,
 					 .kick = DCIO_KICK_INLINE };
@@ -305,13 +307,15 @@ static void t_follows(void)
 {
 	const enum dcio_write_mode dc = DCIO_WRITE_DONTCACHE,
 				   db = DCIO_WRITE_DROPBEHIND;
+	const enum dcio_flush_mode co = DCIO_FLUSH_COALESCED;
 
-	follow(dc, 1 << 20, false, 1, 1, 0, 5); /* kicked on the caller */
-	follow(dc, 64 << 10, false, 1, 0, 0, 6); /* dropbehind on the caller */
-	follow(dc, 64 << 10, true, 1, 1, 0, 7); /* deferred kick */
-	follow(dc, 2 << 20, false, 0, 1, 0, 2); /* the pool, RWF_DONTCACHE */
-	follow(db, 1 << 20, false, 1, 0, 1, 8); /* buffered, then kicked */
-	follow(db, 64 << 10, false, 1, 0, 0, 9); /* for the flusher */
+	follow(dc, DCIO_FLUSH_INLINE, 2 << 20, false, 1, 1, 0, 1); /* inline */
+	follow(dc, co, 1 << 20, false, 1, 1, 0, 5); /* kicked on the caller */
+	follow(dc, co, 64 << 10, false, 1, 0, 0, 6); /* dropbehind there */
+	follow(dc, co, 64 << 10, true, 1, 1, 0, 7); /* deferred kick */
+	follow(dc, co, 2 << 20, false, 0, 1, 0, 2); /* the pool, RWF_DONTCACHE */
+	follow(db, co, 1 << 20, false, 1, 0, 1, 8); /* buffered, then kicked */
+	follow(db, co, 64 << 10, false, 1, 0, 0, 9); /* for the flusher */
 }
 
 static const struct tl_case cases[] = {
@@ -325,7 +329,7 @@ static const struct tl_case cases[] = {
 	{ "row 8: dropbehind kicked", t_row8_dropbehind_kick },
 	{ "row 9: dropbehind for the flusher", t_row9_dropbehind },
 	{ "direct and a fallen-back export", t_modes },
-	{ "dcio_write3 follows the plan", t_follows },
+	{ "dcio_write follows the plan", t_follows },
 };
 
 int main(void)
