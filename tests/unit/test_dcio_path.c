@@ -313,7 +313,8 @@ static void t_follows(void)
 	follow(dc, co, 1 << 20, false, 1, 1, 0, 5); /* kicked on the caller */
 	follow(dc, co, 64 << 10, false, 1, 0, 0, 6); /* dropbehind there */
 	follow(dc, co, 64 << 10, true, 1, 1, 0, 7); /* deferred kick */
-	follow(dc, co, 2 << 20, false, 0, 1, 0, 2); /* the pool, RWF_DONTCACHE */
+	follow(dc, co, 2 << 20, false, 0, 1, 0,
+	       2); /* the pool, RWF_DONTCACHE */
 	follow(db, co, 1 << 20, false, 1, 0, 1, 8); /* buffered, then kicked */
 	follow(db, co, 64 << 10, false, 1, 0, 0, 9); /* for the flusher */
 }
