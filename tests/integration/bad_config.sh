@@ -5,8 +5,9 @@
 # ganesha log names the offending parameter/path, and that export is not served: either ganesha
 # refuses to start, or it runs without it (MNT and NFSv4 lookups of it fail) while a good export
 # beside it works. A Handle_Key_File readable by group/others or not owned by root is refused too,
-# and so is an out-of-range number or a bad boolean in the module's DONTCACHE block (or in a
-# Bench { } sub-block). Every parameter removed or moved to Bench { } (issue 38) is refused at
+# and so is an out-of-range number in the module's DONTCACHE block (or in a Bench { } sub-block)
+# and a parameter removed with io_uring (Bench { Use_Io_Uring, Ring_Entries }: ganesha's unknown
+# parameter error). Every parameter removed or moved to Bench { } (issue 38) is refused at
 # its old place, each with a CRIT line naming it and what replaced it: a configuration with all
 # the export's ones leaves that export unserved, one with all the module's ones stops ganesha.
 . "$(dirname "$0")/../lib/harness.sh"
@@ -33,7 +34,8 @@ if it_is_dontcache; then
     "key-readable|Name = DONTCACHE; Handle_Key_File = $IT_WORK/readable.key;|$IT_EXP|$IT_WORK/readable.key"
     "key-not-root|Name = DONTCACHE; Handle_Key_File = $IT_WORK/user.key;|$IT_EXP|$IT_WORK/user.key"
     "engine-nice-range|Name = DONTCACHE;|$IT_EXP|Engine_Nice|Bench { Engine_Nice = 20; }"
-    "uring-bool|Name = DONTCACHE;|$IT_EXP|got (sometimes)|Bench { Use_Io_Uring = sometimes; }"
+    "uring-gone|Name = DONTCACHE;|$IT_EXP|Use_Io_Uring|Bench { Use_Io_Uring = false; }"
+    "ring-entries-gone|Name = DONTCACHE;|$IT_EXP|Ring_Entries|Ring_Entries = 256;"
   )
   # A secret others can read lets them forge handles; one another user owns, they can replace.
   head -c 16 /dev/urandom > "$IT_WORK/readable.key"; chmod 644 "$IT_WORK/readable.key"
@@ -109,8 +111,6 @@ gone_module=(
   "Writer_Nice = 19|the module no longer changes the priority of ganesha's threads"
   "Writer_Idle = true|the module no longer changes the scheduling policy of ganesha's threads"
   "Engine_Threads = 2|moved to DONTCACHE { Bench { Engine_Threads } }"
-  "Ring_Entries = 256|moved to DONTCACHE { Bench { Ring_Entries } }"
-  "Use_Io_Uring = true|moved to DONTCACHE { Bench { Use_Io_Uring } }"
   "Engine_Nice = 10|moved to DONTCACHE { Bench { Engine_Nice } }"
   "Dontcache_Kick = auto|moved to DONTCACHE { Bench { Dontcache_Kick } }"
 )
