@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* The process-wide engine: syscall table, engine threads (rings or pool),
- * the blocking-work pool and the flusher. */
+/* The process-wide engine: syscall table, the pool (the I/O handed off the
+ * caller's thread, group-commit flushes) and the flusher. */
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -104,8 +104,6 @@ static void fill_syscalls(struct dcio_syscalls *d,
 		d->setfsuid = real_setfsuid;
 	if (!d->setfsgid)
 		d->setfsgid = real_setfsgid;
-	if (!d->uring_submit)
-		d->uring_submit = io_uring_submit;
 }
 
 void cond_init_mono(pthread_cond_t *cv)
@@ -147,16 +145,15 @@ void deadline_after(struct timespec *ts, uint32_t ms)
 	*ts = ts_at_ns(now_ns() + (uint64_t)ms * 1000000ull);
 }
 
-/* The engine's own threads (rings, pool, flusher) yield the CPU to
- * ganesha's workers: io_uring's io-wq workers, created by a ring thread,
- * inherit its nice value. Called only on a thread the engine created. */
+/* The engine's own threads (pool, flusher) yield the CPU to ganesha's
+ * workers. Called only on a thread the engine created. */
 void thread_nice(int nice)
 {
 	if (nice > 0)
 		(void)setpriority(PRIO_PROCESS, 0, nice);
 }
 
-/* First thing on every thread the engine creates (rings, pool, flusher):
+/* First thing on every thread the engine creates (pool, flusher):
  * CAP_SYS_RESOURCE goes, as ganesha takes it from its main thread
  * (lower_my_caps), which it does after the engine's threads were made
  * (caps.c). */
@@ -193,26 +190,6 @@ bool engine_pace_write(const struct dcio_engine *e, uint64_t len)
 	       engine_reads_recent(e);
 }
 
-static bool start_rings(struct dcio_engine *e,
-			const struct dcio_engine_params *p)
-{
-	unsigned int entries = p->ring_entries >= 8 ? p->ring_entries : 64;
-
-	e->rings = calloc(e->nrings, sizeof(*e->rings));
-	if (!e->rings)
-		return false;
-	for (unsigned int i = 0; i < e->nrings; i++) {
-		if (ring_start(e, &e->rings[i], entries, i) == 0)
-			continue;
-		while (i--)
-			ring_stop(&e->rings[i]);
-		free(e->rings);
-		e->rings = NULL;
-		return false;
-	}
-	return true;
-}
-
 int dcio_engine_create(const struct dcio_engine_params *p,
 		       const struct dcio_syscalls *sys,
 		       struct dcio_engine **out)
@@ -227,7 +204,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
 	bounce_init(e);
-	e->nrings = p->threads ? p->threads : 1;
+	e->threads = p->threads ? p->threads : 1;
 	e->nice = p->nice;
 	e->kick = (unsigned int)p->kick <= DCIO_KICK_DEFERRED ? p->kick
 							      : DCIO_KICK_AUTO;
@@ -239,10 +216,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	e->page = page > 0 ? (uint32_t)page : 4096;
 	e->log = p->log ? p->log : dcio_log_stderr;
 
-	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
-	bool want_uring =
-		p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));
-	int rc = pool_start(&e->pool, e->nrings, "dcio-pool", e->nice, e->log);
+	int rc = pool_start(&e->pool, e->threads, "dcio-pool", e->nice, e->log);
 
 	if (!rc)
 		rc = flusher_start(e);
@@ -252,7 +226,6 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 		free(e);
 		return rc;
 	}
-	e->uring = want_uring && start_rings(e, p);
 	*out = e;
 	return 0;
 }
@@ -297,20 +270,10 @@ static void pool_io_run(struct dcio_job *j)
 	req_exec_sync((struct dcio_req *)j);
 }
 
-void engine_pool_submit(struct dcio_engine *e, struct dcio_req *q)
-{
-	q->job.run = pool_io_run;
-	pool_post(&e->pool, &q->job);
-}
-
 void engine_submit(struct dcio_engine *e, struct dcio_req *q)
 {
 	if (q->inline_ || q->caller) {
 		req_exec_sync(q);
-	} else if (e->uring) {
-		unsigned int i = atomic_fetch_add(&e->rr, 1) % e->nrings;
-
-		ring_post(&e->rings[i], q);
 	} else {
 		q->job.run = pool_io_run;
 		pool_post(&e->pool, &q->job);
@@ -322,19 +285,10 @@ void dcio_engine_destroy(struct dcio_engine *e)
 	if (!e)
 		return;
 	count_wait_zero(&e->mu, &e->cv, &e->outstanding);
-	if (e->uring)
-		for (unsigned int i = 0; i < e->nrings; i++)
-			ring_stop(&e->rings[i]);
-	free(e->rings);
 	flusher_stop(e);
 	pool_stop(&e->pool);
 	bounce_fini(e);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->mu);
 	free(e);
-}
-
-bool dcio_engine_uses_uring(const struct dcio_engine *e)
-{
-	return e && e->uring;
 }

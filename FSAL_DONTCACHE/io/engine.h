@@ -27,7 +27,6 @@
 #include "rangelock.h"
 #include "ranges.h"
 #include "req.h"
-#include "ring.h"
 
 #ifndef RWF_DONTCACHE
 #define RWF_DONTCACHE 0x00000080
@@ -36,11 +35,10 @@
 struct dcio_engine {
 	struct dcio_syscalls sys;
 	struct dcio_bounce bounce;
-	bool uring;
-	unsigned int nrings;
-	struct dcio_ring *rings;
-	atomic_uint rr;
-	struct dcio_pool pool; /* blocking work; also I/O without uring */
+	unsigned int threads; /* pool threads, flusher threads */
+	/* the engine's I/O handed off the caller's thread, and group-commit
+	 * flushes */
+	struct dcio_pool pool;
 	struct dcio_flusher fl;
 	pthread_mutex_t mu; /* guards outstanding */
 	pthread_cond_t cv;
@@ -127,9 +125,9 @@ bool engine_pace_write(const struct dcio_engine *e, uint64_t len);
  * flusher at 19 all the time fell behind writers without readers). Only
  * with Engine_Nice > 0. */
 #define DCIO_READERS_NICE 19
+/* Runs the request: on the calling thread (inline, caller), else on a
+ * pool thread. */
 void engine_submit(struct dcio_engine *e, struct dcio_req *q);
-/* The request to the pool (a ring that cannot issue it as its caller) */
-void engine_pool_submit(struct dcio_engine *e, struct dcio_req *q);
 void engine_get(struct dcio_engine *e);
 void engine_put(struct dcio_engine *e);
 void cond_init_mono(pthread_cond_t *cv);

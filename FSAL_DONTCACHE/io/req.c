@@ -199,7 +199,8 @@ static bool kicked(const struct dcio_req *q)
 	return q->kick_timed && (q->rwflags & RWF_DONTCACHE);
 }
 
-/* The blocking form: used by pool threads and by DCIO_FLUSH_INLINE callers. */
+/* The one way a request's syscalls are issued: on a pool thread, or on the
+ * caller's (DCIO_FLUSH_INLINE, writes write_plan keeps there). */
 void req_exec_sync(struct dcio_req *q)
 {
 	const struct dcio_syscalls *s = &q->f->e->sys;
