@@ -62,6 +62,14 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 		w.row = w.kick ? 5 : 6;
 	} else if (w.mode == DCIO_WRITE_DONTCACHE) {
 		w.row = 7;
+	} else if (w.mode == DCIO_WRITE_DROPBEHIND) {
+		/* Dropbehind (the mode, or dontcache where the kernel has no
+		 * RWF_DONTCACHE): 8, the caller starts the write-back of what
+		 * it wrote (sync_file_range WRITE, the kick RWF_DONTCACHE
+		 * does inside the syscall) while the device keeps up; 9, else
+		 * the flusher starts it, coalesced */
+		w.kick = kick_choose(x, len);
+		w.row = w.kick ? 8 : 9;
 	}
 	/* what the flusher must still drop stays near its thresholds: the
 	 * writer waits for it here, not at the kernel's dirty limit */
