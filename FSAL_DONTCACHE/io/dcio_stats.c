@@ -7,14 +7,6 @@
 
 #include "dcio_stats.h"
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 void stat_max(uint64_t *p, uint64_t v)
 {
 	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);

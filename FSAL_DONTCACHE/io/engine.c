@@ -11,7 +11,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "bounce.h"
+#include "cred.h"
+#include "core.h"
+#include "flusher.h"
+#include "log.h"
+#include "pool.h"
+#include "ring.h"
 
 static int real_fdatasync(int fd)
 {
@@ -108,91 +114,6 @@ static void fill_syscalls(struct dcio_syscalls *d,
 		d->uring_submit = io_uring_submit;
 }
 
-void cond_init_mono(pthread_cond_t *cv)
-{
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(cv, &a);
-	pthread_condattr_destroy(&a);
-}
-
-struct timespec ts_at_ns(uint64_t ns)
-{
-	return (struct timespec){ (time_t)(ns / 1000000000ull),
-				  (long)(ns % 1000000000ull) };
-}
-
-int threads_start(pthread_t *tids, unsigned int n, void *(*fn)(void *),
-		  void *arg, const char *prefix, unsigned int *started)
-{
-	for (unsigned int i = 0; i < n; i++) {
-		int rc = pthread_create(&tids[i], NULL, fn, arg);
-
-		if (rc)
-			return rc;
-		char tn[16];
-
-		snprintf(tn, sizeof(tn), "%s%u", prefix, i);
-		pthread_setname_np(tids[i], tn);
-		(*started)++;
-	}
-	return 0;
-}
-
-/* For waits on a condition variable made by cond_init_mono. */
-void deadline_after(struct timespec *ts, uint32_t ms)
-{
-	*ts = ts_at_ns(now_ns() + (uint64_t)ms * 1000000ull);
-}
-
-/* The engine's own threads (rings, pool, flusher) yield the CPU to
- * ganesha's workers: io_uring's io-wq workers, created by a ring thread,
- * inherit its nice value. Called only on a thread the engine created. */
-void thread_nice(int nice)
-{
-	if (nice > 0)
-		(void)setpriority(PRIO_PROCESS, 0, nice);
-}
-
-/* First thing on every thread the engine creates (rings, pool, flusher):
- * CAP_SYS_RESOURCE goes, as ganesha takes it from its main thread
- * (lower_my_caps), which it does after the engine's threads were made
- * (caps.c). */
-void thread_caps(dcio_log_fn log)
-{
-	int err = caps_drop_resource();
-
-	if (err) {
-		char name[16] = "?";
-
-		pthread_getname_np(pthread_self(), name, sizeof(name));
-		log(DCIO_LOG_CRIT,
-		    "dcio: engine thread %s keeps CAP_SYS_RESOURCE (capset: %s): its writes as root pass quota limits and ext4's reserve",
-		    name, strerror(err));
-	}
-}
-
-void engine_read_seen(struct dcio_engine *e, uint64_t now)
-{
-	__atomic_store_n(&e->last_read_ns, now, __ATOMIC_RELAXED);
-}
-
-bool engine_reads_recent(const struct dcio_engine *e)
-{
-	uint64_t last = __atomic_load_n(&e->last_read_ns, __ATOMIC_RELAXED);
-
-	return last != 0 &&
-	       now_ns() - last <= DCIO_PACE_READ_WINDOW_MS * 1000000ull;
-}
-
-bool engine_pace_write(const struct dcio_engine *e, uint64_t len)
-{
-	return e->nice > 0 && len > DCIO_PACE_WRITE_MIN &&
-	       engine_reads_recent(e);
-}
-
 static bool start_rings(struct dcio_engine *e,
 			const struct dcio_engine_params *p)
 {
@@ -226,7 +147,6 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	fill_syscalls(&e->sys, sys);
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
-	bounce_init(e);
 	e->nrings = p->threads ? p->threads : 1;
 	e->nice = p->nice;
 	e->kick = (unsigned int)p->kick <= DCIO_KICK_DEFERRED ? p->kick
@@ -237,6 +157,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	long page = sysconf(_SC_PAGESIZE);
 
 	e->page = page > 0 ? (uint32_t)page : 4096;
+	bounce_init(&e->bounce, e->page);
 	e->log = p->log ? p->log : dcio_log_stderr;
 
 	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
@@ -257,66 +178,6 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	return 0;
 }
 
-/* Counts of outstanding work (engine, export, file): taken per request,
- * the last put wakes whoever waits for zero. */
-void count_get(pthread_mutex_t *mu, long *n)
-{
-	pthread_mutex_lock(mu);
-	(*n)++;
-	pthread_mutex_unlock(mu);
-}
-
-void count_put(pthread_mutex_t *mu, pthread_cond_t *cv, long *n)
-{
-	pthread_mutex_lock(mu);
-	if (--*n == 0)
-		pthread_cond_broadcast(cv);
-	pthread_mutex_unlock(mu);
-}
-
-void count_wait_zero(pthread_mutex_t *mu, pthread_cond_t *cv, const long *n)
-{
-	pthread_mutex_lock(mu);
-	while (*n > 0)
-		pthread_cond_wait(cv, mu);
-	pthread_mutex_unlock(mu);
-}
-
-void engine_get(struct dcio_engine *e)
-{
-	count_get(&e->mu, &e->outstanding);
-}
-
-void engine_put(struct dcio_engine *e)
-{
-	count_put(&e->mu, &e->cv, &e->outstanding);
-}
-
-static void pool_io_run(struct dcio_job *j)
-{
-	req_exec_sync((struct dcio_req *)j);
-}
-
-void engine_pool_submit(struct dcio_engine *e, struct dcio_req *q)
-{
-	q->job.run = pool_io_run;
-	pool_post(&e->pool, &q->job);
-}
-
-void engine_submit(struct dcio_engine *e, struct dcio_req *q)
-{
-	if (q->inline_ || q->caller) {
-		req_exec_sync(q);
-	} else if (e->uring) {
-		unsigned int i = atomic_fetch_add(&e->rr, 1) % e->nrings;
-
-		ring_post(&e->rings[i], q);
-	} else {
-		q->job.run = pool_io_run;
-		pool_post(&e->pool, &q->job);
-	}
-}
-
 void dcio_engine_destroy(struct dcio_engine *e)
 {
 	if (!e)
@@ -328,7 +189,7 @@ void dcio_engine_destroy(struct dcio_engine *e)
 	free(e->rings);
 	flusher_stop(e);
 	pool_stop(&e->pool);
-	bounce_fini(e);
+	bounce_fini(&e->bounce);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->mu);
 	free(e);

@@ -27,7 +27,10 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
-#include "engine.h"
+#include "core.h"
+#include "flusher.h"
+#include "kick.h"
+#include "log.h"
 
 /* This thread's CPU time (user + system, ns) and voluntary context
  * switches; false where getrusage fails (the wall time alone counts) */

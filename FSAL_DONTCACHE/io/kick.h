@@ -5,10 +5,11 @@
 #ifndef DCIO_KICK_H
 #define DCIO_KICK_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "kick_types.h"
 
 struct dcio_export;
 
@@ -30,18 +31,6 @@ struct dcio_export;
 #define DCIO_KICK_HOLD_MS 1000
 #define DCIO_KICK_HOLD_MAX_MS 64000
 #define DCIO_KICK_RETRY_MS 10000
-
-/* An export's kick state (dcio_export.kick), relaxed atomics, no lock. */
-struct kick_export {
-	/* recent kicked writes' syscall time, ns per MiB (1/4 weight) */
-	atomic_uint_fast64_t ns_per_mib;
-	/* 0: kicking; else when kicks stopped (now_ns) */
-	atomic_uint_fast64_t off_since;
-	atomic_uint_fast64_t resumed; /* when last tried again (now_ns) */
-	atomic_uint_fast64_t hold_ms; /* the hold of the current stop */
-	/* 0: the average is within the limit; else since when it is over */
-	atomic_uint_fast64_t over_since;
-};
 
 /* Before a write of len bytes on the worker thread in dontcache mode, where
  * the kernel kicks writeback inside the syscall (dcio_export.kick_deferred

@@ -5,7 +5,10 @@
  * write answering EOPNOTSUPP is issued again as dropbehind and the export
  * falls back: req.c) and a ring's hand-off of a write it cannot issue as
  * its caller (ring.c) change a planned write, never the plan. */
-#include "engine.h"
+#include "core.h"
+#include "kick.h"
+#include "path.h"
+#include "req.h"
 
 /* The export's write mode as this file can issue it. */
 static enum dcio_write_mode file_write_mode(const struct dcio_file *f)

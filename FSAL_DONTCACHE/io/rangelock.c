@@ -7,7 +7,9 @@
  * so the submitting thread never blocks (except for a write issued on its
  * caller's thread, inline or direct up to caller_write_max, where it waits
  * since done must come before dcio_write returns). */
-#include "engine.h"
+#include "core.h"
+#include "rangelock.h"
+#include "req_types.h"
 
 static bool overlaps(const struct dcio_req *a, const struct dcio_req *b)
 {
@@ -49,7 +51,7 @@ static void append(struct dcio_req **head, struct dcio_req *q)
 	*pp = q;
 }
 
-void rl_start(struct dcio_req *q)
+bool rl_start(struct dcio_req *q)
 {
 	struct dcio_file *f = q->f;
 	uint64_t a = DIO_UNIT(f);
@@ -64,21 +66,20 @@ void rl_start(struct dcio_req *q)
 		push(&f->rl_active, q);
 		q->rl_held = true;
 		pthread_mutex_unlock(&f->mu);
-		file_start(q);
-		return;
+		return true;
 	}
 	append(&f->rl_waitq, q);
 	if (q->inline_ || q->caller) {
 		while (!q->rl_held)
 			pthread_cond_wait(&f->cv, &f->mu);
 		pthread_mutex_unlock(&f->mu);
-		file_start(q);
-		return;
+		return true;
 	}
 	pthread_mutex_unlock(&f->mu);
+	return false;
 }
 
-void rl_release(struct dcio_req *q)
+struct dcio_req *rl_release(struct dcio_req *q)
 {
 	struct dcio_file *f = q->f;
 	struct dcio_req *go = NULL;
@@ -106,10 +107,5 @@ void rl_release(struct dcio_req *q)
 	if (wake)
 		pthread_cond_broadcast(&f->cv);
 	pthread_mutex_unlock(&f->mu);
-	while (go) {
-		struct dcio_req *w = go;
-
-		go = w->next;
-		file_start(w);
-	}
+	return go;
 }

@@ -3,9 +3,15 @@
 #ifndef DCIO_RANGELOCK_H
 #define DCIO_RANGELOCK_H
 
+#include <stdbool.h>
+
 struct dcio_req;
 
-void rl_start(struct dcio_req *q);
-void rl_release(struct dcio_req *q);
+/* true: q holds its range, its caller starts it now (req_start); false:
+ * queued, started by the rl_release that frees its range */
+bool rl_start(struct dcio_req *q);
+/* The queued requests q's release let hold their ranges, chained by next:
+ * the caller starts each (req_start). */
+struct dcio_req *rl_release(struct dcio_req *q);
 
 #endif

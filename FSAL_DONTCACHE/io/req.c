@@ -8,7 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "bounce.h"
+#include "commit.h"
+#include "core.h"
+#include "cred.h"
+#include "errmem.h"
+#include "falloc.h"
+#include "flusher.h"
+#include "kick.h"
+#include "log.h"
+#include "rangelock.h"
+#include "req.h"
+#include "ring.h"
 
 struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov)
 {
@@ -285,7 +296,7 @@ static void child_done(struct dcio_req *c, int err)
 		__atomic_compare_exchange_n(&p->err, &zero, err, false,
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&p->xfer, c->xfer, __ATOMIC_SEQ_CST);
-	bounce_put(c->f->e, c->bounce, c->bounce_len);
+	bounce_put(&c->f->e->bounce, c->bounce, c->bounce_len);
 	free(c);
 	if (atomic_fetch_sub(&p->children, 1) == 1)
 		top_finish(p, __atomic_load_n(&p->err, __ATOMIC_SEQ_CST));
@@ -358,7 +369,10 @@ static void top_finish(struct dcio_req *q, int err)
 		return;
 	}
 	if (q->rl_held)
-		rl_release(q);
+		for (struct dcio_req *w = rl_release(q), *nx; w; w = nx) {
+			nx = w->next;
+			req_start(w);
+		}
 	if (err) {
 		em_write_error(f, q->off, q->len, err);
 		falloc_untrack(q);
@@ -384,7 +398,7 @@ static void top_finish(struct dcio_req *q, int err)
 		if (stable_reply(q)) {
 			q->opportunistic = true;
 			ST_ADD(st->sr_joined, 1);
-			gc_join_async(f, q);
+			gc_join_async(f, q, req_complete);
 		} else {
 			req_complete(q, 0);
 		}
@@ -398,7 +412,7 @@ static void top_finish(struct dcio_req *q, int err)
 		q->is_durable = err == 0;
 		req_complete(q, err);
 	} else {
-		gc_join_async(f, q);
+		gc_join_async(f, q, req_complete);
 	}
 }
 
@@ -425,10 +439,54 @@ void req_complete(struct dcio_req *q, int err)
 	} else {
 		hist_add(&x->st.lat_r, lat);
 	}
-	bounce_put(f->e, q->bounce, q->bounce_len);
+	bounce_put(&f->e->bounce, q->bounce, q->bounce_len);
 	if (q->durable)
 		*q->durable = q->is_durable && !err;
 	req_free(q);
 	done(arg, err, bytes);
 	file_put(f);
+}
+
+static void pool_io_run(struct dcio_job *j)
+{
+	req_exec_sync((struct dcio_req *)j);
+}
+
+void req_pool_submit(struct dcio_req *q)
+{
+	struct dcio_engine *e = q->f->e;
+
+	q->job.run = pool_io_run;
+	pool_post(&e->pool, &q->job);
+}
+
+void req_submit(struct dcio_req *q)
+{
+	struct dcio_engine *e = q->f->e;
+
+	if (q->inline_ || q->caller) {
+		req_exec_sync(q);
+	} else if (e->uring) {
+		unsigned int i = atomic_fetch_add(&e->rr, 1) % e->nrings;
+
+		ring_post(&e->rings[i], q);
+	} else {
+		q->job.run = pool_io_run;
+		pool_post(&e->pool, &q->job);
+	}
+}
+
+/* The parent may be gone as soon as its last child completes: copy first. */
+void req_start(struct dcio_req *q)
+{
+	struct dcio_req *kids[3];
+	int n = q->nkids;
+
+	if (!n) {
+		req_submit(q);
+		return;
+	}
+	memcpy(kids, q->kids, sizeof(kids));
+	for (int i = 0; i < n; i++)
+		req_submit(kids[i]);
 }

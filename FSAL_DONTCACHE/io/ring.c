@@ -10,8 +10,14 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "caps.h"
+#include "core.h"
+#include "cred.h"
+#include "log.h"
 #include "queue.h"
+#include "req.h"
+#include "ring.h"
+#include "util.h"
 
 #define TAG_WAKE 1ull
 
@@ -175,7 +181,7 @@ static void fill(struct dcio_ring *r, struct backlog *b, unsigned int *inflight,
 			if (!b->h)
 				b->t = NULL;
 			w->next = NULL;
-			engine_pool_submit(r->e, w);
+			req_pool_submit(w);
 			continue;
 		}
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
@@ -267,7 +273,7 @@ static void reap(struct dcio_ring *r, struct backlog *b, struct backlog *later,
 		if (q->pers && (res == -EACCES || res == -EPERM)) {
 			pers_off(r, strerror(-res));
 			q->pers = false;
-			engine_pool_submit(r->e, q);
+			req_pool_submit(q);
 			continue;
 		}
 		if (req_result(q, res) == REQ_AGAIN) {
