@@ -37,9 +37,14 @@ check() { # name edge-file
 		return
 	fi
 	if [ $verbose = 1 ]; then
-		echo "check-deps: $name layers, bottom first:"
-		tr '\n' ' ' <"$tmp/order" | fold -s -w 78 | sed 's/^/  /'
-		echo
+		# a unit's layer: one above the highest unit it uses
+		echo "check-deps: $name layers, bottom first (a unit uses only units of layers below its own):"
+		awk 'NR == FNR { if ($1 != $2) dep[$2] = dep[$2] " " $1; next }
+		     { n = split(dep[$1], d, " "); l = 0
+		       for (i = 1; i <= n; i++) if (lv[d[i]] + 1 > l) l = lv[d[i]] + 1
+		       lv[$1] = l; at[l] = at[l] " " $1; if (l > top) top = l }
+		     END { for (l = 0; l <= top; l++) printf "  %2d:%s\n", l, at[l] }' \
+			"$edges" "$tmp/order" | fold -s -w 78 | sed 's/^\([^ ]\)/       \1/'
 	fi
 }
 
