@@ -138,6 +138,12 @@ bool engine_pace_write(const struct dcio_engine *e, uint64_t len);
  * with Engine_Nice > 0. */
 #define DCIO_READERS_NICE 19
 
+/* What kick.c works on of the export (its kick_us_per_mib read now) */
+static inline struct kick_ctx export_kick(struct dcio_export *x)
+{
+	return (struct kick_ctx){ &x->kick, &x->st, XP(x, kick_us_per_mib) };
+}
+
 /* The export's in-flight bound: a write that does not fit waits for room */
 int inflight_admit(struct dcio_export *x, uint64_t len);
 void inflight_release(struct dcio_export *x, uint64_t len);

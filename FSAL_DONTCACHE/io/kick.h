@@ -11,8 +11,6 @@
 
 #include "kick_types.h"
 
-struct dcio_export;
-
 /* Writes smaller than this are never kicked: a 64 KiB write's own kick
  * cost 0.66x the MB/s at 1.5x the CPU per byte of the coalesced path
  * (ext4); a Linux client streams 1 MiB WRITEs. */
@@ -36,7 +34,9 @@ struct dcio_export;
  * the kernel kicks writeback inside the syscall (dcio_export.kick_deferred
  * false): true to issue
  * it RWF_DONTCACHE and time it (kick_sample), false to issue it buffered. */
-bool kick_choose(struct dcio_export *x, uint64_t len);
+/* flusher_busy: the flusher holds more than half the writers' budget
+ * (kicks stay off until it does not). */
+bool kick_choose(const struct kick_ctx *c, uint64_t len, bool flusher_busy);
 /* Times a kicked write's syscall: kick_timer_start just before it,
  * kick_timer_end just after, with getrusage(RUSAGE_THREAD) (kick.c). */
 struct kick_timer {
@@ -47,6 +47,6 @@ void kick_timer_start(struct kick_timer *t);
 /* The syscall returned r: when it moved bytes, its time asleep (0 when it
  * never switched out of its own accord, else the wall time less its CPU
  * time) joins the export's average. errno stays as the syscall left it. */
-void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r);
+void kick_timer_end(struct kick_timer *t, const struct kick_ctx *c, ssize_t r);
 
 #endif

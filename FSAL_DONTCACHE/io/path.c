@@ -6,6 +6,7 @@
  * falls back: req.c) and a ring's hand-off of a write it cannot issue as
  * its caller (ring.c) change a planned write, never the plan. */
 #include "core.h"
+#include "flusher.h"
 #include "kick.h"
 #include "path.h"
 #include "req.h"
@@ -61,7 +62,11 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 	 * the device keeps up (kick.c); 6, else buffered for the flusher.
 	 * 7: where the kernel defers the kick, RWF_DONTCACHE as it is. */
 	if (w.mode == DCIO_WRITE_DONTCACHE && !x->kick_deferred) {
-		w.kick = kick_choose(x, len);
+		struct kick_ctx kc = export_kick(x);
+		bool busy = __atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) >
+			    flusher_budget(x) / 2;
+
+		w.kick = kick_choose(&kc, len, busy);
 		if (!w.kick)
 			w.issue = DCIO_WRITE_DROPBEHIND;
 		w.row = w.kick ? 5 : 6;

@@ -253,8 +253,11 @@ void req_exec_sync(struct dcio_req *q)
 			r = s->preadv2(q->fd, q->iov, q->iovcnt, off,
 				       q->rwflags);
 		}
-		if (timed)
-			kick_timer_end(&kt, q->f->x, r);
+		if (timed) {
+			struct kick_ctx kc = export_kick(q->f->x);
+
+			kick_timer_end(&kt, &kc, r);
+		}
 		if (req_result(q, r < 0 ? -(long)errno : (long)r) == REQ_DONE)
 			return;
 		delay = req_retry_delay_ns(q);
