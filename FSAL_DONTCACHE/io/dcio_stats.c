@@ -3,7 +3,6 @@
  * two: bucket width <= 1/128 of its lower bound, midpoint error < 0.4%). */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "dcio_stats.h"
 
