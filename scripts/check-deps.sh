@@ -12,6 +12,7 @@
 # Usage: check-deps.sh [-v] [BUILD_DIR]   (-v: print each graph's layer
 # order, bottom first: a unit uses only units printed before it)
 set -u
+export LC_ALL=C # sort and join alike
 top=$(cd "$(dirname "$0")/.." && pwd)
 mod="$top/FSAL_DONTCACHE"
 verbose=0
@@ -76,13 +77,17 @@ elif ! ls "$objdir"/*.c.o >/dev/null 2>&1; then
 else
 	: >"$tmp/defs"
 	: >"$tmp/calls"
-	for o in "$objdir"/*.c.o; do
+	objs=()
+	for o in "$objdir"/*.c.o; do # not those of sources since removed
+		[ -f "$mod/io/$(basename "$o" .o)" ] && objs+=("$o")
+	done
+	for o in "${objs[@]}"; do
 		u=io/$(basename "$o" .c.o)
 		echo "$u $u" >>"$tmp/calls"
-		nm --defined-only "$o" | awk -v u="$u" '$2 ~ /^[TDBRCV]$/ { print $3, u }' >>"$tmp/defs"
+		nm --defined-only "$o" | awk -v u="$u" '$2 ~ /^[TDBRCVW]$/ { print $3, u }' >>"$tmp/defs"
 	done
 	sort -u "$tmp/defs" >"$tmp/defs.s"
-	for o in "$objdir"/*.c.o; do
+	for o in "${objs[@]}"; do
 		u=io/$(basename "$o" .c.o)
 		nm --undefined-only "$o" | awk '{ print $NF }' | sort -u |
 			join - "$tmp/defs.s" | awk -v u="$u" '$2 != u { print $2, u }' >>"$tmp/calls"
