@@ -47,82 +47,9 @@ static int check_ranges(const char *where, const struct dc_param_range *r,
 	return rc;
 }
 
-/* Parameters that left the configuration --------------------------------
- *
- * An old ganesha.conf must not silently change behaviour: each removed or
- * moved parameter is refused (the block, so the export or the start) with
- * a line naming what replaced it. */
-struct dc_gone {
-	const char *name;
-	const char *why;
-};
-
-static const struct dc_gone dc_gone_params[] = {
-	{ "Malloc_Tuning",
-	  "was removed: malloc's thresholds are the daemon's, set for every FSAL by the systemd drop-in /usr/lib/systemd/system/nfs-ganesha.service.d/dontcache-malloc.conf (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_)" },
-	{ "Writer_Nice",
-	  "was removed: the module no longer changes the priority of ganesha's threads; delete the line" },
-	{ "Writer_Idle",
-	  "was removed: the module no longer changes the scheduling policy of ganesha's threads; delete the line" },
-	{ "Engine_Threads", "moved to DONTCACHE { Bench { Engine_Threads } }" },
-	{ "Ring_Entries", "moved to DONTCACHE { Bench { Ring_Entries } }" },
-	{ "Use_Io_Uring", "moved to DONTCACHE { Bench { Use_Io_Uring } }" },
-	{ "Engine_Nice", "moved to DONTCACHE { Bench { Engine_Nice } }" },
-	{ "Dontcache_Kick", "moved to DONTCACHE { Bench { Dontcache_Kick } }" },
-	{ "Flush_Mode", "moved to the export's FSAL { Bench { Flush_Mode } }" },
-	{ "Flush_File_Bytes",
-	  "moved to the export's FSAL { Bench { Flush_File_Bytes } }" },
-	{ "Flush_Export_Bytes",
-	  "moved to the export's FSAL { Bench { Flush_Export_Bytes } }" },
-	{ "Flush_Interval_Ms",
-	  "moved to the export's FSAL { Bench { Flush_Interval_Ms } }" },
-	{ "Inflight_Wait_Ms",
-	  "moved to the export's FSAL { Bench { Inflight_Wait_Ms } }" },
-	{ "Worker_Write_Max",
-	  "moved to the export's FSAL { Bench { Worker_Write_Max } }" },
-	{ "Kick_Us_Per_MiB",
-	  "moved to the export's FSAL { Bench { Kick_Us_Per_MiB } }" },
-	{ NULL, NULL }
-};
-
-static void *gone_init(void *link_mem, void *self_struct)
-{
-	return self_struct != NULL ? self_struct : link_mem;
-}
-
-/* A removed or moved parameter was given: counted in *param_addr (the
- * block's refused count) and named in the log with its replacement
- * (ganesha's config_proc_error, which would add file:line, is not
- * exported to modules). */
-static int gone_refuse(const char *token, enum term_type type_hint,
-		       struct config_item *item, void *param_addr, void *cnode,
-		       struct config_error_type *err_type)
-{
-	const struct dc_gone *g = dc_gone_params;
-
-	while (g->name != NULL && strcasecmp(g->name, item->name) != 0)
-		g++;
-	LogCrit(COMPONENT_FSAL,
-		"DONTCACHE: config error: %s = %s is refused: %s", item->name,
-		token, g->why != NULL ? g->why : "no longer a parameter");
-	err_type->invalid = true;
-	(*(uint32_t *)param_addr)++;
-	return 1;
-}
-
-/* (spelled out: 4.3 has CONF_ITEM_PROC, 6.5 CONF_ITEM_PROC_MULT) */
-#define DC_GONE(_name_, _struct_)                                              \
-	{                                                                      \
-		.name = _name_, .type = CONFIG_PROC, .u.proc.init = gone_init, \
-		.u.proc.handler = gone_refuse,                                 \
-		.off = offsetof(struct _struct_, refused)                      \
-	}
-
 /* The module block ----------------------------------------------------- */
 
-#define DC_DEF_ENGINE_THREADS 2
 #define DC_DEF_RING_ENTRIES 256
-#define DC_DEF_ENGINE_NICE 10
 #define DC_DEF_KICK "auto"
 
 /* DONTCACHE { Bench { } }. ganesha sets a sub-block's defaults only when
@@ -140,22 +67,22 @@ static void *module_bench_init(void *link_mem, void *self_struct)
 	b->dontcache_kick_s = NULL;
 	if (link_mem != NULL)
 		return b;
-	b->engine_threads = DC_DEF_ENGINE_THREADS;
+	b->engine_threads = DCIO_DEF_THREADS;
 	b->ring_entries = DC_DEF_RING_ENTRIES;
 	b->use_io_uring = true;
-	b->engine_nice = DC_DEF_ENGINE_NICE;
+	b->engine_nice = DCIO_DEF_NICE;
 	b->dontcache_kick_s = gsh_strdup(DC_DEF_KICK);
 	b->kept_max = DC_KEPT_MAX;
 	return b;
 }
 
 static struct config_item dc_module_bench_items[] = {
-	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, DC_DEF_ENGINE_THREADS,
+	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, DCIO_DEF_THREADS,
 		       dc_module_bench, engine_threads),
 	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, DC_DEF_RING_ENTRIES,
 		       dc_module_bench, ring_entries),
 	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module_bench, use_io_uring),
-	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, DC_DEF_ENGINE_NICE,
+	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, DCIO_DEF_NICE,
 		       dc_module_bench, engine_nice),
 	CONF_ITEM_STR("Dontcache_Kick", 1, 32, DC_DEF_KICK, dc_module_bench,
 		      dontcache_kick_s),
@@ -169,14 +96,6 @@ static struct config_item dc_module_items[] = {
 		       stats_interval_ms),
 	CONF_ITEM_BLOCK("Bench", dc_module_bench_items, module_bench_init,
 			noop_conf_commit, dc_module, bench),
-	DC_GONE("Malloc_Tuning", dc_module),
-	DC_GONE("Writer_Nice", dc_module),
-	DC_GONE("Writer_Idle", dc_module),
-	DC_GONE("Engine_Threads", dc_module),
-	DC_GONE("Ring_Entries", dc_module),
-	DC_GONE("Use_Io_Uring", dc_module),
-	DC_GONE("Engine_Nice", dc_module),
-	DC_GONE("Dontcache_Kick", dc_module),
 	CONFIG_EOL
 };
 
@@ -213,15 +132,14 @@ int dc_load_module_config(config_file_t root,
 	int rc, loaded;
 
 	err_type->bogus = false;
-	DC.refused = 0;
 	loaded = load_config_from_parse(root, &dc_module_block, &DC, true,
 					err_type);
 	LogFullDebug(
 		COMPONENT_FSAL,
-		"DONTCACHE: load_config_from_parse(DONTCACHE) = %d, %u errors, bogus %d, %u refused",
-		loaded, err_type->errors - before, err_type->bogus, DC.refused);
+		"DONTCACHE: load_config_from_parse(DONTCACHE) = %d, %u errors, bogus %d",
+		loaded, err_type->errors - before, err_type->bogus);
 	rc = err_type->errors != before || err_type->bogus ||
-	     !config_error_is_harmless(err_type) || DC.refused != 0;
+	     !config_error_is_harmless(err_type);
 	err_type->bogus |= bogus;
 	if (rc) {
 		LogCrit(COMPONENT_FSAL,
@@ -303,11 +221,11 @@ void dc_module_reload_check(config_file_t root)
 	}
 	m = gsh_calloc(1, sizeof(*m));
 	rc = load_config_from_parse(root, &dc_module_block, m, true, &err);
-	if (rc < 0 || err.errors != 0 || m->refused != 0) {
+	if (rc < 0 || err.errors != 0 || err.bogus) {
 		LogDebug(
 			COMPONENT_FSAL,
-			"DONTCACHE: reload: the DONTCACHE block did not load (%d, %u errors, %u refused): not compared",
-			rc, err.errors, m->refused);
+			"DONTCACHE: reload: the DONTCACHE block did not load (%d, %u errors, bogus %d): not compared",
+			rc, err.errors, err.bogus);
 	} else {
 #define DC_MODULE_CHANGE(field, sfield, name, fmt)                                                                               \
 	do {                                                                                                                     \
@@ -357,9 +275,6 @@ static const struct dc_param_range export_ranges[] = {
 	{ "Bench { Flush_File_Bytes }",
 	  offsetof(struct dc_export_cfg, bench.flush_file_bytes), 8, 64 * 1024,
 	  64ULL * 1024 * MiB },
-	{ "Bench { Flush_Export_Bytes }",
-	  offsetof(struct dc_export_cfg, bench.flush_export_bytes), 8,
-	  64 * 1024, 1024ULL * 1024 * MiB },
 	{ "Bench { Flush_Interval_Ms }",
 	  offsetof(struct dc_export_cfg, bench.flush_interval_ms), 4, 1,
 	  600000 },
@@ -378,12 +293,6 @@ static const struct dc_param_range export_ranges[] = {
 };
 
 #define DC_DEF_FLUSH_MODE "coalesced"
-#define DC_DEF_INFLIGHT_WAIT_MS 5000
-#define DC_DEF_FLUSH_FILE_BYTES (8 * MiB)
-#define DC_DEF_FLUSH_EXPORT_BYTES (64 * MiB)
-#define DC_DEF_FLUSH_INTERVAL_MS 1000
-#define DC_DEF_WORKER_WRITE_MAX (64 * MiB)
-#define DC_DEF_KICK_US_PER_MIB 8000
 
 /* FSAL { Bench { } }: as module_bench_init */
 static void *export_bench_init(void *link_mem, void *self_struct)
@@ -398,12 +307,11 @@ static void *export_bench_init(void *link_mem, void *self_struct)
 	if (link_mem != NULL)
 		return b;
 	b->flush_mode_s = gsh_strdup(DC_DEF_FLUSH_MODE);
-	b->inflight_wait_ms = DC_DEF_INFLIGHT_WAIT_MS;
-	b->flush_file_bytes = DC_DEF_FLUSH_FILE_BYTES;
-	b->flush_export_bytes = DC_DEF_FLUSH_EXPORT_BYTES;
-	b->flush_interval_ms = DC_DEF_FLUSH_INTERVAL_MS;
-	b->worker_write_max = DC_DEF_WORKER_WRITE_MAX;
-	b->kick_us_per_mib = DC_DEF_KICK_US_PER_MIB;
+	b->inflight_wait_ms = DCIO_DEF_INFLIGHT_WAIT_MS;
+	b->flush_file_bytes = DCIO_DEF_FLUSH_FILE;
+	b->flush_interval_ms = DCIO_DEF_FLUSH_MS;
+	b->worker_write_max = DCIO_DEF_CALLER_WRITE_MAX;
+	b->kick_us_per_mib = DCIO_DEF_KICK_US_PER_MIB;
 	return b;
 }
 
@@ -411,22 +319,18 @@ static struct config_item dc_export_bench_items[] = {
 	CONF_ITEM_STR("Flush_Mode", 1, 32, DC_DEF_FLUSH_MODE, dc_export_bench,
 		      flush_mode_s),
 	CONF_ITEM_UI32("Inflight_Wait_Ms", 0, UINT32_MAX,
-		       DC_DEF_INFLIGHT_WAIT_MS, dc_export_bench,
+		       DCIO_DEF_INFLIGHT_WAIT_MS, dc_export_bench,
 		       inflight_wait_ms),
-	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX,
-		       DC_DEF_FLUSH_FILE_BYTES, dc_export_bench,
-		       flush_file_bytes),
-	CONF_ITEM_UI64("Flush_Export_Bytes", 0, UINT64_MAX,
-		       DC_DEF_FLUSH_EXPORT_BYTES, dc_export_bench,
-		       flush_export_bytes),
-	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX,
-		       DC_DEF_FLUSH_INTERVAL_MS, dc_export_bench,
-		       flush_interval_ms),
+	CONF_ITEM_UI64("Flush_File_Bytes", 0, UINT64_MAX, DCIO_DEF_FLUSH_FILE,
+		       dc_export_bench, flush_file_bytes),
+	CONF_ITEM_UI32("Flush_Interval_Ms", 0, UINT32_MAX, DCIO_DEF_FLUSH_MS,
+		       dc_export_bench, flush_interval_ms),
 	CONF_ITEM_UI32("Worker_Write_Max", 0, UINT32_MAX,
-		       DC_DEF_WORKER_WRITE_MAX, dc_export_bench,
+		       DCIO_DEF_CALLER_WRITE_MAX, dc_export_bench,
 		       worker_write_max),
-	CONF_ITEM_UI32("Kick_Us_Per_MiB", 0, UINT32_MAX, DC_DEF_KICK_US_PER_MIB,
-		       dc_export_bench, kick_us_per_mib),
+	CONF_ITEM_UI32("Kick_Us_Per_MiB", 0, UINT32_MAX,
+		       DCIO_DEF_KICK_US_PER_MIB, dc_export_bench,
+		       kick_us_per_mib),
 	CONFIG_EOL
 };
 
@@ -436,12 +340,13 @@ static struct config_item dc_export_items[] = {
 		      write_mode_s),
 	CONF_ITEM_STR("Read_Mode", 1, 32, "buffered", dc_export_cfg,
 		      read_mode_s),
-	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, 256 * MiB,
+	CONF_ITEM_UI64("Max_Inflight_Bytes", 0, UINT64_MAX, DCIO_DEF_INFLIGHT,
 		       dc_export_cfg, max_inflight_bytes),
 	CONF_ITEM_UI32("Stable_Reply_Ms", 0, UINT32_MAX, 0, dc_export_cfg,
 		       stable_reply_ms),
-	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX, 64 * MiB,
-		       dc_export_cfg, cache_budget_bytes),
+	CONF_ITEM_UI64("Cache_Budget_Bytes", 0, UINT64_MAX,
+		       DCIO_DEF_CACHE_BUDGET, dc_export_cfg,
+		       cache_budget_bytes),
 	CONF_ITEM_PATH("Handle_Key_File", 1, 4096, NULL, dc_export_cfg,
 		       key_file),
 	CONF_ITEM_BOOL("Handle_Key_Create", true, dc_export_cfg, key_create),
@@ -450,13 +355,6 @@ static struct config_item dc_export_items[] = {
 		       prom_file),
 	CONF_ITEM_BLOCK("Bench", dc_export_bench_items, export_bench_init,
 			noop_conf_commit, dc_export_cfg, bench),
-	DC_GONE("Flush_Mode", dc_export_cfg),
-	DC_GONE("Flush_File_Bytes", dc_export_cfg),
-	DC_GONE("Flush_Export_Bytes", dc_export_cfg),
-	DC_GONE("Flush_Interval_Ms", dc_export_cfg),
-	DC_GONE("Inflight_Wait_Ms", dc_export_cfg),
-	DC_GONE("Worker_Write_Max", dc_export_cfg),
-	DC_GONE("Kick_Us_Per_MiB", dc_export_cfg),
 	CONFIG_EOL
 };
 
@@ -562,22 +460,18 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 	 * not fail the block for it): look at the flags for this block alone. */
 	err_type->bogus = false;
 	err_type->invalid = false;
-	c->refused = 0;
 	rc = load_config_from_node(parse_node, &dc_export_block, c, true,
 				   err_type);
 	LogFullDebug(
 		COMPONENT_FSAL,
-		"DONTCACHE export %u: load_config_from_node(FSAL) = %d, %u errors, bogus %d, invalid %d, %u refused",
+		"DONTCACHE export %u: load_config_from_node(FSAL) = %d, %u errors, bogus %d, invalid %d",
 		x->export_id, rc, err_type->errors - before, err_type->bogus,
-		err_type->invalid, c->refused);
+		err_type->invalid);
 	if (rc != 0 || err_type->errors != before || err_type->bogus ||
-	    err_type->invalid || c->refused != 0) {
+	    err_type->invalid) {
 		LogCrit(COMPONENT_FSAL,
-			"DONTCACHE export %u: config error in the FSAL block (%u: see the CONFIG lines above; unknown parameters are named there%s)",
-			x->export_id, err_type->errors - before,
-			c->refused != 0
-				? "; removed and moved ones in the lines above too, with what replaced them"
-				: "");
+			"DONTCACHE export %u: config error in the FSAL block (%u: see the CONFIG lines above; unknown parameters are named there)",
+			x->export_id, err_type->errors - before);
 		rc = EINVAL;
 	}
 	if (dcio_parse_write_mode(c->write_mode_s, &c->write_mode) != 0)
@@ -598,7 +492,6 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 		"DONTCACHE export %u: FSAL block %s: Write_Mode=%s Read_Mode=%s Max_Inflight_Bytes=%" PRIu64
 		" Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
 		" Bench { Flush_Mode=%s Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64
-		" Flush_Export_Bytes=%" PRIu64
 		" Flush_Interval_Ms=%u Worker_Write_Max=%u Kick_Us_Per_MiB=%u }",
 		x->export_id, rc == 0 ? "loaded" : "refused",
 		c->write_mode_s ? c->write_mode_s : "(none)",
@@ -607,8 +500,8 @@ int dc_load_export_cfg(struct dc_export *x, void *parse_node,
 		c->cache_budget_bytes,
 		c->bench.flush_mode_s ? c->bench.flush_mode_s : "(none)",
 		c->bench.inflight_wait_ms, c->bench.flush_file_bytes,
-		c->bench.flush_export_bytes, c->bench.flush_interval_ms,
-		c->bench.worker_write_max, c->bench.kick_us_per_mib);
+		c->bench.flush_interval_ms, c->bench.worker_write_max,
+		c->bench.kick_us_per_mib);
 	/* Handle_Key_File not given: the export's file in the state dir */
 	if (c->key_file == NULL)
 		c->key_file = default_path(DC_STATE_DIR, x->export_id, "key");

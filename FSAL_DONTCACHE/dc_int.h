@@ -41,7 +41,6 @@ struct dc_export_bench {
 	enum dcio_flush_mode flush_mode;
 	uint32_t inflight_wait_ms;
 	uint64_t flush_file_bytes;
-	uint64_t flush_export_bytes;
 	uint32_t flush_interval_ms;
 	uint32_t worker_write_max;
 	uint32_t kick_us_per_mib;
@@ -53,7 +52,6 @@ struct dc_module {
 	/* module config block DONTCACHE { } */
 	uint32_t stats_interval_ms;
 	struct dc_module_bench bench;
-	uint32_t refused; /* removed or moved parameters given (config.c) */
 
 	struct dcio_engine *engine;
 	pthread_mutex_t lock; /* exports list, stats thread */
@@ -86,7 +84,6 @@ struct dc_export_cfg {
 	uint32_t stable_reply_ms;
 	uint64_t cache_budget_bytes;
 	struct dc_export_bench bench;
-	uint32_t refused; /* removed or moved parameters given (config.c) */
 	char *key_file;
 	char *stats_file; /* NULL: no JSON file */
 	char *prom_file; /* NULL: no Prometheus file */

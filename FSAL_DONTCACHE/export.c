@@ -267,8 +267,8 @@ static struct dcio_export_params engine_params(const struct dc_export_cfg *c)
 		.kick_us_per_mib = c->bench.kick_us_per_mib,
 		.cache_budget_bytes = c->cache_budget_bytes,
 		.flush_file_bytes = c->bench.flush_file_bytes,
-		.flush_export_bytes = c->bench.flush_export_bytes,
 		.flush_interval_ms = c->bench.flush_interval_ms,
+		/* flush_export_bytes 0: the engine's DCIO_DEF_FLUSH_EXPORT */
 	};
 }
 
@@ -594,7 +594,6 @@ fsal_status_t dc_update_export(struct fsal_module *fsal_hdl, void *parse_node,
 	DC_NUM_CHANGE(max_inflight_bytes, "Max_Inflight_Bytes", PRIu64);
 	DC_NUM_CHANGE(bench.inflight_wait_ms, "Inflight_Wait_Ms", PRIu32);
 	DC_NUM_CHANGE(bench.flush_file_bytes, "Flush_File_Bytes", PRIu64);
-	DC_NUM_CHANGE(bench.flush_export_bytes, "Flush_Export_Bytes", PRIu64);
 	DC_NUM_CHANGE(bench.flush_interval_ms, "Flush_Interval_Ms", PRIu32);
 	DC_NUM_CHANGE(bench.worker_write_max, "Worker_Write_Max", PRIu32);
 	DC_NUM_CHANGE(stable_reply_ms, "Stable_Reply_Ms", PRIu32);

@@ -482,7 +482,7 @@ struct dc_io {
 	size_t want;
 	struct state_t *state; /* the I/O's (NULL: stateless) */
 	bool is_read;
-	bool durable; /* a write flushed before its answer (dcio_write2) */
+	bool durable; /* a write flushed before its answer (dcio_write) */
 };
 
 static size_t iov_total(const struct fsal_io_arg *a)
@@ -701,12 +701,11 @@ static void submit(struct fsal_obj_handle *obj, bool bypass,
 			.groups = op_ctx->creds.caller_garray,
 		};
 
-		rc = dcio_write3(file, a->iov, a->iov_count, a->offset,
-				 /* FILE_SYNC and DATA_SYNC both arrive as
-				  * fsal_stable: FILE_SYNC needs the metadata */
-				 a->fsal_stable ? DCIO_FILE_SYNC
-						: DCIO_UNSTABLE,
-				 &cred, &io->durable, io_done, io);
+		rc = dcio_write(file, a->iov, a->iov_count, a->offset,
+				/* FILE_SYNC and DATA_SYNC both arrive as
+				 * fsal_stable: FILE_SYNC needs the metadata */
+				a->fsal_stable ? DCIO_FILE_SYNC : DCIO_UNSTABLE,
+				&cred, &io->durable, io_done, io);
 	}
 	if (rc != 0) {
 		/* refused at once (EAGAIN: in-flight bound full) */

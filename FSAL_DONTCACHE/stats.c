@@ -639,7 +639,6 @@ void dc_log_export_start(struct dc_export *x)
 		cfg, sizeof(cfg),
 		"Write_Mode=%s Read_Mode=%s Flush_Mode=%s Max_Inflight_Bytes=%" PRIu64
 		" Inflight_Wait_Ms=%u Flush_File_Bytes=%" PRIu64
-		" Flush_Export_Bytes=%" PRIu64
 		" Flush_Interval_Ms=%u Worker_Write_Max=%u Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
 		" Kick_Us_Per_MiB=%u"
 		" Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
@@ -648,10 +647,10 @@ void dc_log_export_start(struct dc_export *x)
 		dcio_read_mode_name(c->read_mode),
 		dcio_flush_mode_name(c->bench.flush_mode),
 		c->max_inflight_bytes, c->bench.inflight_wait_ms,
-		c->bench.flush_file_bytes, c->bench.flush_export_bytes,
-		c->bench.flush_interval_ms, c->bench.worker_write_max,
-		c->stable_reply_ms, c->cache_budget_bytes,
-		c->bench.kick_us_per_mib, c->key_file ? c->key_file : "(none)",
+		c->bench.flush_file_bytes, c->bench.flush_interval_ms,
+		c->bench.worker_write_max, c->stable_reply_ms,
+		c->cache_budget_bytes, c->bench.kick_us_per_mib,
+		c->key_file ? c->key_file : "(none)",
 		c->stats_file ? c->stats_file : "(none)",
 		c->prom_file ? c->prom_file : "(none)",
 		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",

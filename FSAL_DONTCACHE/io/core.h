@@ -26,12 +26,6 @@
 #define RWF_DONTCACHE 0x00000080
 #endif
 
-/* Defaults for parameters left at 0 (documented in dcio.h). */
-#define DCIO_DEF_INFLIGHT (256ull << 20)
-#define DCIO_DEF_FLUSH_FILE (8ull << 20)
-#define DCIO_DEF_FLUSH_EXPORT (64ull << 20)
-#define DCIO_DEF_FLUSH_MS 1000u
-
 struct dcio_req;
 struct dcio_ring;
 

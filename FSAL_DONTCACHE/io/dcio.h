@@ -129,9 +129,21 @@ struct dcio_export_params {
 				   * such writes take at most this long per
 				   * MiB (kick.c); 0 = never */
 };
-/* Zero means the engine default for max_inflight_bytes (256 MiB),
- * flush_file_bytes (8 MiB), flush_export_bytes (64 MiB) and flush_interval_ms
- * (1000). inflight_wait_ms is taken as is: 0 answers EAGAIN at once when full. */
+/* The defaults, defined here only: the configuration's (config.c) and the
+ * engine's. Zero means the default for max_inflight_bytes, flush_file_bytes,
+ * flush_export_bytes and flush_interval_ms; the others are taken as they are
+ * (inflight_wait_ms 0 answers EAGAIN at once when full, cache_budget_bytes 0
+ * is 8 x flush_export_bytes). */
+#define DCIO_DEF_THREADS 2u /* dcio_engine_params.threads */
+#define DCIO_DEF_NICE 10 /* dcio_engine_params.nice */
+#define DCIO_DEF_INFLIGHT (256ull << 20) /* max_inflight_bytes */
+#define DCIO_DEF_INFLIGHT_WAIT_MS 5000u
+#define DCIO_DEF_FLUSH_FILE (8ull << 20) /* flush_file_bytes */
+#define DCIO_DEF_FLUSH_EXPORT (64ull << 20) /* flush_export_bytes */
+#define DCIO_DEF_FLUSH_MS 1000u /* flush_interval_ms */
+#define DCIO_DEF_CALLER_WRITE_MAX (64u << 20) /* caller_write_max */
+#define DCIO_DEF_CACHE_BUDGET (64ull << 20) /* cache_budget_bytes */
+#define DCIO_DEF_KICK_US_PER_MIB 8000u
 
 /* Syscall seam: tests replace entries to inject faults. NULL entries (or a NULL
  * table) mean the real syscalls. Return conventions are those of libc (-1 and
@@ -180,13 +192,6 @@ struct dcio_file;
  * before dcio_write returns). The iovec and its buffers must stay valid until
  * then and are not touched after. */
 typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
-/* dcio_write, and *durable (when not NULL) is set before done runs: true
- * when the data (and, fsync, the metadata) was flushed before the answer:
- * a stable write, or an UNSTABLE one that joined a group flush
- * (stable_reply_ms) that succeeded; false otherwise. */
-int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-		uint64_t offset, enum dcio_stable stable, bool *durable,
-		dcio_done_fn done, void *arg);
 /* The identity a write's data syscalls run with: the caller's file-system
  * uid and gid and supplementary groups (copied; the caller's array need not
  * outlive the call). The kernel then applies the caller's rules to the
@@ -200,18 +205,6 @@ struct dcio_cred {
 	unsigned int ngroups;
 	const gid_t *groups;
 };
-/* dcio_write2 whose pwritev2/io_uring writes run as cred on every path
- * (the caller's thread, engine rings, the pool, direct and inline); NULL:
- * as the engine's threads (dcio_write2). Writeback, flushes and the flusher
- * stay the engine's. Refused with EINVAL (more than DCIO_CRED_MAX_GROUPS
- * groups), ENOMEM; a write the thread cannot switch to cred for fails with
- * that errno (EPERM where the process lacks CAP_SETUID/CAP_SETGID). */
-int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-		uint64_t offset, enum dcio_stable stable,
-		const struct dcio_cred *cred, bool *durable, dcio_done_fn done,
-		void *arg);
-/* (done must not call dcio_file_close on its own file: close waits for the
- * file's requests, this one included, to finish.) */
 
 /* Engine ----------------------------------------------------------------- */
 int dcio_engine_create(const struct dcio_engine_params *p,
@@ -340,9 +333,23 @@ int dcio_file_truncate(struct dcio_file *f, uint64_t size);
  * in-flight bound stayed full for inflight_wait_ms. For DCIO_DATA_SYNC and
  * DCIO_FILE_SYNC, done is called only after the data is durable (group
  * commit with other stable writes and COMMITs on the file), or with the error
- * that prevented it. */
+ * that prevented it.
+ *
+ * The write's pwritev2/io_uring syscalls run as cred on every path (the
+ * caller's thread, engine rings, the pool, direct and inline); NULL: as the
+ * engine's threads. Writeback, flushes and the flusher stay the engine's.
+ * Refused with EINVAL (more than DCIO_CRED_MAX_GROUPS groups), ENOMEM; a
+ * write the thread cannot switch to cred for fails with that errno (EPERM
+ * where the process lacks CAP_SETUID/CAP_SETGID).
+ *
+ * *durable (when not NULL) is set before done runs: true when the data (and,
+ * fsync, the metadata) was flushed before the answer: a stable write, or an
+ * UNSTABLE one that joined a group flush (stable_reply_ms) that succeeded;
+ * false otherwise. (done must not call dcio_file_close on its own file: close
+ * waits for the file's requests, this one included, to finish.) */
 int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-	       uint64_t offset, enum dcio_stable stable, dcio_done_fn done,
+	       uint64_t offset, enum dcio_stable stable,
+	       const struct dcio_cred *cred, bool *durable, dcio_done_fn done,
 	       void *arg);
 
 /* Queue a read; same contract. A short count means end of file. */

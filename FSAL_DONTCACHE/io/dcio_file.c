@@ -302,24 +302,9 @@ nomem:
 }
 
 int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-	       uint64_t offset, enum dcio_stable stable, dcio_done_fn done,
+	       uint64_t offset, enum dcio_stable stable,
+	       const struct dcio_cred *cred, bool *durable, dcio_done_fn done,
 	       void *arg)
-{
-	return dcio_write2(f, iov, iovcnt, offset, stable, NULL, done, arg);
-}
-
-int dcio_write2(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-		uint64_t offset, enum dcio_stable stable, bool *durable,
-		dcio_done_fn done, void *arg)
-{
-	return dcio_write3(f, iov, iovcnt, offset, stable, NULL, durable, done,
-			   arg);
-}
-
-int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
-		uint64_t offset, enum dcio_stable stable,
-		const struct dcio_cred *cred, bool *durable, dcio_done_fn done,
-		void *arg)
 {
 	if (!f || !done || iovcnt < 0 || (iovcnt && !iov) ||
 	    (unsigned int)stable > DCIO_FILE_SYNC)
@@ -358,7 +343,7 @@ int dcio_write3(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	q->done = done;
 	q->arg = arg;
 	falloc_track(q);
-	q->inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
+	q->inline_ = w.inline_;
 	/* On the caller's thread, no hand-off, answered before dcio_write
 	 * returns (a direct write and its split children too). Handed to a
 	 * ring, a direct write would be answered from there: the caller's

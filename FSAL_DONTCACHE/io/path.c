@@ -32,12 +32,12 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 {
 	struct dcio_export *x = f->x;
 	struct write_plan w = { .mode = file_write_mode(f) };
-	bool inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
 	enum dcio_where engine = f->e->uring ? WHERE_RING : WHERE_POOL;
 
 	w.issue = w.mode;
 	w.rangelock = w.mode == DCIO_WRITE_DIRECT;
-	if (inline_) {
+	w.inline_ = XP(x, flush_mode) == DCIO_FLUSH_INLINE;
+	if (w.inline_) {
 		/* 1: Flush_Mode inline: on the caller, flushed there */
 		w.where = WHERE_CALLER;
 		w.row = 1;
@@ -55,7 +55,7 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 		w.where = WHERE_CALLER;
 		w.row = 4;
 	}
-	if (w.rangelock || w.where != WHERE_CALLER || inline_)
+	if (w.rangelock || w.where != WHERE_CALLER || w.inline_)
 		return w;
 	/* On the caller's thread, a dontcache write while the kernel kicks
 	 * writeback inside the syscall (before Linux 7.2): 5, kicked while

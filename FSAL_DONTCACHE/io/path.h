@@ -17,7 +17,7 @@ enum dcio_where {
 	WHERE_POOL, /* an engine pool thread (no io_uring) */
 };
 
-/* A WRITE's plan: write_plan's answer, followed by dcio_write3 and the
+/* A WRITE's plan: write_plan's answer, followed by dcio_write and the
  * executors (req_submit, rl_start). */
 struct write_plan {
 	enum dcio_where where;
@@ -26,6 +26,9 @@ struct write_plan {
 	 * as cached_write_mode) */
 	enum dcio_write_mode mode;
 	enum dcio_write_mode issue; /* how its syscall issues it */
+	/* Flush_Mode inline: issued and its writeback kicked on the
+	 * caller's thread, answered before dcio_write returns */
+	bool inline_;
 	bool rangelock; /* overlapping writes of the file run in order */
 	bool kick; /* RWF_DONTCACHE, the syscall's writeback kick timed */
 	bool throttle; /* first waits while the flusher holds its budget */

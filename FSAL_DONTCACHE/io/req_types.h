@@ -47,7 +47,7 @@ struct dcio_req {
 	enum dcio_stable stable;
 	bool opportunistic; /* UNSTABLE, joined a group flush (stable_reply_ms) */
 	bool is_durable; /* flushed before done */
-	bool *durable; /* the caller's, set before done (dcio_write2) */
+	bool *durable; /* the caller's, set before done (dcio_write) */
 	uint64_t off, len; /* the caller's range */
 	/* bytes counted in the export's in-flight bound until done: len, and
 	 * as much again for a direct write's bounce copy */
@@ -59,7 +59,7 @@ struct dcio_req {
 	void *arg;
 	void *bounce;
 	size_t bounce_len;
-	/* a write's caller (dcio_write3): its syscalls run as it; the top
+	/* a write's caller (dcio_write): its syscalls run as it; the top
 	 * request owns it, split children point at their parent's */
 	struct cred_copy *cred;
 	const struct iovec *uiov; /* caller's iovec, for bounce copy-back */

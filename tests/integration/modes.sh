@@ -35,7 +35,7 @@ for wm in dontcache buffered direct dropbehind; do
     body+=" Max_Inflight_Bytes = 33554432; Cache_Budget_Bytes = 8388608;"
     body+=" Handle_Key_File = $IT_WORK/key-$tag; Stats_File = $IT_WORK/stats-$tag.json;"
     body+=" Bench { Flush_Mode = $fm; Inflight_Wait_Ms = 20000; Flush_File_Bytes = 1048576;"
-    body+=" Flush_Export_Bytes = 4194304; Flush_Interval_Ms = 200; Worker_Write_Max = $wwm;"
+    body+=" Flush_Interval_Ms = 200; Worker_Write_Max = $wwm;"
     body+=" Kick_Us_Per_MiB = 1000000; }"
     echo "$dir|1|$body" | it_conf "$IT_WORK/$tag.conf"
     kick=$([ $(( n % 4 )) = 2 ] && echo inline || echo auto)

@@ -31,7 +31,7 @@ it_start "$IT_WORK/ganesha.conf"
 
 # The start lines: every parameter and the write path, one line per export.
 for id in $A $B $C; do
-  n=$(grep -c "DONTCACHE export $id: .*write path .*Write_Mode=.*Max_Inflight_Bytes=.*Inflight_Wait_Ms=.*Flush_File_Bytes=.*Flush_Export_Bytes=.*Flush_Interval_Ms=.*Worker_Write_Max=.*Handle_Key_File=.*Stats_File=.*Prometheus_File=" "$IT_LOG")
+  n=$(grep -c "DONTCACHE export $id: .*write path .*Write_Mode=.*Max_Inflight_Bytes=.*Inflight_Wait_Ms=.*Flush_File_Bytes=.*Flush_Interval_Ms=.*Worker_Write_Max=.*Handle_Key_File=.*Stats_File=.*Prometheus_File=" "$IT_LOG")
   [ "$n" = 1 ] && it_pass "export $id: one start line with its configuration" ||
     it_fail "export $id: $n start lines with the configuration (want 1)"
 done

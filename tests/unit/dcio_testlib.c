@@ -147,7 +147,7 @@ int tl_write(struct dcio_file *f, const void *buf, size_t len, uint64_t off,
 	struct tl_op op = { .w = &w };
 	struct iovec iov = { (void *)buf, len };
 	tl_wait_init(&w);
-	int rc = dcio_write(f, &iov, 1, off, st, tl_op_done, &op);
+	int rc = dcio_write(f, &iov, 1, off, st, NULL, NULL, tl_op_done, &op);
 	if (rc)
 		return rc;
 	tl_wait_for(&w, 1);

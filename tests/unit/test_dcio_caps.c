@@ -313,7 +313,7 @@ static int write3(struct dcio_file *f, const void *buf, size_t len,
 	struct iovec iov = { (void *)buf, len };
 
 	tl_wait_init(&w);
-	int rc = dcio_write3(f, &iov, 1, off, st, c, NULL, tl_done, &w);
+	int rc = dcio_write(f, &iov, 1, off, st, c, NULL, tl_done, &w);
 	if (rc)
 		return rc;
 	tl_wait_for(&w, 1);

@@ -271,7 +271,7 @@ static void stable_writes(bool uring, enum dcio_flush_mode fm)
 		CU_ASSERT_EQUAL(
 			dcio_write(c.f, &iov, 1, (uint64_t)i * 8192,
 				   i % 2 ? DCIO_FILE_SYNC : DCIO_DATA_SYNC,
-				   stable_done, &ops[i]),
+				   NULL, NULL, stable_done, &ops[i]),
 			0);
 		if (fm == DCIO_FLUSH_INLINE) {
 			CU_ASSERT_EQUAL(ops[i].op.calls, 1);

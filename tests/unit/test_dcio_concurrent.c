@@ -70,8 +70,8 @@ static void *writer(void *arg)
 		struct iovec iov[2] = { { bufs[k], len / 2 },
 					{ (char *)bufs[k] + len / 2,
 					  len / 2 } };
-		if (dcio_write(t->f, iov, 2, off, DCIO_UNSTABLE, tagged_done,
-			       &ops[k]))
+		if (dcio_write(t->f, iov, 2, off, DCIO_UNSTABLE, NULL, NULL,
+			       tagged_done, &ops[k]))
 			t->failures++;
 	}
 	tl_wait_for(&w, (int)nops);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* dcio_write3: a write's data syscall runs with the caller's fsuid, fsgid and
+/* dcio_write: a write's data syscall runs with the caller's fsuid, fsgid and
  * groups on every path (the caller's thread, the pool, Flush_Mode inline,
  * direct), the thread gets its own back afterwards, and the io_uring path
  * issues it as the caller too (a root-owned 06777 file loses its set-id
@@ -50,8 +50,8 @@ static int write3(struct dcio_file *f, const void *buf, size_t len,
 	struct iovec iov = { (void *)buf, len };
 
 	tl_wait_init(&w);
-	int rc = dcio_write3(f, &iov, 1, off, DCIO_UNSTABLE, cred, NULL,
-			     tl_done, &w);
+	int rc = dcio_write(f, &iov, 1, off, DCIO_UNSTABLE, cred, NULL, tl_done,
+			    &w);
 	if (rc)
 		return rc;
 	tl_wait_for(&w, 1);
@@ -422,8 +422,8 @@ static void ring_burst(const struct dcio_syscalls *sys, bool *ran)
 		gids[i] = 3000 + i;
 		tl_fill(buf[i], sizeof(buf[i]), off, 11);
 		ops[i] = (struct tl_op){ .w = &w };
-		CU_ASSERT_EQUAL(dcio_write3(c.f, &iov, 1, off, DCIO_UNSTABLE,
-					    &u, NULL, tl_op_done, &ops[i]),
+		CU_ASSERT_EQUAL(dcio_write(c.f, &iov, 1, off, DCIO_UNSTABLE, &u,
+					   NULL, tl_op_done, &ops[i]),
 				0);
 		if (i == 0)
 			gate_wait(2); /* the ring holds it, in its switch */

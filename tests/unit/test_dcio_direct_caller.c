@@ -114,8 +114,8 @@ static void *writer_main(void *arg)
 		       !atomic_compare_exchange_weak(&live_peak, &p, now))
 			;
 		struct iovec iov = { r->buf, WLEN };
-		int rc = dcio_write(w->c->f, &iov, 1, off, DCIO_UNSTABLE,
-				    done_cb, r);
+		int rc = dcio_write(w->c->f, &iov, 1, off, DCIO_UNSTABLE, NULL,
+				    NULL, done_cb, r);
 		if (rc) {
 			atomic_fetch_add(&failed, 1);
 			free(r->buf);

@@ -325,7 +325,7 @@ static void t_stable_eio(void)
 		CU_ASSERT_EQUAL(
 			dcio_write(c.f, &iov, 1, (uint64_t)i * 4096,
 				   i % 2 ? DCIO_FILE_SYNC : DCIO_DATA_SYNC,
-				   tl_op_done, &ops[i]),
+				   NULL, NULL, tl_op_done, &ops[i]),
 			0);
 	}
 	tl_wait_for(&w, 16);
@@ -515,7 +515,8 @@ static void start_write(struct async_write *a, struct dcio_file *f, size_t len,
 	tl_wait_init(&a->w);
 	a->op = (struct tl_op){ .w = &a->w };
 	CU_ASSERT_EQUAL_FATAL(
-		dcio_write(f, &iov, 1, off, st, tl_op_done, &a->op), 0);
+		dcio_write(f, &iov, 1, off, st, NULL, NULL, tl_op_done, &a->op),
+		0);
 }
 
 static void wait_flag(atomic_int *flag)
@@ -712,9 +713,9 @@ static void t_retries(void)
 	struct tl_wait w;
 	struct tl_op op = { .w = &w };
 	tl_wait_init(&w);
-	CU_ASSERT_EQUAL(
-		dcio_write(c.f, iov, 3, 12345, DCIO_UNSTABLE, tl_op_done, &op),
-		0);
+	CU_ASSERT_EQUAL(dcio_write(c.f, iov, 3, 12345, DCIO_UNSTABLE, NULL,
+				   NULL, tl_op_done, &op),
+			0);
 	tl_wait_for(&w, 1);
 	CU_ASSERT_EQUAL(op.err, 0);
 	CU_ASSERT_EQUAL(op.bytes, sizeof(buf));
@@ -773,8 +774,8 @@ static void t_retries_bounded(void)
 		atomic_store(&wd_stop, 0);
 		atomic_store(&wd_fired, 0);
 		CU_ASSERT_FATAL(pthread_create(&wd, NULL, watchdog, NULL) == 0);
-		rc = dcio_write(c.f, &iov, 1, 0, DCIO_UNSTABLE, tl_op_done,
-				&op);
+		rc = dcio_write(c.f, &iov, 1, 0, DCIO_UNSTABLE, NULL, NULL,
+				tl_op_done, &op);
 		CU_ASSERT_EQUAL(rc, 0);
 		if (rc == 0)
 			tl_wait_for(&w, 1);

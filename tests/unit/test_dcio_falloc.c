@@ -100,9 +100,9 @@ static void punch_vs_held_write(uint64_t woff, bool expect_wait)
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
 	atomic_store(&hold_on, 1);
 	struct iovec iov = { buf, sizeof(buf) };
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_write(c.f, &iov, 1, woff, DCIO_UNSTABLE, tl_op_done, &op),
-		0);
+	CU_ASSERT_EQUAL_FATAL(dcio_write(c.f, &iov, 1, woff, DCIO_UNSTABLE,
+					 NULL, NULL, tl_op_done, &op),
+			      0);
 	CU_ASSERT_FATAL(wait_flag(&held, 5000));
 	p.f = c.f;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, punch_main, &p), 0);

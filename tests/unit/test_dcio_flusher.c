@@ -173,7 +173,8 @@ static void write_one(struct dcio_file *f, struct iovec *iov, uint64_t off)
 	struct tl_wait w;
 
 	tl_wait_init(&w);
-	CU_ASSERT_EQUAL(dcio_write(f, iov, 1, off, DCIO_UNSTABLE, tl_done, &w),
+	CU_ASSERT_EQUAL(dcio_write(f, iov, 1, off, DCIO_UNSTABLE, NULL, NULL,
+				   tl_done, &w),
 			0);
 	tl_wait_for(&w, 1);
 	CU_ASSERT_EQUAL(w.errs, 0);
@@ -321,10 +322,10 @@ static void t_coalesce(void)
 	}
 	for (int i = 0; i < 256; i++) {
 		struct iovec iov = { buf + order[i] * 4096, 4096 };
-		CU_ASSERT_EQUAL(dcio_write(f, &iov, 1,
-					   (uint64_t)order[i] * 4096,
-					   DCIO_UNSTABLE, tl_done, &w),
-				0);
+		CU_ASSERT_EQUAL(
+			dcio_write(f, &iov, 1, (uint64_t)order[i] * 4096,
+				   DCIO_UNSTABLE, NULL, NULL, tl_done, &w),
+			0);
 	}
 	tl_wait_for(&w, 256);
 	CU_ASSERT_TRUE_FATAL(wait_for(SYNC_FILE_RANGE_WRITE, 1));

@@ -95,8 +95,8 @@ static void *flood_thread(void *arg)
 		uint64_t off = ((uint64_t)t->id * PER + k) * WLEN;
 		tl_fill(t->buf + k * WLEN, WLEN, off, 9);
 		struct iovec iov = { t->buf + k * WLEN, WLEN };
-		if (dcio_write(t->f, &iov, 1, off, DCIO_UNSTABLE, tl_done,
-			       &t->w))
+		if (dcio_write(t->f, &iov, 1, off, DCIO_UNSTABLE, NULL, NULL,
+			       tl_done, &t->w))
 			t->refused++;
 	}
 	tl_wait_for(&t->w, PER - t->refused);
@@ -162,7 +162,8 @@ static void three_writes(struct tl_ctx *c, char *buf, struct tl_wait *w,
 	for (int i = 0; i < 3; i++) {
 		struct iovec io = { buf + ((size_t)i << 16), 64 << 10 };
 		CU_ASSERT_EQUAL(dcio_write(c->f, &io, 1, (uint64_t)i << 16,
-					   DCIO_UNSTABLE, tl_op_done, &op[i]),
+					   DCIO_UNSTABLE, NULL, NULL,
+					   tl_op_done, &op[i]),
 				i < 2 ? 0 : EAGAIN);
 	}
 }

@@ -108,8 +108,9 @@ static void roundtrip(bool tmpfs, bool table, enum dcio_write_mode wm,
 	struct tl_op op = { .w = &w };
 	struct iovec iov[2] = { { buf, 1000 }, { buf + 1000, LEN - 1000 } };
 	tl_wait_init(&w);
-	CU_ASSERT_EQUAL(
-		dcio_write(f, iov, 2, 333, DCIO_UNSTABLE, tl_op_done, &op), 0);
+	CU_ASSERT_EQUAL(dcio_write(f, iov, 2, 333, DCIO_UNSTABLE, NULL, NULL,
+				   tl_op_done, &op),
+			0);
 	pthread_mutex_lock(&w.mu);
 	res->inline_early = w.n;
 	pthread_mutex_unlock(&w.mu);

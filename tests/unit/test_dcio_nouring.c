@@ -55,7 +55,7 @@ static void t_pool_fallback(void)
 		CU_ASSERT_EQUAL(
 			dcio_write(f, &iov, 1, (uint64_t)i * 65536,
 				   i == 15 ? DCIO_FILE_SYNC : DCIO_UNSTABLE,
-				   tl_done, &w),
+				   NULL, NULL, tl_done, &w),
 			0);
 	}
 	tl_wait_for(&w, 16);

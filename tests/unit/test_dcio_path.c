@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* write_plan: one case per row of io/README.md's "Where a write is issued" table, and dcio_write3 following the plan (the thread and flags its syscall ran with). */
+/* write_plan: one case per row of io/README.md's "Where a write is issued" table, and dcio_write following the plan (the thread and flags its syscall ran with). */
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +52,7 @@ static void t_row1_inline(void)
 	struct write_plan w = write_plan(c.f, 4 << 20);
 
 	CU_ASSERT_EQUAL(w.row, 1);
+	CU_ASSERT_TRUE(w.inline_);
 	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
 	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DONTCACHE);
 	CU_ASSERT_FALSE(w.kick);
@@ -69,6 +70,7 @@ static void t_row2_large(void)
 		struct write_plan w = write_plan(c.f, (64 << 10) + 1);
 
 		CU_ASSERT_EQUAL(w.row, 2);
+		CU_ASSERT_FALSE(w.inline_);
 		CU_ASSERT_EQUAL(w.where, engine_where());
 		if (!uring)
 			CU_ASSERT_EQUAL(w.where, WHERE_POOL);
@@ -112,6 +114,7 @@ static void t_row4_caller(void)
 	struct write_plan w = write_plan(c.f, 1 << 20);
 
 	CU_ASSERT_EQUAL(w.row, 4);
+	CU_ASSERT_FALSE(w.inline_);
 	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
 	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_BUFFERED);
 	CU_ASSERT_FALSE(w.kick || w.throttle || w.rangelock);
@@ -210,8 +213,8 @@ static void t_modes(void)
 	done();
 }
 
-/* dcio_write3 follows the plan: the syscall runs on the caller's thread
- * (rows 4-7) or a pool thread (row 2), with RWF_DONTCACHE for a kicked or
+/* dcio_write follows the plan: the syscall runs on the caller's thread
+ * (rows 1, 4-7) or a pool thread (row 2), with RWF_DONTCACHE for a kicked or
  * deferred dontcache write and without it for dropbehind. */
 static pthread_t caller_tid;
 static int seen_on_caller, seen_dontcache, seen_calls;
@@ -227,11 +230,11 @@ static ssize_t rec_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 	return pwritev2(fd, iov, cnt, off, flags);
 }
 
-static void follow(uint32_t len, bool deferred, int want_caller,
-		   int want_dontcache, int want_row)
+static void follow(enum dcio_flush_mode fm, uint32_t len, bool deferred,
+		   int want_caller, int want_dontcache, int want_row)
 {
-	struct dcio_export_params p = tl_params(
-		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_export_params p =
+		tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, fm);
 	struct dcio_engine_params ep = { .threads = 1,
 					 .use_uring = false,
 					 .kick = DCIO_KICK_INLINE };
@@ -258,10 +261,13 @@ static void follow(uint32_t len, bool deferred, int want_caller,
 
 static void t_follows(void)
 {
-	follow(1 << 20, false, 1, 1, 5); /* kicked on the caller */
-	follow(64 << 10, false, 1, 0, 6); /* dropbehind on the caller */
-	follow(64 << 10, true, 1, 1, 7); /* deferred kick */
-	follow(2 << 20, false, 0, 1, 2); /* the pool, RWF_DONTCACHE */
+	const enum dcio_flush_mode co = DCIO_FLUSH_COALESCED;
+
+	follow(DCIO_FLUSH_INLINE, 2 << 20, false, 1, 1, 1); /* inline */
+	follow(co, 1 << 20, false, 1, 1, 5); /* kicked on the caller */
+	follow(co, 64 << 10, false, 1, 0, 6); /* dropbehind on the caller */
+	follow(co, 64 << 10, true, 1, 1, 7); /* deferred kick */
+	follow(co, 2 << 20, false, 0, 1, 2); /* the pool, RWF_DONTCACHE */
 }
 
 static const struct tl_case cases[] = {
@@ -273,7 +279,7 @@ static const struct tl_case cases[] = {
 	{ "row 6: dropbehind for the flusher", t_row6_dropbehind },
 	{ "row 7: the kernel defers the kick", t_row7_deferred },
 	{ "direct and a fallen-back export", t_modes },
-	{ "dcio_write3 follows the plan", t_follows },
+	{ "dcio_write follows the plan", t_follows },
 };
 
 int main(void)

@@ -25,9 +25,9 @@ static void write_gib(struct dcio_file *f)
 		struct iovec iov = { bufs + (sent % DEPTH) * (size_t)WLEN,
 				     WLEN };
 		/* every slot holds the same bytes: reuse order does not matter */
-		CU_ASSERT_EQUAL_FATAL(
-			dcio_write(f, &iov, 1, off, DCIO_UNSTABLE, tl_done, &w),
-			0);
+		CU_ASSERT_EQUAL_FATAL(dcio_write(f, &iov, 1, off, DCIO_UNSTABLE,
+						 NULL, NULL, tl_done, &w),
+				      0);
 		sent++;
 	}
 	tl_wait_for(&w, sent);

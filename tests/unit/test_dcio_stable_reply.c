@@ -63,8 +63,8 @@ static int write_one(struct tl_ctx *t, const char *buf, size_t len,
 
 	tl_wait_init(&w);
 	*durable = true; /* must be overwritten */
-	CU_ASSERT_EQUAL_FATAL(dcio_write2(t->f, &iov, 1, off, DCIO_UNSTABLE,
-					  durable, tl_done, &w),
+	CU_ASSERT_EQUAL_FATAL(dcio_write(t->f, &iov, 1, off, DCIO_UNSTABLE,
+					 NULL, durable, tl_done, &w),
 			      0);
 	tl_wait_for(&w, 1);
 	return w.last_err;

@@ -75,8 +75,9 @@ static bool write_here(struct tl_ctx *t, void *buf, size_t len, uint64_t off,
 	bool before;
 
 	tl_wait_init(&s.w);
-	CU_ASSERT_EQUAL_FATAL(dcio_write(t->f, &iov, 1, off, st, seen_done, &s),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+		dcio_write(t->f, &iov, 1, off, st, NULL, NULL, seen_done, &s),
+		0);
 	pthread_mutex_lock(&s.w.mu);
 	before = s.w.n == 1;
 	pthread_mutex_unlock(&s.w.mu);
@@ -668,9 +669,9 @@ static void t_kick_enospc(void)
 	tl_fill(buf, sizeof(buf), 0, 8);
 	CU_ASSERT(write_here(&t, buf, 1 << 20, 0, DCIO_UNSTABLE));
 	tl_wait_init(&w.w);
-	CU_ASSERT_EQUAL_FATAL(
-		dcio_write(t.f, &iov, 1, 1 << 20, DCIO_UNSTABLE, seen_done, &w),
-		0);
+	CU_ASSERT_EQUAL_FATAL(dcio_write(t.f, &iov, 1, 1 << 20, DCIO_UNSTABLE,
+					 NULL, NULL, seen_done, &w),
+			      0);
 	tl_wait_for(&w.w, 1);
 	CU_ASSERT_EQUAL(w.err, ENOSPC);
 	CU_ASSERT_EQUAL(dcio_commit(t.f, 0, 1 << 20), 0);

@@ -70,7 +70,7 @@ static void *writer(void *arg)
 		}
 		rc = dcio_write(io, &iov, 1,
 				(uint64_t)(t->id * 4 + k % 4) * WLEN,
-				DCIO_UNSTABLE, tl_done, &t->w);
+				DCIO_UNSTABLE, NULL, NULL, tl_done, &t->w);
 		pthread_rwlock_unlock(&io_lock);
 		if (rc == 0) {
 			t->sent++;
