@@ -21,6 +21,7 @@
 #include "flusher_types.h"
 #include "kick_types.h"
 #include "pool.h"
+#include "rangelock.h"
 
 #ifndef RWF_DONTCACHE
 #define RWF_DONTCACHE 0x00000080
@@ -94,7 +95,7 @@ struct dcio_file {
 	pthread_mutex_t mu; /* guards the fields down to gc */
 	pthread_cond_t cv;
 	long outstanding;
-	struct dcio_req *rl_active, *rl_waitq; /* rangelock.c */
+	struct rangelock rl; /* under mu */
 	struct dcio_req *wr_head, *wr_tail; /* falloc.c: writes in flight, */
 	uint64_t wr_seq; /* in wr_seq order */
 	int fa_waiters;

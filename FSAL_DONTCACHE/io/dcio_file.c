@@ -88,6 +88,7 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 	f->dfd = -1;
 	pthread_mutex_init(&f->mu, NULL);
 	cond_init_mono(&f->cv); /* falloc.c's timed wait */
+	rl_init(&f->rl, &f->mu, &f->cv);
 	gc_init(f);
 	if (XP(x, write_mode) == DCIO_WRITE_DIRECT ||
 	    XP(x, read_mode) == DCIO_READ_DIRECT)
@@ -360,7 +361,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	if (w.mode == DCIO_WRITE_DIRECT) {
 		rc = submit_direct(q, iov, iovcnt);
 		if (rc == 0) {
-			if (rl_start(q))
+			if (rl_start(&f->rl, q, DIO_UNIT(f)))
 				req_start(q);
 			return 0;
 		}
@@ -378,7 +379,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 	q->iovcnt = iovcnt;
 	if (w.rangelock) {
-		if (rl_start(q))
+		if (rl_start(&f->rl, q, DIO_UNIT(f)))
 			req_start(q);
 		return 0;
 	}

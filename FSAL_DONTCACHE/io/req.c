@@ -372,7 +372,8 @@ static void top_finish(struct dcio_req *q, int err)
 		return;
 	}
 	if (q->rl_held)
-		for (struct dcio_req *w = rl_release(q), *nx; w; w = nx) {
+		for (struct dcio_req *w = rl_release(&f->rl, q), *nx; w;
+		     w = nx) {
 			nx = w->next;
 			req_start(w);
 		}
