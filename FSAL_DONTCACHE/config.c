@@ -49,7 +49,6 @@ static int check_ranges(const char *where, const struct dc_param_range *r,
 
 /* The module block ----------------------------------------------------- */
 
-#define DC_DEF_RING_ENTRIES 256
 #define DC_DEF_KICK "auto"
 
 /* DONTCACHE { Bench { } }. ganesha sets a sub-block's defaults only when
@@ -68,8 +67,6 @@ static void *module_bench_init(void *link_mem, void *self_struct)
 	if (link_mem != NULL)
 		return b;
 	b->engine_threads = DCIO_DEF_THREADS;
-	b->ring_entries = DC_DEF_RING_ENTRIES;
-	b->use_io_uring = true;
 	b->engine_nice = DCIO_DEF_NICE;
 	b->dontcache_kick_s = gsh_strdup(DC_DEF_KICK);
 	b->kept_max = DC_KEPT_MAX;
@@ -79,9 +76,6 @@ static void *module_bench_init(void *link_mem, void *self_struct)
 static struct config_item dc_module_bench_items[] = {
 	CONF_ITEM_UI32("Engine_Threads", 0, UINT32_MAX, DCIO_DEF_THREADS,
 		       dc_module_bench, engine_threads),
-	CONF_ITEM_UI32("Ring_Entries", 0, UINT32_MAX, DC_DEF_RING_ENTRIES,
-		       dc_module_bench, ring_entries),
-	CONF_ITEM_BOOL("Use_Io_Uring", true, dc_module_bench, use_io_uring),
 	CONF_ITEM_UI32("Engine_Nice", 0, UINT32_MAX, DCIO_DEF_NICE,
 		       dc_module_bench, engine_nice),
 	CONF_ITEM_STR("Dontcache_Kick", 1, 32, DC_DEF_KICK, dc_module_bench,
@@ -102,8 +96,6 @@ static struct config_item dc_module_items[] = {
 static const struct dc_param_range module_ranges[] = {
 	{ "Bench { Engine_Threads }",
 	  offsetof(struct dc_module, bench.engine_threads), 4, 1, 64 },
-	{ "Bench { Ring_Entries }",
-	  offsetof(struct dc_module, bench.ring_entries), 4, 8, 4096 },
 	{ "Stats_Interval_Ms", offsetof(struct dc_module, stats_interval_ms), 4,
 	  0, 3600000 },
 	{ "Bench { Engine_Nice }",
@@ -159,9 +151,8 @@ int dc_load_module_config(config_file_t root,
 	}
 	LogDebug(
 		COMPONENT_FSAL,
-		"DONTCACHE block: Stats_Interval_Ms=%u Bench { Engine_Threads=%u Ring_Entries=%u Use_Io_Uring=%d Engine_Nice=%u Dontcache_Kick=%s Kept_Files_Max=%u }",
+		"DONTCACHE block: Stats_Interval_Ms=%u Bench { Engine_Threads=%u Engine_Nice=%u Dontcache_Kick=%s Kept_Files_Max=%u }",
 		DC.stats_interval_ms, DC.bench.engine_threads,
-		DC.bench.ring_entries, DC.bench.use_io_uring,
 		DC.bench.engine_nice, dcio_kick_name(DC.bench.kick),
 		DC.bench.kept_max);
 	return 0;
@@ -186,14 +177,13 @@ config_file_t dc_parse_root(void *node)
 #endif
 
 /* The DONTCACHE block is read at start only: the engine cannot change its
- * threads or rings live. At a reload the block of the config being loaded
+ * threads live. At a reload the block of the config being loaded
  * is read only to say which values are not applied: once per change (6.5
  * calls update_config for each export, 4.3 gets here from update_export). */
 void dc_module_reload_check(config_file_t root)
 {
 	static struct {
-		uint32_t threads, ring, interval, nice;
-		bool uring;
+		uint32_t threads, interval, nice;
 		enum dcio_kick kick;
 	} seen;
 	static bool seen_init;
@@ -203,10 +193,8 @@ void dc_module_reload_check(config_file_t root)
 
 	if (!seen_init) {
 		seen.threads = DC.bench.engine_threads;
-		seen.ring = DC.bench.ring_entries;
 		seen.interval = DC.stats_interval_ms;
 		seen.nice = DC.bench.engine_nice;
-		seen.uring = DC.bench.use_io_uring;
 		seen.kick = DC.bench.kick;
 		seen_init = true;
 	}
@@ -239,14 +227,10 @@ void dc_module_reload_check(config_file_t root)
 	} while (0)
 		DC_MODULE_CHANGE(bench.engine_threads, threads,
 				 "Bench { Engine_Threads }", PRIu32);
-		DC_MODULE_CHANGE(bench.ring_entries, ring,
-				 "Bench { Ring_Entries }", PRIu32);
 		DC_MODULE_CHANGE(bench.engine_nice, nice,
 				 "Bench { Engine_Nice }", PRIu32);
 		DC_MODULE_CHANGE(stats_interval_ms, interval,
 				 "Stats_Interval_Ms", PRIu32);
-		DC_MODULE_CHANGE(bench.use_io_uring, uring,
-				 "Bench { Use_Io_Uring }", "d");
 #undef DC_MODULE_CHANGE
 		if (dcio_parse_kick(m->bench.dontcache_kick_s,
 				    &m->bench.kick) == 0 &&

@@ -27,8 +27,6 @@
  * tests (not in the man page's table) */
 struct dc_module_bench {
 	uint32_t engine_threads;
-	uint32_t ring_entries;
-	bool use_io_uring;
 	uint32_t engine_nice; /* the engine's own threads only */
 	char *dontcache_kick_s; /* Dontcache_Kick: auto, inline, deferred */
 	enum dcio_kick kick;

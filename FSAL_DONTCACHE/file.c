@@ -564,7 +564,7 @@ static void io_done(void *arg, int err, size_t bytes)
 #define DC_SURE_FILE_SIZE (1ULL << 31)
 
 /* Offsets as the kernel server answers them: an offset past 2^63-1 (off_t
- * -1 would be "the current position" to pwritev2 and io_uring) is INVAL; a
+ * -1 would be "the current position" to pwritev2) is INVAL; a
  * WRITE ending past 2^63-1 is FBIG; a READ running past it is shortened
  * (nothing is stored there: it reads to end of file). */
 static fsal_status_t check_range(struct fsal_io_arg *a, bool is_read,

@@ -3,7 +3,7 @@
  * config.c, engine start) and unload. The module sets nothing of the
  * process it is loaded into: malloc's thresholds for WRITE buffers are the
  * administrator's (the systemd drop-in config/systemd/dontcache-malloc.conf),
- * and only the engine's own threads (dcio-ring*, dcio-pool*, dcio-flush)
+ * and only the engine's own threads (dcio-pool*, dcio-flush*)
  * run at Bench { Engine_Nice }. */
 #include "dc_int.h"
 
@@ -53,8 +53,6 @@ static int start_engine(void)
 {
 	struct dcio_engine_params p = {
 		.threads = DC.bench.engine_threads,
-		.ring_entries = DC.bench.ring_entries,
-		.use_uring = DC.bench.use_io_uring,
 		.nice = (int)DC.bench.engine_nice,
 		.log = dc_engine_log,
 		.kick = DC.bench.kick,
@@ -63,9 +61,8 @@ static int start_engine(void)
 
 	LogDebug(
 		COMPONENT_FSAL,
-		"DONTCACHE: starting the I/O engine: %u threads, %u ring entries, io_uring %s, nice %u, Dontcache_Kick %s",
-		p.threads, p.ring_entries, p.use_uring ? "true" : "false",
-		DC.bench.engine_nice, dcio_kick_name(p.kick));
+		"DONTCACHE: starting the I/O engine: %u threads, nice %u, Dontcache_Kick %s",
+		p.threads, DC.bench.engine_nice, dcio_kick_name(p.kick));
 	rc = dcio_engine_create(&p, NULL, &DC.engine);
 	if (rc != 0) {
 		LogCrit(COMPONENT_FSAL,
@@ -73,15 +70,11 @@ static int start_engine(void)
 			strerror(rc));
 		return rc;
 	}
-	if (DC.bench.use_io_uring && !dcio_engine_uses_uring(DC.engine))
-		LogWarn(COMPONENT_FSAL,
-			"DONTCACHE: io_uring unavailable, using a pwritev2 thread pool");
 	LogEvent(
 		COMPONENT_FSAL,
-		"DONTCACHE: engine started: %u threads, %s, nice %u (the engine's own threads), Dontcache_Kick %s%s",
-		DC.bench.engine_threads,
-		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
-		DC.bench.engine_nice, dcio_kick_name(DC.bench.kick),
+		"DONTCACHE: engine started: %u threads, thread pool, nice %u (the engine's own threads), Dontcache_Kick %s%s",
+		DC.bench.engine_threads, DC.bench.engine_nice,
+		dcio_kick_name(DC.bench.kick),
 		DC.bench.kick == DCIO_KICK_AUTO
 			? " (probed on each export's filesystem)"
 			: "");

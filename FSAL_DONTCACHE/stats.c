@@ -642,7 +642,7 @@ void dc_log_export_start(struct dc_export *x)
 		" Flush_Interval_Ms=%u Worker_Write_Max=%u Stable_Reply_Ms=%u Cache_Budget_Bytes=%" PRIu64
 		" Kick_Us_Per_MiB=%u"
 		" Handle_Key_File=%s Stats_File=%s Prometheus_File=%s"
-		" (engine: %s, Stats_Interval_Ms=%u; writeback kick %s: %s)",
+		" (engine: %u pool threads, Stats_Interval_Ms=%u; writeback kick %s: %s)",
 		dcio_write_mode_name(c->write_mode),
 		dcio_read_mode_name(c->read_mode),
 		dcio_flush_mode_name(c->bench.flush_mode),
@@ -652,8 +652,7 @@ void dc_log_export_start(struct dc_export *x)
 		c->cache_budget_bytes, c->bench.kick_us_per_mib,
 		c->key_file ? c->key_file : "(none)",
 		c->stats_file ? c->stats_file : "(none)",
-		c->prom_file ? c->prom_file : "(none)",
-		dcio_engine_uses_uring(DC.engine) ? "io_uring" : "thread pool",
+		c->prom_file ? c->prom_file : "(none)", DC.bench.engine_threads,
 		DC.stats_interval_ms, kdef ? "deferred" : "inline", kwhy);
 	if (wfb || rfb)
 		LogWarn(COMPONENT_FSAL,

@@ -84,7 +84,7 @@ usage: bench/run.sh [--quick] [options]
                        modes that write back during a run then read bitmaps from the busy disk
   --keep               keep the export directories and their files afterwards
   --engine PARAMS      body of the module's DONTCACHE block for every FSAL_DONTCACHE run,
-                       e.g. "Bench { Engine_Threads = 4; Use_Io_Uring = false; }" (default: none)
+                       e.g. "Bench { Engine_Threads = 4; Engine_Nice = 0; }" (default: none)
   --ganesha 4|6        4 (default): the host's ganesha 4.3; 6: Debian 13's ganesha 6.5 in the
                        root scripts/setup.sh --ganesha 6 makes (set up if missing), both FSALs
                        of that root, the module built inside it (build-g6/, built if missing)

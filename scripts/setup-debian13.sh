@@ -21,7 +21,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 pkgs=(nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind libnfs-utils
       build-essential cmake pkg-config libntirpc-dev liburcu-dev libkrb5-dev
-      liburing-dev libnfs-dev libcunit1-dev procps iproute2 util-linux e2fsprogs
+      libnfs-dev libcunit1-dev procps iproute2 util-linux e2fsprogs
       libdbus-1-dev
       binutils gdb valgrind file)
 

@@ -30,7 +30,7 @@ esac
 
 pkgs=(build-essential cmake pkg-config clang
       nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem rpcbind fio
-      libntirpc-dev liburcu-dev libkrb5-dev liburing-dev libnfs-dev libnfs-utils
+      libntirpc-dev liburcu-dev libkrb5-dev libnfs-dev libnfs-utils
       libcunit1-dev gnuplot-nox jq e2fsprogs iproute2 util-linux dpkg-dev procps
       libdbus-1-dev dbus-daemon dbus-bin
       libclang-rt-14-dev valgrind strace curl prometheus-node-exporter file debootstrap

@@ -3,8 +3,8 @@
  * keeps credentials per thread; libcap's cap_set_proc does the same), so
  * ganesha's lower_my_caps, run on its main thread after the exports were
  * read, leaves CAP_SYS_RESOURCE (quota hard limits, ext4's root reserve)
- * with every thread created before it: the engine's rings, pool and
- * flusher are. Each of them drops it itself when it starts, and a write
+ * with every thread created before it: the engine's pool and flusher
+ * are. Each of them drops it itself when it starts, and a write
  * issued as a caller other than root runs with an empty effective set, so
  * that no path depends on when ganesha dropped what. */
 #include <errno.h>
@@ -100,7 +100,7 @@ void caps_leave(struct caps_saved *s)
 	errno = e;
 }
 
-/* First thing on every thread the engine creates (rings, pool, flusher):
+/* First thing on every thread the engine creates (pool, flusher):
  * CAP_SYS_RESOURCE goes, as ganesha takes it from its main thread
  * (lower_my_caps), which it does after the engine's threads were made
  * (above). */

@@ -28,16 +28,14 @@
 #endif
 
 struct dcio_req;
-struct dcio_ring;
 
 struct dcio_engine {
 	struct dcio_syscalls sys;
 	struct dcio_bounce bounce;
-	bool uring;
-	unsigned int nrings;
-	struct dcio_ring *rings;
-	atomic_uint rr;
-	struct dcio_pool pool; /* blocking work; also I/O without uring */
+	unsigned int threads; /* pool threads, flusher threads */
+	/* the engine's I/O handed off the caller's thread, and group-commit
+	 * flushes */
+	struct dcio_pool pool;
 	struct dcio_flusher fl;
 	pthread_mutex_t mu; /* guards outstanding */
 	pthread_cond_t cv;

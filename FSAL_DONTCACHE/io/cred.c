@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 /* Writes as the caller: the thread that issues a write's syscall takes the
- * caller's fsuid, fsgid and groups around it (per-thread syscalls only),
- * and rings register the caller's credentials as a personality. */
+ * caller's fsuid, fsgid and groups around it (per-thread syscalls only). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* cred.c: a write's syscall issued with its caller's file-system identity
  * (fsuid, fsgid, supplementary groups) on whatever engine or caller thread
- * runs it, and io_uring personalities for the rings. */
+ * runs it. */
 #ifndef DCIO_CRED_H
 #define DCIO_CRED_H
 

@@ -5,9 +5,9 @@
  * the CUnit suites in tests/unit drive it directly.
  *
  * Objects:
- *   dcio_engine  process-wide: engine threads (each owning an io_uring, or a
- *                pwritev2 thread pool where io_uring cannot be set up), the
- *                flusher thread, the syscall table.
+ *   dcio_engine  process-wide: the pool threads (the pwritev2/preadv2 I/O
+ *                handed off the caller's thread, group-commit flushes), the
+ *                flusher threads, the syscall table.
  *   dcio_export  one per ganesha export: modes, thresholds, in-flight bound,
  *                stats, the write verifier generation.
  *   dcio_file    one per regular file (inode) with I/O: the fd used for I/O,
@@ -26,7 +26,7 @@
 #include <sys/uio.h>
 
 enum dcio_write_mode {
-	DCIO_WRITE_DONTCACHE = 0, /* pwritev2/io_uring with RWF_DONTCACHE */
+	DCIO_WRITE_DONTCACHE = 0, /* pwritev2 with RWF_DONTCACHE */
 	DCIO_WRITE_BUFFERED, /* plain buffered writes (page cache as usual) */
 	DCIO_WRITE_DIRECT, /* O_DIRECT aligned middle, dontcache head/tail */
 	DCIO_WRITE_DROPBEHIND, /* buffered + coalesced sync_file_range + FADV_DONTNEED */
@@ -84,9 +84,7 @@ typedef void (*dcio_log_fn)(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 struct dcio_engine_params {
-	unsigned int threads; /* engine threads, each with its own ring; >= 1 */
-	unsigned int ring_entries; /* SQ size per ring; power of two, >= 8 */
-	bool use_uring; /* false forces the pwritev2 thread pool */
+	unsigned int threads; /* pool threads, and flusher threads; >= 1 */
 	int nice; /* nice value of every engine thread (0..19; 0 leaves
 		   * it), the engine's own threads only: when the CPU is
 		   * short, the request path (reads, small writes) runs
@@ -147,9 +145,7 @@ struct dcio_export_params {
 
 /* Syscall seam: tests replace entries to inject faults. NULL entries (or a NULL
  * table) mean the real syscalls. Return conventions are those of libc (-1 and
- * errno). io_uring submissions bypass pwritev2/preadv2, so a table that
- * overrides either of those makes the engine use its thread pool instead. */
-struct io_uring;
+ * errno). */
 struct dcio_syscalls {
 	ssize_t (*pwritev2)(int fd, const struct iovec *iov, int cnt, off_t off,
 			    int flags);
@@ -172,14 +168,6 @@ struct dcio_syscalls {
 	 * the previous id: the engine reads every switch back. */
 	int (*setfsuid)(uid_t id);
 	int (*setfsgid)(gid_t id);
-	/* A ring's io_uring_submit outside its wait (before a personality
-	 * is unregistered, or when the SQ is full), and the result a ring
-	 * write's completion carries (res: the CQE's; personality: whether
-	 * it went out with the caller's). NULL: liburing's, the kernel's.
-	 * Tests make a submission take nothing and an LSM refuse a
-	 * personality. */
-	int (*uring_submit)(struct io_uring *ring);
-	int (*uring_write_res)(int res, bool personality);
 };
 
 struct dcio_engine;
@@ -188,9 +176,9 @@ struct dcio_file;
 
 /* Completion of an async write or read: err is 0 or a positive errno; bytes is
  * what was transferred. Called exactly once, from an engine thread (or, for
- * DCIO_FLUSH_INLINE and the no-uring pool, possibly from the submitting thread
- * before dcio_write returns). The iovec and its buffers must stay valid until
- * then and are not touched after. */
+ * DCIO_FLUSH_INLINE and writes issued on the caller's thread, from the
+ * submitting thread before dcio_write returns). The iovec and its buffers must
+ * stay valid until then and are not touched after. */
 typedef void (*dcio_done_fn)(void *arg, int err, size_t bytes);
 /* The identity a write's data syscalls run with: the caller's file-system
  * uid and gid and supplementary groups (copied; the caller's array need not
@@ -212,9 +200,6 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 		       struct dcio_engine **out); /* 0 or errno */
 /* Waits for all outstanding I/O, stops threads, frees. Exports must be gone. */
 void dcio_engine_destroy(struct dcio_engine *e);
-/* true when I/O goes through io_uring; false when the engine fell back to the
- * pwritev2/preadv2 thread pool (the caller logs that once) */
-bool dcio_engine_uses_uring(const struct dcio_engine *e);
 
 /* Export ----------------------------------------------------------------- */
 /* dirfd: a directory on the export's filesystem; the probe creates and removes
@@ -335,9 +320,8 @@ int dcio_file_truncate(struct dcio_file *f, uint64_t size);
  * commit with other stable writes and COMMITs on the file), or with the error
  * that prevented it.
  *
- * The write's pwritev2/io_uring syscalls run as cred on every path (the
- * caller's thread, engine rings, the pool, direct and inline); NULL: as the
- * engine's threads. Writeback, flushes and the flusher stay the engine's.
+ * The write's pwritev2 syscalls run as cred on every path (the caller's
+ * thread, the pool, direct and inline); NULL: as the engine's threads. Writeback, flushes and the flusher stay the engine's.
  * Refused with EINVAL (more than DCIO_CRED_MAX_GROUPS groups), ENOMEM; a
  * write the thread cannot switch to cred for fails with that errno (EPERM
  * where the process lacks CAP_SETUID/CAP_SETGID).

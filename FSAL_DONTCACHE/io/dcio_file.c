@@ -346,8 +346,8 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	falloc_track(q);
 	q->inline_ = w.inline_;
 	/* On the caller's thread, no hand-off, answered before dcio_write
-	 * returns (a direct write and its split children too). Handed to a
-	 * ring, a direct write would be answered from there: the caller's
+	 * returns (a direct write and its split children too). Handed to the
+	 * pool, a direct write would be answered from there: the caller's
 	 * thread (a ganesha worker) would go on to take the next request
 	 * while this one's buffers stay allocated in its malloc arena until
 	 * the device completes it, so every arena grew to hold many writes'

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* The process-wide engine: its syscall table (sys.c), engine threads
- * (rings or pool), the blocking-work pool and the flusher. */
+/* The process-wide engine: its syscall table (sys.c), the pool (the I/O
+ * handed off the caller's thread, group-commit flushes) and the
+ * flusher. */
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -17,28 +18,7 @@
 #include "flusher.h"
 #include "log.h"
 #include "pool.h"
-#include "ring.h"
 #include "sys.h"
-
-static bool start_rings(struct dcio_engine *e,
-			const struct dcio_engine_params *p)
-{
-	unsigned int entries = p->ring_entries >= 8 ? p->ring_entries : 64;
-
-	e->rings = calloc(e->nrings, sizeof(*e->rings));
-	if (!e->rings)
-		return false;
-	for (unsigned int i = 0; i < e->nrings; i++) {
-		if (ring_start(e, &e->rings[i], entries, i) == 0)
-			continue;
-		while (i--)
-			ring_stop(&e->rings[i]);
-		free(e->rings);
-		e->rings = NULL;
-		return false;
-	}
-	return true;
-}
 
 int dcio_engine_create(const struct dcio_engine_params *p,
 		       const struct dcio_syscalls *sys,
@@ -53,7 +33,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	sys_fill(&e->sys, sys);
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cv, NULL);
-	e->nrings = p->threads ? p->threads : 1;
+	e->threads = p->threads ? p->threads : 1;
 	e->nice = p->nice;
 	e->kick = (unsigned int)p->kick <= DCIO_KICK_DEFERRED ? p->kick
 							      : DCIO_KICK_AUTO;
@@ -66,10 +46,7 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 	bounce_init(&e->bounce, e->page);
 	e->log = p->log ? p->log : dcio_log_stderr;
 
-	/* rings bypass the table's pwritev2/preadv2, so overriding them means pool */
-	bool want_uring =
-		p->use_uring && !(sys && (sys->pwritev2 || sys->preadv2));
-	int rc = pool_start(&e->pool, e->nrings, "dcio-pool", e->nice, e->log);
+	int rc = pool_start(&e->pool, e->threads, "dcio-pool", e->nice, e->log);
 
 	if (!rc)
 		rc = flusher_start(e);
@@ -79,7 +56,6 @@ int dcio_engine_create(const struct dcio_engine_params *p,
 		free(e);
 		return rc;
 	}
-	e->uring = want_uring && start_rings(e, p);
 	*out = e;
 	return 0;
 }
@@ -89,19 +65,10 @@ void dcio_engine_destroy(struct dcio_engine *e)
 	if (!e)
 		return;
 	count_wait_zero(&e->mu, &e->cv, &e->outstanding);
-	if (e->uring)
-		for (unsigned int i = 0; i < e->nrings; i++)
-			ring_stop(&e->rings[i]);
-	free(e->rings);
 	flusher_stop(e);
 	pool_stop(&e->pool);
 	bounce_fini(&e->bounce);
 	pthread_cond_destroy(&e->cv);
 	pthread_mutex_destroy(&e->mu);
 	free(e);
-}
-
-bool dcio_engine_uses_uring(const struct dcio_engine *e)
-{
-	return e && e->uring;
 }

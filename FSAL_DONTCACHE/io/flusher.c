@@ -461,7 +461,7 @@ static void *flusher_main(void *arg)
 int flusher_start(struct dcio_engine *e)
 {
 	struct dcio_flusher *fl = &e->fl;
-	unsigned int n = e->nrings ? e->nrings : 1;
+	unsigned int n = e->threads ? e->threads : 1;
 
 	fl->tids = calloc(n, sizeof(*fl->tids));
 	if (!fl->tids)

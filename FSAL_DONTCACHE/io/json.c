@@ -77,9 +77,8 @@ void dcio_export_stats_json(struct dcio_export *x, FILE *o)
 		dcio_read_mode_name(XP(x, read_mode)),
 		dcio_flush_mode_name(XP(x, flush_mode)));
 	fprintf(o,
-		",\"backend\":\"%s\",\"fallback\":%s,\"dontcache_write_supported\":%s"
+		",\"fallback\":%s,\"dontcache_write_supported\":%s"
 		",\"dontcache_read_supported\":%s,\"probe_failed\":%s,\"verifier_gen\":%llu",
-		x->e->uring ? "io_uring" : "pool",
 		dcio_export_fallback(x) ? "true" : "false",
 		x->probed_wok ? "true" : "false",
 		x->probed_rok ? "true" : "false",

@@ -2,7 +2,7 @@
 /* Reads served on the caller's thread: a read whose data is in the page
  * cache is answered by preadv2(RWF_NOWAIT) at once, without the hand-off to
  * an engine thread (which costs a context switch each way and queues a 4 KiB
- * read behind 1 MiB writes in the same ring). What would block goes to the
+ * read behind 1 MiB writes on the same pool). What would block goes to the
  * engine: pages not cached, O_DIRECT reads, errors (the engine's path retries,
  * falls back and counts them). */
 #include "core.h"

@@ -3,8 +3,7 @@
  * io/README.md "Where a write is issued" is this function as a table, and
  * test_dcio_path has a case per row. The run-time fallback (a dontcache
  * write answering EOPNOTSUPP is issued again as dropbehind and the export
- * falls back: req.c) and a ring's hand-off of a write it cannot issue as
- * its caller (ring.c) change a planned write, never the plan. */
+ * falls back: req.c) changes a planned write, never the plan. */
 #include "core.h"
 #include "flusher.h"
 #include "kick.h"
@@ -32,7 +31,6 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 {
 	struct dcio_export *x = f->x;
 	struct write_plan w = { .mode = file_write_mode(f) };
-	enum dcio_where engine = f->e->uring ? WHERE_RING : WHERE_POOL;
 
 	w.issue = w.mode;
 	w.rangelock = w.mode == DCIO_WRITE_DIRECT;
@@ -43,12 +41,12 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 		w.row = 1;
 	} else if (len > XP(x, caller_write_max)) {
 		/* 2: larger than Worker_Write_Max: the engine */
-		w.where = engine;
+		w.where = WHERE_POOL;
 		w.row = 2;
 	} else if (engine_pace_write(f->e, len)) {
 		/* 3: over 64 KiB while reads are served and the engine's
 		 * threads are niced: the copy runs on them */
-		w.where = engine;
+		w.where = WHERE_POOL;
 		w.row = 3;
 	} else {
 		/* 4: the caller's thread */

@@ -13,8 +13,7 @@ struct dcio_file;
 /* The thread that issues a write's syscall. */
 enum dcio_where {
 	WHERE_CALLER, /* the caller's (a ganesha worker), no hand-off */
-	WHERE_RING, /* an engine ring thread (io_uring) */
-	WHERE_POOL, /* an engine pool thread (no io_uring) */
+	WHERE_POOL, /* an engine pool thread (dcio-poolN) */
 };
 
 /* A WRITE's plan: write_plan's answer, followed by dcio_write and the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* A job queue served by a few threads: blocking work (group-commit flushes)
- * and, where io_uring is unavailable, the pwritev2/preadv2 I/O itself. */
+/* A job queue served by a few threads: the pwritev2/preadv2 I/O handed off
+ * the caller's thread, and group-commit flushes. */
 #include <errno.h>
 #include <stdlib.h>
 

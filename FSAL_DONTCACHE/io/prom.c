@@ -177,14 +177,12 @@ void dcio_export_stats_prom(struct dcio_export *x, const char *labels, FILE *o)
 	pthread_mutex_unlock(&x->mu);
 
 	family(&w, "export_info", "gauge",
-	       "Always 1: the export's configured modes and I/O backend as labels.");
-	snprintf(
-		info, sizeof(info),
-		"write_mode=\"%s\",read_mode=\"%s\",flush_mode=\"%s\",backend=\"%s\"",
-		dcio_write_mode_name(XP(x, write_mode)),
-		dcio_read_mode_name(XP(x, read_mode)),
-		dcio_flush_mode_name(XP(x, flush_mode)),
-		x->e->uring ? "io_uring" : "pool");
+	       "Always 1: the export's configured modes as labels.");
+	snprintf(info, sizeof(info),
+		 "write_mode=\"%s\",read_mode=\"%s\",flush_mode=\"%s\"",
+		 dcio_write_mode_name(XP(x, write_mode)),
+		 dcio_read_mode_name(XP(x, read_mode)),
+		 dcio_flush_mode_name(XP(x, flush_mode)));
 	sample(&w, "export_info", info, 1);
 	gauge(&w, "fallback",
 	      "1 when RWF_DONTCACHE was refused and the export runs as dropbehind (or buffered reads).",

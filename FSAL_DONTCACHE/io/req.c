@@ -19,7 +19,6 @@
 #include "log.h"
 #include "rangelock.h"
 #include "req.h"
-#include "ring.h"
 
 struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov)
 {
@@ -210,7 +209,8 @@ static bool kicked(const struct dcio_req *q)
 	return q->kick_timed && (q->rwflags & RWF_DONTCACHE);
 }
 
-/* The blocking form: used by pool threads and by DCIO_FLUSH_INLINE callers. */
+/* The one way a request's syscalls are issued: on a pool thread, or on the
+ * caller's (DCIO_FLUSH_INLINE, writes write_plan keeps there). */
 void req_exec_sync(struct dcio_req *q)
 {
 	const struct dcio_syscalls *s = &q->f->e->sys;
@@ -456,24 +456,12 @@ static void pool_io_run(struct dcio_job *j)
 	req_exec_sync((struct dcio_req *)j);
 }
 
-void req_pool_submit(struct dcio_req *q)
-{
-	struct dcio_engine *e = q->f->e;
-
-	q->job.run = pool_io_run;
-	pool_post(&e->pool, &q->job);
-}
-
 void req_submit(struct dcio_req *q)
 {
 	struct dcio_engine *e = q->f->e;
 
 	if (q->inline_ || q->caller) {
 		req_exec_sync(q);
-	} else if (e->uring) {
-		unsigned int i = atomic_fetch_add(&e->rr, 1) % e->nrings;
-
-		ring_post(&e->rings[i], q);
 	} else {
 		q->job.run = pool_io_run;
 		pool_post(&e->pool, &q->job);

@@ -23,11 +23,9 @@ void req_finish(struct dcio_req *q, int err);
 void req_complete(struct dcio_req *q, int err);
 /* frees a top request (and its cred) that never ran */
 void req_free(struct dcio_req *q);
-/* Runs the request: on the calling thread (inline, caller), else on an
- * engine ring, or a pool thread without io_uring. */
+/* Runs the request: on the calling thread (inline, caller), else on a
+ * pool thread. */
 void req_submit(struct dcio_req *q);
-/* The request to the pool (a ring that cannot issue it as its caller) */
-void req_pool_submit(struct dcio_req *q);
 /* Submits a write, or a direct write's split children (the parent may be
  * gone as soon as its last child completes). */
 void req_start(struct dcio_req *q);

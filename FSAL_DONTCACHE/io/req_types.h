@@ -27,7 +27,7 @@ enum req_status { REQ_DONE, REQ_AGAIN };
 
 struct dcio_req {
 	struct dcio_job job;
-	struct dcio_req *next; /* ring queue, rangelock start list */
+	struct dcio_req *next; /* rangelock start list */
 	struct dcio_file *f;
 	struct dcio_req *parent;
 	atomic_int children;
@@ -36,14 +36,12 @@ struct dcio_req {
 	enum dcio_write_mode top_mode; /* the write's, as accepted */
 	int fd, rwflags, err;
 	int retries; /* EINTR/EAGAIN answers in a row (DCIO_IO_MAX_TRIES) */
-	uint64_t retry_at; /* ring.c: now_ns() when it may be issued again */
 	bool inline_, direct;
 	/* issued and completed on the caller's thread, done before dcio_write
 	 * returns (a direct write up to caller_write_max, and its children):
 	 * the range lock is waited for there, as for inline_ */
 	bool caller;
 	bool kick_timed; /* kick.c: its syscall time is a kick_sample */
-	bool pers; /* ring.c: went out with the caller's personality */
 	enum dcio_stable stable;
 	bool opportunistic; /* UNSTABLE, joined a group flush (stable_reply_ms) */
 	bool is_durable; /* flushed before done */

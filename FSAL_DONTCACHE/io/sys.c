@@ -4,7 +4,6 @@
  * kernel; these are its defaults. */
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -103,6 +102,4 @@ void sys_fill(struct dcio_syscalls *d, const struct dcio_syscalls *s)
 		d->setfsuid = real_setfsuid;
 	if (!d->setfsgid)
 		d->setfsgid = real_setfsgid;
-	if (!d->uring_submit)
-		d->uring_submit = io_uring_submit;
 }

@@ -53,9 +53,8 @@ void deadline_after(struct timespec *ts, uint32_t ms)
 	*ts = ts_at_ns(now_ns() + (uint64_t)ms * 1000000ull);
 }
 
-/* The engine's own threads (rings, pool, flusher) yield the CPU to
- * ganesha's workers: io_uring's io-wq workers, created by a ring thread,
- * inherit its nice value. Called only on a thread the engine created. */
+/* The engine's own threads (pool, flusher) yield the CPU to ganesha's
+ * workers. Called only on a thread the engine created. */
 void thread_nice(int nice)
 {
 	if (nice > 0)

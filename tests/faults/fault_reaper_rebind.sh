@@ -42,7 +42,6 @@ GSH_START_TRIES=${GSH_START_TRIES:-1800}
 export GSH_START_TRIES
 { echo "$M/one|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1;"
   echo "$M/two|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2;"; } | it_conf "$IT_WORK/ganesha.conf"
-echo 'DONTCACHE { Bench { Use_Io_Uring = false; } }' >> "$IT_WORK/ganesha.conf"
 # the fd reaper every second, closing every idle global fd
 echo 'MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }' \
   >> "$IT_WORK/ganesha.conf"

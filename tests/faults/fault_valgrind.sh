@@ -6,8 +6,6 @@
 # LOOKUP/REMOVE/RMDIR, bad requests and a few thousand hostile handles; then a clean
 # SIGTERM shutdown. PASS: no invalid read/write/free and no definitely-lost block whose
 # stack has a frame of libfsaldontcache.so (ganesha's own reports are counted, not judged).
-# The engine runs its pwritev2/preadv2 thread-pool backend (Use_Io_Uring = false): with
-# io_uring, ganesha under valgrind 3.19 never gets past the engine start (FT_VG_URING=1 tries).
 # Usage: fault_valgrind.sh [BUILD_DIR]
 . "$(dirname "$0")/../lib/harness.sh"
 command -v valgrind >/dev/null ||
@@ -19,7 +17,6 @@ echo "pre-existing" > "$mnt/old_file"; mkdir -p "$mnt/old_dir/sub"
 GSH_WRAPPER="valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite
   --errors-for-leak-kinds=definite --undef-value-errors=no --num-callers=40
   --log-file=$IT_WORK/vg.%p.log"
-[ "${FT_VG_URING:-0}" = 1 ] || IT_CONF_EXTRA='DONTCACHE { Bench { Use_Io_Uring = false; } }'
 GSH_START_TRIES=${GSH_START_TRIES:-1800}
 export GSH_START_TRIES
 it_serve "$mnt"

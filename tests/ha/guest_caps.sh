@@ -9,7 +9,7 @@
 #            fail: no data-changing syscall of the engine runs with it, on any path
 #   threads  the running ganesha (it drops CAP_SYS_RESOURCE on its main thread after reading
 #            the exports, "CAP_SYS_RESOURCE was successfully removed" in its log): none of
-#            the module's threads (dcio-ring/pool/flush*, dc-stats) holds it, effective or
+#            the module's threads (dcio-pool/flush*, dc-stats) holds it, effective or
 #            permitted
 #   per path, each an export on an ext4 of its own (64 MiB, -m 50, the quota feature, uid
 #   1000's block limit 16 MiB), NFSv3 from this side of the bridge (it_caller3, 1 MiB
@@ -20,10 +20,9 @@
 #     reserve  uid 1001 writes 40 MiB: NOSPC, at most the user's share (df before, + 1 MiB)
 #              on disk; root then writes 4 MiB into the reserve: OK
 #   paths: default (the worker's thread), paced (a READ before every WRITE: over 64 KiB they
-#   go to the engine's rings, engine_pace_write; the export's stats must show it), ring
-#   (Worker_Write_Max = 0: io_uring personalities), direct (Write_Mode = direct,
-#   Worker_Write_Max = 0), and after a restart with Use_Io_Uring = false, pool
-#   (Worker_Write_Max = 0: the pwritev2 pool).
+#   go to the engine's pool, engine_pace_write; the export's stats must show it), pool
+#   (Worker_Write_Max = 0: every WRITE on the engine's pwritev2 pool), direct (Write_Mode =
+#   direct, Worker_Write_Max = 0).
 #   fallback (where the fallback really happens; DONTCACHE only) export 6 of the
 #            same two ganesha starts, default parameters (Write_Mode = dontcache), on an ext4
 #            whose device can be made to fail writeback (caps.sh eiofs: its image on a tmpfs
@@ -86,14 +85,13 @@ if it_is_dontcache; then
   cp "$DC_UNIT_BIN/test_dcio_caps" "$share/test_dcio_caps"
 fi
 
-# conf FILE USE_URING, then "NAME|ID|FSAL body" lines on stdin
+# conf FILE, then "NAME|ID|FSAL body" lines on stdin
 conf() {
-  local f=$1 uring=$2 n id body
+  local f=$1 n id body
   {
     echo "NFS_CORE_PARAM { NFS_Port = 2049; MNT_Port = 20048; NLM_Port = 32803;"
     echo "  Rquota_Port = 875; Protocols = 3; Enable_UDP = false; }"
     echo "NFSV4 { Graceless = true; }"
-    it_is_dontcache && echo "DONTCACHE { Bench { Use_Io_Uring = $uring; } }"
     while IFS='|' read -r n id body; do
       echo "EXPORT { Export_Id = $id; Path = /srv/$n; Pseudo = /$n; Access_Type = RW;"
       echo "  Squash = No_Root_Squash; Protocols = 3; Transports = TCP; SecType = sys;"
@@ -280,7 +278,7 @@ fallback_serve() {
 fallback_log() {
   local log=$1 n c bad= line
   # at start (by path) or at run time (the engine's "export-ID: the filesystem refused")
-  for n in default:1 paced:2 ring:3 direct:4 fallback:6; do
+  for n in default:1 paced:2 pool:3 direct:4 fallback:6; do
     c=$(grep -E 'does not support RWF_DONTCACHE|falling back|fall(s|en)? back|refused a RWF_DONTCACHE' "$log" |
         grep -v 'stats: *{' | grep -cF -e "/srv/${n%:*} " -e "/srv/${n%:*}:" -e "export-${n#*:}:")
     [ "$c" = 1 ] || bad+=" /srv/${n%:*}:$c"
@@ -334,17 +332,17 @@ if it_is_dontcache; then
   elif [ $rc = 0 ]; then
     it_pass "unit: test_dcio_caps in the guest (every capability but where dropped): $(grep -E '^ +asserts' "$HAG_OUT" | tr -s ' ')"
   else
-    it_fail "unit: test_dcio_caps failed in the guest (exit $rc): $(grep -E 'calls with|ring write|Failed|^ +asserts' "$HAG_OUT" | head -n 3 | tr -s ' ')"
+    it_fail "unit: test_dcio_caps failed in the guest (exit $rc): $(grep -E 'calls with|pool write|Failed|^ +asserts' "$HAG_OUT" | head -n 3 | tr -s ' ')"
   fi
   t_unit=$((SECONDS - t0))
-  run1=(default paced ring direct)
+  run1=(default paced pool direct)
 else
   t_unit=0
   run1=(default)
 fi
 
 t0=$SECONDS
-for n in "${run1[@]}" pool; do
+for n in "${run1[@]}"; do
   it_is_dontcache || [ $n = default ] || continue
   gc 120 fs "$n" || it_die "cannot make the quota ext4 $n in the guest: $GOUT"
 done
@@ -357,15 +355,19 @@ fi
   echo "default|1|"
   it_is_dontcache && {
     echo "paced|2|"
-    echo "ring|3|Bench { Worker_Write_Max = 0; }"
+    echo "pool|3|Bench { Worker_Write_Max = 0; }"
     echo "direct|4|Write_Mode = direct; Bench { Worker_Write_Max = 0; }"
     echo "fallback|6|"
   }
-} | conf "$share/run1.conf" true
+} | conf "$share/run1.conf"
 gc 150 up /host/run1.conf || it_die "ganesha did not start in the guest: $GOUT"
+if it_is_dontcache; then
+  grep -q 'engine started: .*thread pool' "$share/ganesha.log" ||
+    it_fail "pool: the engine did not start its pool: $(grep -m1 'engine started' "$share/ganesha.log")"
+fi
 grep -q 'CAP_SYS_RESOURCE was successfully removed' "$share/ganesha.log" &&
   it_log "ganesha dropped CAP_SYS_RESOURCE on its main thread: $(grep -m1 'currently set capabilities' "$share/ganesha.log" | sed 's/.*: //')"
-it_is_dontcache && check_threads "io_uring"
+it_is_dontcache && check_threads "run 1"
 t_setup=$((SECONDS - t0))
 check_path default
 if it_is_dontcache; then
@@ -380,7 +382,7 @@ if it_is_dontcache; then
   else
     it_fail "paced: the WRITEs beside READs did not take the engine: worker ${wops:-?} of ${eops:-?}"
   fi
-  check_path ring
+  check_path pool
   check_path direct
   fallback_serve
   gc 60 down || it_log "ganesha down: $GOUT"
@@ -390,12 +392,8 @@ if it_is_dontcache; then
   gc 60 eioremount fallback || it_fail "fallback: cannot attach the device again: $GOUT"
   it_log "fallback: device attached again ($GOUT)"
   t_fb=$((t_fb + SECONDS - t1))
-  printf '%s\n' "pool|5|Bench { Worker_Write_Max = 0; }" "fallback|6|" | conf "$share/run2.conf" false
-  gc 150 up /host/run2.conf || it_die "ganesha (Use_Io_Uring = false) did not start in the guest: $GOUT"
-  grep -q 'using a pwritev2 thread pool\|engine started: .*thread pool' "$share/ganesha.log" ||
-    it_fail "pool: the engine did not start without io_uring: $(grep -m1 'engine started' "$share/ganesha.log")"
-  check_threads "pool"
-  check_path pool
+  printf '%s\n' "fallback|6|" | conf "$share/run2.conf"
+  gc 150 up /host/run2.conf || it_die "ganesha did not start again in the guest: $GOUT"
   fallback_verify
 fi
 gc 60 down || it_log "ganesha down: $GOUT"

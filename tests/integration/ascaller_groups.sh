@@ -58,9 +58,9 @@ serve() { # "DIR|PARAMS" ...: export i+1 = DIR (with the DONTCACHE params)
 
 e=$IT_WORK/exp
 if it_is_dontcache; then
-  serve "$e/worker|" "$e/ring|Bench { Worker_Write_Max = 0; }"
+  serve "$e/worker|" "$e/pool|Bench { Worker_Write_Max = 0; }"
   cases "$e/worker" worker
-  cases "$e/ring" engine
+  cases "$e/pool" engine
 else
   serve "$e/worker|"
   cases "$e/worker" "$DC_TEST_FSAL"

@@ -10,9 +10,9 @@
 # 0777, as the kernel's own server and a local truncate make it (DONTCACHE; FSAL_VFS
 # truncates as root and keeps 06777: printed).
 # Each as an 8-byte WRITE and a 1 MiB one, on every path a WRITE takes in the module: the
-# worker thread (default), the engine's rings (Worker_Write_Max = 0), Write_Mode = direct
-# (range lock, O_DIRECT middle), Flush_Mode = inline, and with Use_Io_Uring = false the pool
-# (Worker_Write_Max = 0 and direct), each an export of its own. The data is written each
+# worker thread (default), the engine's pool (Worker_Write_Max = 0), Write_Mode = direct
+# (range lock, O_DIRECT middle) on the worker and on the pool, Flush_Mode = inline, each an
+# export of its own; squashed on the worker and, after a restart, on the pool. The data is written each
 # time. Before issue 36 the module wrote as root and every file kept its bits. FSAL_VFS
 # (--fsal VFS: the default export and the squashed one) answers the same.
 # Usage: ascaller_setid.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS
@@ -89,24 +89,20 @@ serve() {
 
 e=$IT_WORK/exp
 if it_is_dontcache; then
-  serve "$e/worker|" "$e/ring|Bench { Worker_Write_Max = 0; }" "$e/direct|Write_Mode = direct;" \
+  serve "$e/worker|" "$e/pool|Bench { Worker_Write_Max = 0; }" "$e/direct|Write_Mode = direct;" \
+    "$e/pooldirect|Write_Mode = direct; Bench { Worker_Write_Max = 0; }" \
     "$e/inline|Bench { Flush_Mode = inline; }" "$e/sq|"
-  grep -q 'engine started: .*io_uring' "$IT_LOG" ||
-    it_log "no io_uring here: the ring exports took the pool ($(grep -m1 'engine started' "$IT_LOG"))"
+  grep -q 'engine started: .*thread pool' "$IT_LOG" || it_fail "the engine did not start its pool"
   cases "$e/worker" worker
   truncate_case "$e/worker" 777 "v3 SETATTR size as uid 1000 of root's 06777"
-  cases "$e/ring" ring
+  cases "$e/pool" pool
   cases "$e/direct" direct
+  cases "$e/pooldirect" pool-direct
   cases "$e/inline" inline
   squashed "$e/sq" worker
   it_check_alive "the set-id WRITEs"
   gsh_stop || it_fail "ganesha did not stop cleanly"
-  IT_CONF_EXTRA="DONTCACHE { Bench { Use_Io_Uring = false; } }"
-  serve "$e/pool|Bench { Worker_Write_Max = 0; }" "$e/pooldirect|Write_Mode = direct;" \
-    "$e/poolsq|Bench { Worker_Write_Max = 0; }"
-  grep -q 'engine started: .*thread pool' "$IT_LOG" || it_fail "Use_Io_Uring = false: the engine did not start its pool"
-  cases "$e/pool" pool
-  cases "$e/pooldirect" pool-direct
+  serve "$e/poolsq|Bench { Worker_Write_Max = 0; }"
   squashed "$e/poolsq" pool
 else
   serve "$e/worker|" "$e/sq|"

@@ -8,8 +8,8 @@
 # and so is an out-of-range number or a bad boolean in the module's DONTCACHE block (or in a
 # Bench { } sub-block). An unknown parameter (a made-up one, or a Bench { } one outside its
 # sub-block) is ganesha's own configuration error: its parser names each ("Unknown parameter
-# (X)"), and the module refuses the export (FSAL block) or fails to initialize (DONTCACHE
-# block: no DONTCACHE export).
+# (X)"; so are Bench { Use_Io_Uring } and Ring_Entries, removed with io_uring), and the module
+# refuses the export (FSAL block) or fails to initialize (DONTCACHE block: no DONTCACHE export).
 . "$(dirname "$0")/../lib/harness.sh"
 
 good=$IT_WORK/good
@@ -34,7 +34,8 @@ if it_is_dontcache; then
     "key-readable|Name = DONTCACHE; Handle_Key_File = $IT_WORK/readable.key;|$IT_EXP|$IT_WORK/readable.key"
     "key-not-root|Name = DONTCACHE; Handle_Key_File = $IT_WORK/user.key;|$IT_EXP|$IT_WORK/user.key"
     "engine-nice-range|Name = DONTCACHE;|$IT_EXP|Engine_Nice|Bench { Engine_Nice = 20; }"
-    "uring-bool|Name = DONTCACHE;|$IT_EXP|got (sometimes)|Bench { Use_Io_Uring = sometimes; }"
+    "uring-gone|Name = DONTCACHE;|$IT_EXP|Use_Io_Uring|Bench { Use_Io_Uring = false; }"
+    "ring-entries-gone|Name = DONTCACHE;|$IT_EXP|Ring_Entries|Ring_Entries = 256;"
   )
   # A secret others can read lets them forge handles; one another user owns, they can replace.
   head -c 16 /dev/urandom > "$IT_WORK/readable.key"; chmod 644 "$IT_WORK/readable.key"

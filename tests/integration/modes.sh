@@ -40,7 +40,7 @@ for wm in dontcache buffered direct dropbehind; do
     echo "$dir|1|$body" | it_conf "$IT_WORK/$tag.conf"
     kick=$([ $(( n % 4 )) = 2 ] && echo inline || echo auto)
     cat >> "$IT_WORK/$tag.conf" <<CONF
-DONTCACHE { Stats_Interval_Ms = 200; Bench { Engine_Threads = 3; Ring_Entries = 64; Use_Io_Uring = $([ $fm = inline ] && echo false || echo true); Engine_Nice = 7; Dontcache_Kick = $kick; } }
+DONTCACHE { Stats_Interval_Ms = 200; Bench { Engine_Threads = 3; Engine_Nice = 7; Dontcache_Kick = $kick; } }
 CONF
     it_start "$IT_WORK/$tag.conf" "$IT_WORK/$tag.log"
     nices=$(ps -L -o ni=,comm= -p "$GSH_PID" | awk '$2 ~ /^dcio-/ {print $1}' | sort -u | tr '\n' ' ')
@@ -52,13 +52,13 @@ CONF
     # ganesha's own threads keep the nice value and policy ganesha gave them, whatever the
     # module writes beside reads: a client reads a file in a loop while the writers run, and
     # the threads are sampled every 50 ms (the old module reniced a worker copying a large
-    # WRITE beside reads, nice 19 under SCHED_IDLE, and left it so; the engine's threads and
-    # the io_uring workers its rings create, iou-wrk-*, are the module's own)
+    # WRITE beside reads, nice 19 under SCHED_IDLE, and left it so; the engine's threads,
+    # dcio-*, are the module's own)
     head -c 262144 /dev/urandom > "$dir/hot"
-    base=$(ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^(dcio-|iou-)/ {print $1 "/" $2}' | sort -u | tr '\n' ' ')
+    base=$(ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^dcio-/ {print $1 "/" $2}' | sort -u | tr '\n' ' ')
     rm -f "$IT_WORK/prio-$tag.stop"
     ( end=$((SECONDS + 400)); while [ $SECONDS -lt $end ] && [ ! -e "$IT_WORK/prio-$tag.stop" ]; do
-        ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^(dcio-|iou-)/ {print $1 "/" $2}'; sleep 0.05
+        ps -L -o ni=,cls=,comm= -p "$GSH_PID" | awk '$3 !~ /^dcio-/ {print $1 "/" $2}'; sleep 0.05
       done | sort -u > "$IT_WORK/prio-$tag" ) &
     sampler=$!
     ( end=$((SECONDS + 400)); while [ $SECONDS -lt $end ] && [ ! -e "$IT_WORK/prio-$tag.stop" ]; do
@@ -77,8 +77,8 @@ CONF
     gsh_stop || it_fail "$tag: ganesha exited non-zero on SIGTERM"
     s=$IT_WORK/stats-$tag.json
     [ -s "$s" ] || { it_fail "$tag: no stats file"; continue; }
-    got=$(jget "$s" '"\(.write_mode) \(.read_mode) \(.flush_mode) \(.backend)"')
-    want="$wm $rm_ $fm $([ $fm = inline ] && echo pool || echo io_uring)"
+    got=$(jget "$s" '"\(.write_mode) \(.read_mode) \(.flush_mode)"')
+    want="$wm $rm_ $fm"
     [ "$got" = "$want" ] && it_pass "$tag: stats show $want" || it_fail "$tag: stats show '$got', want '$want'"
     counted=$(jget "$s" ".writes.$wm.bytes")
     [ "${counted:-0}" -gt 0 ] && it_pass "$tag: $counted bytes counted as $wm writes" ||

@@ -18,7 +18,6 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/io_uring.h>
 #include <linux/magic.h>
 
 #ifndef RWF_DONTCACHE
@@ -537,9 +536,7 @@ int tl_run_suite(const char *name, const struct tl_case *cases, size_t n)
 
 void tl_ctx_open(struct tl_ctx *c, const struct tl_setup *s)
 {
-	static const struct dcio_engine_params dep = { .threads = 2,
-						       .ring_entries = 64,
-						       .use_uring = true };
+	static const struct dcio_engine_params dep = { .threads = 2 };
 	struct dcio_export_params dp = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	bool nofs = !s->fs && s->kind == TL_FS_NONE;
@@ -654,17 +651,6 @@ void tl_require(unsigned needs)
 			skip(msg);
 		}
 		tl_fs_cleanup(&fs);
-	}
-	if (needs & TL_NEED_URING) {
-		struct io_uring_params prm = { 0 };
-		long fd = syscall(__NR_io_uring_setup, 4, &prm);
-
-		if (fd < 0) {
-			snprintf(msg, sizeof(msg), "no io_uring: %s",
-				 strerror(errno));
-			skip(msg);
-		}
-		close((int)fd);
 	}
 }
 

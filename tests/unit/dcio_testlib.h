@@ -95,8 +95,7 @@ struct tl_setup {
 				 * by tl_ctx_close */
 	enum tl_fs_kind kind;
 	unsigned tmpfs_mb;
-	const struct dcio_engine_params *ep; /* NULL: 2 threads, 64 ring
-					      * entries, io_uring */
+	const struct dcio_engine_params *ep; /* NULL: 2 threads */
 	const struct dcio_syscalls *sys; /* NULL: the real ones */
 	const struct dcio_export_params *p; /* NULL: tl_params(dontcache,
 					     * buffered, coalesced) */
@@ -125,7 +124,6 @@ int tl_ctx_close(struct tl_ctx *c);
  * (counted as skipped by ctest) saying why on stderr when one is missing. */
 enum tl_need {
 	TL_NEED_TMPFS = 1 << 0, /* may mount a tmpfs */
-	TL_NEED_URING = 1 << 1, /* io_uring_setup works */
 	TL_NEED_DONTCACHE = 1 << 2, /* RWF_DONTCACHE writes on /var/tmp */
 	TL_NEED_DIRECT = 1 << 3, /* O_DIRECT on /var/tmp */
 	TL_NEED_EXT4 = 1 << 4, /* /var/tmp is ext4 */

@@ -4,7 +4,7 @@
 # `nm -D --defined-only` lists carries the module's dc_ prefix, and the
 # registration entry point is among them (so an empty or failed nm does not
 # pass). Before -fvisibility=hidden some 200 names were exported, the engine's
-# unprefixed ones (file_get, pool_start, ring_start...) among them.
+# unprefixed ones (file_get, pool_start, req_new...) among them.
 # Usage: module_symbols.sh LIBFSALDONTCACHE.SO
 set -u
 so=${1:?usage: module_symbols.sh LIBFSALDONTCACHE.SO}

@@ -11,10 +11,10 @@
  * the thread inside each data-changing call (capget): none holds
  * CAP_SYS_RESOURCE effective, no engine thread ("dcio-*") holds it
  * permitted, and a call as a caller other than root has an empty effective
- * set (as after ganesha's own switch). The rings bypass the table: there
- * the write itself is the probe, a write to /proc/self/oom_score_adj below
- * the process's minimum, which the kernel grants only to a writer with
- * CAP_SYS_RESOURCE (EACCES else), from the ring's personality.
+ * set (as after ganesha's own switch). With the real syscalls the write
+ * itself is the probe: a pool thread's write to /proc/self/oom_score_adj
+ * below the process's minimum, which the kernel grants only to a writer
+ * with CAP_SYS_RESOURCE (EACCES else).
  * Where no thread has CAP_SYS_RESOURCE (a root without it in its bounding
  * set, as the build host's) the CAP_SYS_RESOURCE checks cannot fail and
  * the program says so; tests/ha/guest_caps.sh runs it in a guest whose root
@@ -349,24 +349,20 @@ static int wait_seen(const char *call, const char *prefix, int ms)
 	return n;
 }
 
-static struct rig table_rig(enum dcio_write_mode wm, uint32_t caller_max,
-			    bool uring)
+static struct rig table_rig(enum dcio_write_mode wm, uint32_t caller_max)
 {
-	struct rig r = {
-		.ep = { .threads = 2, .ring_entries = 64, .use_uring = uring },
-		.sys = &rec_sys
-	};
+	struct rig r = { .ep = { .threads = 2 }, .sys = &rec_sys };
 
 	r.p = tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	r.p.caller_write_max = caller_max;
 	return r;
 }
 
-/* Worker_Write_Max = 0 with a table: every write on the pool (as with
- * Use_Io_Uring = false); the flusher and the group flushes beside it. */
+/* Worker_Write_Max = 0: every write on the pool; the flusher and the
+ * group flushes beside it. */
 static void t_pool(void)
 {
-	struct rig r = table_rig(DCIO_WRITE_DROPBEHIND, 0, false);
+	struct rig r = table_rig(DCIO_WRITE_DROPBEHIND, 0);
 
 	if (!rig_open(&r))
 		return;
@@ -387,7 +383,7 @@ static void t_pool(void)
  * stripped) */
 static void t_caller(void)
 {
-	struct rig r = table_rig(DCIO_WRITE_DONTCACHE, 64 << 20, true);
+	struct rig r = table_rig(DCIO_WRITE_DONTCACHE, 64 << 20);
 
 	if (!rig_open(&r))
 		return;
@@ -412,7 +408,7 @@ static void user_write_here(void *arg)
 
 static void t_caller_unstripped(void)
 {
-	struct rig r = table_rig(DCIO_WRITE_DONTCACHE, 64 << 20, true);
+	struct rig r = table_rig(DCIO_WRITE_DONTCACHE, 64 << 20);
 
 	if (!rig_open(&r))
 		return;
@@ -427,7 +423,7 @@ static void t_caller_unstripped(void)
  * (engine_pace_write: niced threads while reads are served). */
 static void t_paced(void)
 {
-	struct rig r = table_rig(DCIO_WRITE_DONTCACHE, 64 << 20, false);
+	struct rig r = table_rig(DCIO_WRITE_DONTCACHE, 64 << 20);
 	char rb[4096];
 	size_t got = 0;
 
@@ -451,8 +447,8 @@ static void t_paced(void)
 static void t_direct(void)
 {
 	for (int caller = 0; caller < 2; caller++) {
-		struct rig r = table_rig(DCIO_WRITE_DIRECT,
-					 caller ? 64 << 20 : 0, false);
+		struct rig r =
+			table_rig(DCIO_WRITE_DIRECT, caller ? 64 << 20 : 0);
 
 		if (!rig_open(&r))
 			return;
@@ -467,7 +463,7 @@ static void t_direct(void)
 	}
 }
 
-/* ---- the rings: the write is the probe */
+/* ---- the real syscalls: the write is the probe */
 static int adj_next = 0; /* each probe below every value tried before */
 
 /* write(2) of v to fd: 0 or errno */
@@ -490,12 +486,10 @@ static void adj_on_boot(void *arg)
 	t->err = adj_write(t->fd, t->v);
 }
 
-static void t_ring(void)
+static void t_pool_real(void)
 {
-	struct rig r = {
-		.ep = { .threads = 1, .ring_entries = 64, .use_uring = true },
-		.path = "/proc/self/oom_score_adj"
-	};
+	struct rig r = { .ep = { .threads = 1 },
+			 .path = "/proc/self/oom_score_adj" };
 	char s[16];
 
 	r.p = tl_params(DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED,
@@ -503,12 +497,6 @@ static void t_ring(void)
 	r.p.caller_write_max = 0;
 	if (!rig_open(&r))
 		return;
-	if (!dcio_engine_uses_uring(r.e)) {
-		fprintf(stderr,
-			"  (no io_uring here: the ring part is not run)\n");
-		rig_close(&r);
-		return;
-	}
 	int fd = open("/proc/self/oom_score_adj", O_RDWR | O_CLOEXEC);
 
 	CU_ASSERT_FATAL(fd >= 0);
@@ -531,7 +519,7 @@ static void t_ring(void)
 
 		if (err != EACCES)
 			fprintf(stderr,
-				"  ring write of oom_score_adj %d as uid %u: %s (the ring's personality holds CAP_SYS_RESOURCE)\n",
+				"  pool write of oom_score_adj %d as uid %u: %s (the pool thread holds CAP_SYS_RESOURCE)\n",
 				v, (unsigned)c->uid,
 				err ? strerror(err) : "written");
 		CU_ASSERT_EQUAL(err, EACCES);
@@ -548,7 +536,7 @@ static const struct tl_case cases[] = {
 	  t_caller_unstripped },
 	{ "a write after a read, on the engine: none", t_paced },
 	{ "direct, engine and caller's thread: none", t_direct },
-	{ "io_uring personalities: no CAP_SYS_RESOURCE", t_ring },
+	{ "pool, real syscalls: no CAP_SYS_RESOURCE", t_pool_real },
 };
 
 int main(void)

@@ -107,12 +107,10 @@ static void reset(void)
 	memset(callers, 0, sizeof(callers));
 }
 
-static void setup(struct tl_ctx *c, const struct dcio_syscalls *sys, bool uring,
+static void setup(struct tl_ctx *c, const struct dcio_syscalls *sys,
 		  enum dcio_write_mode wm, enum dcio_flush_mode fm)
 {
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 64,
-					 .use_uring = uring };
+	struct dcio_engine_params ep = { .threads = 2 };
 	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
 
 	reset();
@@ -152,7 +150,7 @@ static void *commit_thread(void *arg)
 static void t_group_commit(void)
 {
 	struct tl_ctx c;
-	setup(&c, &table, true, DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED);
+	setup(&c, &table, DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED);
 	static char buf[1 << 20];
 	tl_fill(buf, sizeof(buf), 0, 1);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
@@ -194,7 +192,7 @@ static void t_group_commit(void)
 static void t_nothing_dirty(void)
 {
 	struct tl_ctx c;
-	setup(&c, &table, true, DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED);
+	setup(&c, &table, DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED);
 	CU_ASSERT_EQUAL(dcio_commit(c.f, 0, 0), 0);
 	CU_ASSERT_EQUAL(atomic_load(&n_fdatasync), 0);
 	char buf[4096];
@@ -224,7 +222,7 @@ static void t_nothing_dirty(void)
 static void t_close_flushes(void)
 {
 	struct tl_ctx c;
-	setup(&c, &table, true, DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED);
+	setup(&c, &table, DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED);
 	char buf[4096];
 	tl_fill(buf, sizeof(buf), 0, 3);
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
@@ -248,14 +246,15 @@ static void stable_done(void *arg, int err, size_t bytes)
 }
 
 /* every stable write's done comes after a flush that started after its data
- * was written (pool: stamped in pwritev2; io_uring: stamped at submission) */
-static void stable_writes(bool uring, enum dcio_flush_mode fm)
+ * was written (fake: stamped in pwritev2; real pwritev2: stamped at
+ * submission) */
+static void stable_writes(bool real, enum dcio_flush_mode fm)
 {
 	struct dcio_syscalls t = table;
-	if (!uring)
+	if (!real)
 		t.pwritev2 = fake_pwritev2;
 	struct tl_ctx c;
-	setup(&c, &t, uring, DCIO_WRITE_DONTCACHE, fm);
+	setup(&c, &t, DCIO_WRITE_DONTCACHE, fm);
 	callers[NCOMMIT] = pthread_self();
 	struct tl_wait w;
 	struct stable_op ops[NSTABLE];
@@ -317,7 +316,7 @@ static void t_stable_pool(void)
 {
 	stable_writes(false, DCIO_FLUSH_COALESCED);
 }
-static void t_stable_uring(void)
+static void t_stable_real(void)
 {
 	stable_writes(true, DCIO_FLUSH_COALESCED);
 }
@@ -331,7 +330,8 @@ static const struct tl_case cases[] = {
 	{ "COMMIT with nothing dirty makes no syscall", t_nothing_dirty },
 	{ "close flushes a dirty file", t_close_flushes },
 	{ "stable writes wait for a later flush (pool)", t_stable_pool },
-	{ "stable writes wait for a later flush (io_uring)", t_stable_uring },
+	{ "stable writes wait for a later flush (real pwritev2)",
+	  t_stable_real },
 	{ "stable writes, inline flush mode", t_stable_inline },
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-/* 64 threads write disjoint, then overlapping, ranges through every write mode and both backends on ext4 and tmpfs (and inline flush mode on ext4); async completion on engine threads (caller in inline mode), contents verified. */
+/* 64 threads write disjoint, then overlapping, ranges through every write mode on the engine's pool threads on ext4 and tmpfs (and inline flush mode on ext4); async completion on engine threads (caller in inline mode), contents verified. */
 #include <CUnit/Basic.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -134,12 +134,9 @@ static void verify(const char *path, int phase)
 	free(buf);
 }
 
-static void run(bool tmpfs, bool uring, enum dcio_write_mode wm,
-		enum dcio_flush_mode fm)
+static void run(bool tmpfs, enum dcio_write_mode wm, enum dcio_flush_mode fm)
 {
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 32,
-					 .use_uring = uring };
+	struct dcio_engine_params ep = { .threads = 2 };
 	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
 	struct tl_ctx c;
 
@@ -150,7 +147,6 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm,
 					    .p = &p,
 					    .name = "c",
 					    .flags = O_TRUNC });
-	CU_ASSERT_EQUAL(dcio_engine_uses_uring(c.e), uring);
 	struct dcio_file *f = c.f;
 	struct dcio_export *x = c.x;
 
@@ -177,36 +173,29 @@ static void run(bool tmpfs, bool uring, enum dcio_write_mode wm,
 	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
-/* The cases, named "fs backend mode": filesystem, backend (inline: io_uring
- * with the inline flush mode), on tmpfs, use_uring, write mode, flush mode. */
+/* The cases, named "fs path mode": filesystem, path (pool: the engine's
+ * threads; inline: the inline flush mode), on tmpfs, write mode, flush
+ * mode. */
 /* clang-format off */
 #define CASES(X) \
-	X(ext4,  uring,  0, 1, DONTCACHE,  COALESCED) \
-	X(ext4,  uring,  0, 1, BUFFERED,   COALESCED) \
-	X(ext4,  uring,  0, 1, DIRECT,     COALESCED) \
-	X(ext4,  uring,  0, 1, DROPBEHIND, COALESCED) \
-	X(ext4,  pool,   0, 0, DONTCACHE,  COALESCED) \
-	X(ext4,  pool,   0, 0, BUFFERED,   COALESCED) \
-	X(ext4,  pool,   0, 0, DIRECT,     COALESCED) \
-	X(ext4,  pool,   0, 0, DROPBEHIND, COALESCED) \
-	X(tmpfs, uring,  1, 1, DONTCACHE,  COALESCED) \
-	X(tmpfs, uring,  1, 1, BUFFERED,   COALESCED) \
-	X(tmpfs, uring,  1, 1, DIRECT,     COALESCED) \
-	X(tmpfs, uring,  1, 1, DROPBEHIND, COALESCED) \
-	X(tmpfs, pool,   1, 0, DONTCACHE,  COALESCED) \
-	X(tmpfs, pool,   1, 0, BUFFERED,   COALESCED) \
-	X(tmpfs, pool,   1, 0, DIRECT,     COALESCED) \
-	X(tmpfs, pool,   1, 0, DROPBEHIND, COALESCED) \
-	X(ext4,  inline, 0, 1, DONTCACHE,  INLINE)    \
-	X(ext4,  inline, 0, 1, BUFFERED,   INLINE)    \
-	X(ext4,  inline, 0, 1, DIRECT,     INLINE)    \
-	X(ext4,  inline, 0, 1, DROPBEHIND, INLINE)
-#define DEFINE(fs, be, tmp, ur, wm, fm)                                   \
+	X(ext4,  pool,   0, DONTCACHE,  COALESCED) \
+	X(ext4,  pool,   0, BUFFERED,   COALESCED) \
+	X(ext4,  pool,   0, DIRECT,     COALESCED) \
+	X(ext4,  pool,   0, DROPBEHIND, COALESCED) \
+	X(tmpfs, pool,   1, DONTCACHE,  COALESCED) \
+	X(tmpfs, pool,   1, BUFFERED,   COALESCED) \
+	X(tmpfs, pool,   1, DIRECT,     COALESCED) \
+	X(tmpfs, pool,   1, DROPBEHIND, COALESCED) \
+	X(ext4,  inline, 0, DONTCACHE,  INLINE)    \
+	X(ext4,  inline, 0, BUFFERED,   INLINE)    \
+	X(ext4,  inline, 0, DIRECT,     INLINE)    \
+	X(ext4,  inline, 0, DROPBEHIND, INLINE)
+#define DEFINE(fs, be, tmp, wm, fm)                                       \
 	static void t_##fs##_##be##_##wm(void)                            \
 	{                                                                 \
-		run(tmp, ur, DCIO_WRITE_##wm, DCIO_FLUSH_##fm);           \
+		run(tmp, DCIO_WRITE_##wm, DCIO_FLUSH_##fm);               \
 	}
-#define ROW(fs, be, tmp, ur, wm, fm)                                      \
+#define ROW(fs, be, tmp, wm, fm)                                          \
 	{ #fs " " #be " " #wm, t_##fs##_##be##_##wm },
 CASES(DEFINE)
 static const struct tl_case cases[] = { CASES(ROW) };
@@ -214,6 +203,6 @@ static const struct tl_case cases[] = { CASES(ROW) };
 
 int main(void)
 {
-	tl_require(TL_NEED_TMPFS | TL_NEED_URING);
+	tl_require(TL_NEED_TMPFS);
 	return TL_RUN_SUITE("concurrent writers", cases);
 }

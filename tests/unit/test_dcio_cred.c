@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 /* dcio_write: a write's data syscall runs with the caller's fsuid, fsgid and
  * groups on every path (the caller's thread, the pool, Flush_Mode inline,
- * direct), the thread gets its own back afterwards, and the io_uring path
- * issues it as the caller too (a root-owned 06777 file loses its set-id
- * bits, as to a local user's write; a write as root keeps them). Needs root
- * (CAP_SETUID, CAP_SETGID). */
+ * direct), the thread gets its own back afterwards, and with the real
+ * syscalls the kernel sees the caller (a root-owned 06777 file loses its
+ * set-id bits, as to a local user's write; a write as root keeps them).
+ * Needs root (CAP_SETUID, CAP_SETGID). */
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +69,12 @@ static void check_seen(const struct dcio_cred *c)
 	pthread_mutex_unlock(&seen_mu);
 }
 
-/* One export configuration through the recording table (so the pool, never
- * a ring): as the caller, then without a caller (the thread's own back). */
+/* One export configuration through the recording table: as the caller,
+ * then without a caller (the thread's own back). */
 static void table_path(struct dcio_export_params *p, size_t len, uint64_t off)
 {
 	struct dcio_syscalls sys = { .pwritev2 = rec_pwritev2 };
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 1 };
 	gid_t mine[64];
 	int nmine = (int)syscall(SYS_getgroups, 64, mine);
 	struct dcio_cred self = { .uid = 0,
@@ -92,7 +89,6 @@ static void table_path(struct dcio_export_params *p, size_t len, uint64_t off)
 					    .sys = &sys,
 					    .name = "cred",
 					    .flags = O_TRUNC });
-	CU_ASSERT_FALSE(dcio_engine_uses_uring(c.e));
 	tl_fill(buf, len, off, 3);
 	seen_calls = 0;
 	CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &caller), 0);
@@ -158,29 +154,21 @@ static mode_t mode_of(int fd)
 	return st.st_mode & 07777;
 }
 
-/* The real syscalls: io_uring. A root-owned 06777 file written as uid
- * 1000 loses both set-id bits (the kernel's rule for a writer without
- * CAP_FSETID); written as root it keeps them. More identities than a ring
- * keeps personalities for, in turn. */
-static void ring_setid(enum dcio_write_mode wm, size_t len)
+/* The real syscalls, on the pool (caller_write_max 0). A root-owned 06777
+ * file written as uid 1000 loses both set-id bits (the kernel's rule for a
+ * writer without CAP_FSETID); written as root it keeps them. Many
+ * identities in turn. */
+static void real_setid(enum dcio_write_mode wm, size_t len)
 {
 	struct dcio_export_params p =
 		tl_params(wm, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 1 };
 	struct tl_ctx c;
 	static char buf[1 << 20];
 
 	tl_ctx_open(&c,
 		    &(struct tl_setup){
-			    .p = &p, .ep = &ep, .name = "ring", .flags = 0 });
-	if (!dcio_engine_uses_uring(c.e)) {
-		fprintf(stderr,
-			"(no io_uring here: the ring part is not run)\n");
-		CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
-		return;
-	}
+			    .p = &p, .ep = &ep, .name = "setid", .flags = 0 });
 	int fd = dcio_file_fd(c.f);
 	tl_fill(buf, len, 0, 9);
 	CU_ASSERT_EQUAL(fchown(fd, 0, 0), 0);
@@ -209,14 +197,14 @@ static void ring_setid(enum dcio_write_mode wm, size_t len)
 	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
-static void t_ring(void)
+static void t_setid(void)
 {
-	ring_setid(DCIO_WRITE_DONTCACHE, 64 << 10);
+	real_setid(DCIO_WRITE_DONTCACHE, 64 << 10);
 }
 
-static void t_ring_direct(void)
+static void t_setid_direct(void)
 {
-	ring_setid(DCIO_WRITE_DIRECT, 1 << 20);
+	real_setid(DCIO_WRITE_DIRECT, 1 << 20);
 }
 
 /* A switch that does not take: the kernel ignores an id outside the
@@ -250,30 +238,20 @@ static off_t size_of(int fd)
  * WRITE is refused with EPERM before any data syscall (nothing written),
  * the thread is itself again, and the same caller's next write, the switch
  * working again, is written. */
-static void deaf_path(struct dcio_export_params *p, bool uring, size_t len,
-		      uint64_t off)
+static void deaf_path(struct dcio_export_params *p, size_t len, uint64_t off)
 {
-	struct dcio_syscalls sys = { .setfsuid = deaf_setfsuid,
+	struct dcio_syscalls sys = { .pwritev2 = rec_pwritev2,
+				     .setfsuid = deaf_setfsuid,
 				     .setfsgid = deaf_setfsgid };
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 1 };
 	struct tl_ctx c;
 	static char buf[1 << 20];
 
-	if (!uring)
-		sys.pwritev2 = rec_pwritev2; /* the pool, never a ring */
 	tl_ctx_open(&c, &(struct tl_setup){ .p = p,
 					    .ep = &ep,
 					    .sys = &sys,
 					    .name = "deaf",
 					    .flags = O_TRUNC });
-	if (uring && !dcio_engine_uses_uring(c.e)) {
-		fprintf(stderr,
-			"(no io_uring here: the ring part is not run)\n");
-		CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
-		return;
-	}
 	int fd = dcio_file_fd(c.f);
 
 	tl_fill(buf, len, off, 5);
@@ -282,8 +260,7 @@ static void deaf_path(struct dcio_export_params *p, bool uring, size_t len,
 		deaf_gid = which == 1 ? caller.gid : (gid_t)-1;
 		seen_calls = 0;
 		CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &caller), EPERM);
-		if (!uring)
-			CU_ASSERT_EQUAL(seen_calls, 0);
+		CU_ASSERT_EQUAL(seen_calls, 0);
 		CU_ASSERT_EQUAL(size_of(fd), 0);
 		CU_ASSERT_EQUAL(syscall(SYS_setfsuid, -1), 0);
 		CU_ASSERT_EQUAL(syscall(SYS_setfsgid, -1), 0);
@@ -292,10 +269,8 @@ static void deaf_path(struct dcio_export_params *p, bool uring, size_t len,
 	deaf_gid = (gid_t)-1;
 	seen_calls = 0;
 	CU_ASSERT_EQUAL(write3(c.f, buf, len, off, &caller), 0);
-	if (!uring) {
-		CU_ASSERT_TRUE(seen_calls >= 1);
-		check_seen(&caller);
-	}
+	CU_ASSERT_TRUE(seen_calls >= 1);
+	check_seen(&caller);
 	CU_ASSERT_EQUAL(size_of(fd), (off_t)(off + len));
 	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
@@ -306,166 +281,13 @@ static void t_deaf(void)
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 
 	p.caller_write_max = 64 << 20;
-	deaf_path(&p, false, 256 << 10, 0); /* the caller's thread */
+	deaf_path(&p, 256 << 10, 0); /* the caller's thread */
 	p.caller_write_max = 0;
-	deaf_path(&p, false, 256 << 10, 0); /* the pool */
-	deaf_path(&p, true, 256 << 10, 0); /* a ring: its personality */
+	deaf_path(&p, 256 << 10, 0); /* the pool */
 	p = tl_params(DCIO_WRITE_DIRECT, DCIO_READ_BUFFERED,
 		      DCIO_FLUSH_COALESCED);
 	p.caller_write_max = 0;
-	deaf_path(&p, false, (1 << 20) - 8192, 100); /* direct leaves */
-	deaf_path(&p, true, (1 << 20) - 8192, 100);
-}
-
-/* The ring's identities, one writer each, queued at once behind a ring
- * held in its first registration (the gate, in the switch to uid GATE),
- * so that one pass of the ring prepares all of them: past
- * DCIO_RING_PERSONALITIES it unregisters personalities whose SQEs are
- * prepared in that pass. */
-#define GATE 2000
-#define NIDS 24
-static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
-static int gate_state; /* 0 off, 1 armed, 2 a thread waits, 3 open */
-static int submits;
-
-static int gated_setfsuid(uid_t id)
-{
-	if (id == GATE) {
-		pthread_mutex_lock(&gate_mu);
-		if (gate_state == 1) {
-			gate_state = 2;
-			pthread_cond_broadcast(&gate_cv);
-			while (gate_state != 3)
-				pthread_cond_wait(&gate_cv, &gate_mu);
-		}
-		pthread_mutex_unlock(&gate_mu);
-	}
-	return (int)syscall(SYS_setfsuid, id);
-}
-
-/* the first 4 submissions outside the ring's wait take nothing (a CQ
- * that is full, a kernel that takes fewer than were prepared) */
-static int lazy_submit(struct io_uring *ring)
-{
-	if (__atomic_fetch_add(&submits, 1, __ATOMIC_RELAXED) < 4)
-		return 0;
-	return io_uring_submit(ring);
-}
-
-/* an LSM that refuses every personality at submission */
-static bool lsm_refuses;
-static int lsm_write_res(int res, bool personality)
-{
-	return lsm_refuses && personality && res >= 0 ? -EACCES : res;
-}
-
-static void gate_wait(int state)
-{
-	pthread_mutex_lock(&gate_mu);
-	while (gate_state != state)
-		pthread_cond_wait(&gate_cv, &gate_mu);
-	pthread_mutex_unlock(&gate_mu);
-}
-
-static void gate_set(int state)
-{
-	pthread_mutex_lock(&gate_mu);
-	gate_state = state;
-	pthread_cond_broadcast(&gate_cv);
-	pthread_mutex_unlock(&gate_mu);
-}
-
-/* NIDS identities through one ring at once; every write answers 0 and
- * leaves a root 06777 file 0777 (written as its caller). */
-static void ring_burst(const struct dcio_syscalls *sys, bool *ran)
-{
-	struct dcio_export_params p = tl_params(
-		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = true };
-	struct tl_ctx c;
-	struct tl_wait w;
-	struct tl_op ops[NIDS];
-	static gid_t gids[NIDS];
-	static char buf[NIDS][64 << 10];
-
-	*ran = false;
-	p.caller_write_max = 0; /* every write to the ring */
-	tl_ctx_open(&c, &(struct tl_setup){ .p = &p,
-					    .ep = &ep,
-					    .sys = sys,
-					    .name = "burst",
-					    .flags = O_TRUNC });
-	if (!dcio_engine_uses_uring(c.e)) {
-		fprintf(stderr,
-			"(no io_uring here: the ring part is not run)\n");
-		CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
-		return;
-	}
-	*ran = true;
-	int fd = dcio_file_fd(c.f);
-
-	CU_ASSERT_EQUAL(fchown(fd, 0, 0), 0);
-	CU_ASSERT_EQUAL(fchmod(fd, 06777), 0);
-	tl_wait_init(&w);
-	gate_set(1);
-	for (int i = 0; i < NIDS; i++) {
-		struct iovec iov = { buf[i], sizeof(buf[i]) };
-		uint64_t off = (uint64_t)i * sizeof(buf[i]);
-		struct dcio_cred u = { .uid = i == 0 ? GATE : 3000 + i,
-				       .gid = 3000 + i,
-				       .ngroups = 1,
-				       .groups = &gids[i] };
-
-		gids[i] = 3000 + i;
-		tl_fill(buf[i], sizeof(buf[i]), off, 11);
-		ops[i] = (struct tl_op){ .w = &w };
-		CU_ASSERT_EQUAL(dcio_write(c.f, &iov, 1, off, DCIO_UNSTABLE, &u,
-					   NULL, tl_op_done, &ops[i]),
-				0);
-		if (i == 0)
-			gate_wait(2); /* the ring holds it, in its switch */
-	}
-	gate_set(3);
-	tl_wait_for(&w, NIDS);
-	for (int i = 0; i < NIDS; i++) {
-		CU_ASSERT_EQUAL(ops[i].err, 0);
-		CU_ASSERT_EQUAL(ops[i].bytes, sizeof(buf[i]));
-	}
-	CU_ASSERT_EQUAL(mode_of(fd), 0777);
-	gate_set(0);
-	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
-}
-
-/* io_uring_submit taking fewer SQEs than were prepared when a personality
- * is unregistered: the SQEs that carry it would reach the kernel after it
- * is gone (-EINVAL). */
-static void t_ring_partial_submit(void)
-{
-	struct dcio_syscalls sys = { .setfsuid = gated_setfsuid,
-				     .uring_submit = lazy_submit };
-	bool ran;
-
-	submits = 0;
-	ring_burst(&sys, &ran);
-	if (ran)
-		CU_ASSERT_TRUE(submits >= 5); /* past the lazy ones */
-}
-
-/* An LSM refusing the personality of every write at submission: the ring
- * turns its personalities off and gives those writes to the pool, as the
- * caller there; they answer 0, not ACCESS. */
-static void t_ring_lsm(void)
-{
-	struct dcio_syscalls sys = { .setfsuid = gated_setfsuid,
-				     .uring_write_res = lsm_write_res };
-	bool ran;
-
-	lsm_refuses = true;
-	ring_burst(&sys, &ran);
-	lsm_refuses = false;
+	deaf_path(&p, (1 << 20) - 8192, 100); /* direct leaves */
 }
 
 static const struct tl_case cases[] = {
@@ -473,12 +295,9 @@ static const struct tl_case cases[] = {
 	{ "caller's thread: as the caller, restored", t_caller_thread },
 	{ "Flush_Mode inline: as the caller, restored", t_inline },
 	{ "direct: every leaf as the caller", t_direct },
-	{ "io_uring: set-id bits cleared as for the caller", t_ring },
-	{ "io_uring direct: set-id bits cleared", t_ring_direct },
+	{ "real syscalls: set-id bits cleared as for the caller", t_setid },
+	{ "real syscalls, direct: set-id bits cleared", t_setid_direct },
 	{ "a switch that does not take: EPERM, nothing written", t_deaf },
-	{ "io_uring: a partial submit before a personality goes",
-	  t_ring_partial_submit },
-	{ "io_uring: an LSM refusing personalities: the pool", t_ring_lsm },
 };
 
 int main(void)

@@ -45,9 +45,7 @@ static const struct dcio_syscalls table = { .pwritev2 = held_pwritev2,
 
 static void setup(struct tl_ctx *c)
 {
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 64,
-					 .use_uring = false };
+	struct dcio_engine_params ep = { .threads = 2 };
 
 	atomic_store(&hold_on, 0);
 	atomic_store(&held, 0);

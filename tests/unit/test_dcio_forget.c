@@ -44,9 +44,7 @@ static uint64_t now_ms(void)
 static void setup(struct tl_ctx *c)
 {
 	static const struct dcio_syscalls t = { .sync_file_range = fake_sfr };
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 1 };
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
 			  DCIO_FLUSH_COALESCED);

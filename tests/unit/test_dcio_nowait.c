@@ -33,9 +33,7 @@ static ssize_t fake_preadv2(int fd, const struct iovec *iov, int cnt, off_t off,
 static void setup(struct tl_ctx *t, enum dcio_read_mode rm,
 		  const struct dcio_syscalls *sys)
 {
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 1 };
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DONTCACHE, rm, DCIO_FLUSH_COALESCED);
 

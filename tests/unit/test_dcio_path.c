@@ -15,15 +15,12 @@
 
 static struct tl_ctx c;
 
-/* A context of the given modes; engine threads niced by nice, io_uring if
- * asked and available. */
+/* A context of the given modes; engine threads niced by nice. */
 static void ctx(enum dcio_write_mode wm, enum dcio_flush_mode fm,
-		uint32_t caller_max, int nice, bool uring)
+		uint32_t caller_max, int nice)
 {
 	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
 	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 64,
-					 .use_uring = uring,
 					 .nice = nice,
 					 .kick = DCIO_KICK_INLINE };
 
@@ -40,15 +37,10 @@ static void done(void)
 	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
-static enum dcio_where engine_where(void)
-{
-	return dcio_engine_uses_uring(c.e) ? WHERE_RING : WHERE_POOL;
-}
-
 /* 1: Flush_Mode inline: the caller's thread whatever the length */
 static void t_row1_inline(void)
 {
-	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_INLINE, 64 << 10, 0, true);
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_INLINE, 64 << 10, 0);
 	struct write_plan w = write_plan(c.f, 4 << 20);
 
 	CU_ASSERT_EQUAL(w.row, 1);
@@ -61,47 +53,42 @@ static void t_row1_inline(void)
 	done();
 }
 
-/* 2: over Worker_Write_Max: the engine (a ring, or the pool) */
+/* 2: over Worker_Write_Max: the engine's pool */
 static void t_row2_large(void)
 {
-	for (int uring = 0; uring < 2; uring++) {
-		ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 64 << 10, 0,
-		    uring);
-		struct write_plan w = write_plan(c.f, (64 << 10) + 1);
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 64 << 10, 0);
+	struct write_plan w = write_plan(c.f, (64 << 10) + 1);
 
-		CU_ASSERT_EQUAL(w.row, 2);
-		CU_ASSERT_FALSE(w.inline_);
-		CU_ASSERT_EQUAL(w.where, engine_where());
-		if (!uring)
-			CU_ASSERT_EQUAL(w.where, WHERE_POOL);
-		CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DONTCACHE);
-		CU_ASSERT_FALSE(w.kick || w.throttle || w.rangelock);
-		/* Worker_Write_Max = 0: every write */
-		done();
-		ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 0, 0, uring);
-		w = write_plan(c.f, 1);
-		CU_ASSERT_EQUAL(w.row, 2);
-		CU_ASSERT_EQUAL(w.where, engine_where());
-		done();
-	}
+	CU_ASSERT_EQUAL(w.row, 2);
+	CU_ASSERT_FALSE(w.inline_);
+	CU_ASSERT_EQUAL(w.where, WHERE_POOL);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DONTCACHE);
+	CU_ASSERT_FALSE(w.kick || w.throttle || w.rangelock);
+	/* Worker_Write_Max = 0: every write */
+	done();
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 0, 0);
+	w = write_plan(c.f, 1);
+	CU_ASSERT_EQUAL(w.row, 2);
+	CU_ASSERT_EQUAL(w.where, WHERE_POOL);
+	done();
 }
 
 /* 3: over 64 KiB within 200 ms of a READ, engine threads niced: the
  * engine; 64 KiB itself, no READ, or no nice: the caller */
 static void t_row3_paced(void)
 {
-	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 4 << 20, 5, true);
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 4 << 20, 5);
 	CU_ASSERT_EQUAL(write_plan(c.f, 1 << 20).row, 5); /* no READ yet */
 	engine_read_seen(c.e, now_ns());
 	struct write_plan w = write_plan(c.f, DCIO_PACE_WRITE_MIN + 1);
 
 	CU_ASSERT_EQUAL(w.row, 3);
-	CU_ASSERT_EQUAL(w.where, engine_where());
+	CU_ASSERT_EQUAL(w.where, WHERE_POOL);
 	CU_ASSERT_FALSE(w.kick || w.throttle);
 	w = write_plan(c.f, DCIO_PACE_WRITE_MIN);
 	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
 	done();
-	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 4 << 20, 0, true);
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 4 << 20, 0);
 	engine_read_seen(c.e, now_ns());
 	CU_ASSERT_EQUAL(write_plan(c.f, 1 << 20).where, WHERE_CALLER);
 	done();
@@ -110,7 +97,7 @@ static void t_row3_paced(void)
 /* 4: the caller's thread, as the export's mode; dropbehind throttled */
 static void t_row4_caller(void)
 {
-	ctx(DCIO_WRITE_BUFFERED, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	ctx(DCIO_WRITE_BUFFERED, DCIO_FLUSH_COALESCED, 1 << 20, 0);
 	struct write_plan w = write_plan(c.f, 1 << 20);
 
 	CU_ASSERT_EQUAL(w.row, 4);
@@ -119,7 +106,7 @@ static void t_row4_caller(void)
 	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_BUFFERED);
 	CU_ASSERT_FALSE(w.kick || w.throttle || w.rangelock);
 	done();
-	ctx(DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	ctx(DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED, 1 << 20, 0);
 	w = write_plan(c.f, 4096);
 	CU_ASSERT_EQUAL(w.row, 4);
 	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
@@ -132,7 +119,7 @@ static void t_row4_caller(void)
 /* 5: dontcache of >= 1 MiB, the kernel kicking in the syscall, kicks on */
 static void t_row5_kick(void)
 {
-	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0);
 	c.x->kick_deferred = false;
 	struct write_plan w = write_plan(c.f, DCIO_KICK_MIN_BYTES);
 
@@ -148,7 +135,7 @@ static void t_row5_kick(void)
 /* 6: ... smaller than 1 MiB, or kicks held off: buffered for the flusher */
 static void t_row6_dropbehind(void)
 {
-	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0);
 	c.x->kick_deferred = false;
 	struct write_plan w = write_plan(c.f, 64 << 10);
 
@@ -169,7 +156,7 @@ static void t_row6_dropbehind(void)
 /* 7: the kernel defers the kick: RWF_DONTCACHE as it is */
 static void t_row7_deferred(void)
 {
-	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0);
 	c.x->kick_deferred = true;
 	struct write_plan w = write_plan(c.f, 64 << 10);
 
@@ -186,7 +173,7 @@ static void t_row7_deferred(void)
  * fell back is dropbehind */
 static void t_modes(void)
 {
-	ctx(DCIO_WRITE_DIRECT, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	ctx(DCIO_WRITE_DIRECT, DCIO_FLUSH_COALESCED, 1 << 20, 0);
 	if (dcio_file_fd(c.f) >= 0 && c.f->dfd >= 0) {
 		struct write_plan w = write_plan(c.f, 1 << 20);
 
@@ -198,10 +185,10 @@ static void t_modes(void)
 		w = write_plan(c.f, 2 << 20);
 		CU_ASSERT_EQUAL(w.row, 2);
 		CU_ASSERT_TRUE(w.rangelock);
-		CU_ASSERT_EQUAL(w.where, engine_where());
+		CU_ASSERT_EQUAL(w.where, WHERE_POOL);
 	}
 	done();
-	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0, true);
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0);
 	c.x->kick_deferred = true;
 	atomic_store(&c.x->wfallback, true);
 	struct write_plan w = write_plan(c.f, 64 << 10);
@@ -236,7 +223,6 @@ static void follow(enum dcio_flush_mode fm, uint32_t len, bool deferred,
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, fm);
 	struct dcio_engine_params ep = { .threads = 1,
-					 .use_uring = false,
 					 .kick = DCIO_KICK_INLINE };
 	struct dcio_syscalls sys = { .pwritev2 = rec_pwritev2 };
 	static char buf[4 << 20];

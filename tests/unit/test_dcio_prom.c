@@ -210,9 +210,7 @@ static int fail_fdatasync(int fd)
  * the export stays for its figures. */
 static void workload(struct tl_ctx *c)
 {
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 16,
-					 .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 2 };
 	static const struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
 	struct dcio_export_params prm =
 		tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
@@ -432,9 +430,7 @@ static void t_prom_no_labels(void)
 /* Known latencies land under the right bounds; _sum is their sum. */
 static void t_buckets(void)
 {
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 16,
-					 .use_uring = false };
+	struct dcio_engine_params ep = { .threads = 1 };
 	struct dcio_export_params prm = tl_params(
 		DCIO_WRITE_BUFFERED, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct tl_ctx c;
@@ -601,10 +597,7 @@ static void capture(int level, const char *fmt, ...)
  * says dropbehind and why. */
 static void t_log_sink(void)
 {
-	struct dcio_engine_params ep = { .threads = 1,
-					 .ring_entries = 16,
-					 .use_uring = true,
-					 .log = capture };
+	struct dcio_engine_params ep = { .threads = 1, .log = capture };
 	struct dcio_export_params prm = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	struct tl_ctx c;

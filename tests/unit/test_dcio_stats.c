@@ -57,7 +57,6 @@ static const char *keys[] = {
 	"write_mode",
 	"read_mode",
 	"flush_mode",
-	"backend",
 	"fallback",
 	"verifier_gen",
 	"writes.dontcache.ops",
@@ -99,9 +98,7 @@ static int fail_fdatasync(int fd)
 
 static void t_json(void)
 {
-	struct dcio_engine_params ep = { .threads = 2,
-					 .ring_entries = 16,
-					 .use_uring = true };
+	struct dcio_engine_params ep = { .threads = 2 };
 	struct dcio_syscalls t = { .fdatasync = fail_fdatasync };
 	const char *name = "odd \"name\"\\ with\ttab";
 	struct tl_ctx c;
@@ -153,8 +150,6 @@ static void t_json(void)
 	double p999 = tl_json_num(js, "latency.write.p999_us"),
 	       mx = tl_json_num(js, "latency.write.max_us");
 	CU_ASSERT_TRUE(p50 > 0 && p50 <= p99 && p99 <= p999 && p999 <= mx);
-	CU_ASSERT_TRUE(tl_json_get(js, "backend", v, sizeof(v)));
-	CU_ASSERT_STRING_EQUAL(v, "io_uring");
 	CU_ASSERT_TRUE(tl_json_num(js, "verifier_gen") >= 2);
 	free(js);
 	/* the error was reported to a COMMIT already */
@@ -469,7 +464,6 @@ static const struct tl_case cases[] = {
 
 int main(void)
 {
-	/* t_json asserts the io_uring backend */
-	tl_require(TL_NEED_URING);
+	tl_require(0);
 	return TL_RUN_SUITE("stats", cases);
 }

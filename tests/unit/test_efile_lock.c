@@ -86,9 +86,7 @@ static void *writer(void *arg)
 static void t_close_among_writers(void)
 {
 	struct dcio_syscalls sys = { .pwritev2 = slow_pwritev2 };
-	struct dcio_engine_params ep = { .threads = 4,
-					 .ring_entries = 64,
-					 .use_uring = false };
+	struct dcio_engine_params ep = { .threads = 4 };
 	struct dcio_export_params p = tl_params(
 		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
 	pthread_rwlockattr_t attr;
