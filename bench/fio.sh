@@ -15,7 +15,8 @@
 # Output (--out, default out/fio-DATE): runs.csv (one line per run), fio/*.json, table.txt:
 # medians [min..max] per case and server, and the module's ratios to FSAL_VFS.
 # Cases: seq1qd1 and seq1qd8 (one writer, 4 GiB), multi16 and multi64 (16 or 64 writers at
-# queue depth 1, 8 GiB over their files); read_w: 4 readers (64 KiB random reads, QD1) of a
+# queue depth 1, 8 GiB over their files); small64k (one writer, 64 KiB writes at queue depth 1,
+# 1 GiB); read_w: 4 readers (64 KiB random reads, QD1) of a
 # hot set (4 files of a sixteenth of the memory limit, written locally, read once through NFS
 # so that it is ganesha's cache) beside one streaming writer (QD8) for 15 s: the readers' and
 # the writer's MB/s, and how much of the hot set is still resident at the end.
@@ -35,7 +36,8 @@ usage() {
   cat <<'EOF'
 options:
   --reps N          rounds (default 3)
-  --cases LIST      comma-separated, from seq1qd1,seq1qd8,multi16,multi64,read_w (default all)
+  --cases LIST      comma-separated, from seq1qd1,seq1qd8,multi16,multi64,small64k,read_w
+                    (default all)
   --mem-limit SIZE  ganesha's memory cgroup limit, K/M/G (default 2G)
   --dir DIR         where the exports live (default /var/tmp/dcfio; the files are deleted)
   --module SO       libfsaldontcache.so (default build/FSAL_DONTCACHE/)
@@ -51,10 +53,12 @@ options:
                     --scale, at least 16)
   --variant-module SO  the variant server loads this build of the module (A/B of two builds;
                     with or without --variant)
+  --variant-export STR  more FSAL parameters for the variant server's export (after --export's),
+                    e.g. 'Write_Mode = dropbehind;' beside the default mode in the same rounds
 EOF
 }
 NOCEIL=0 CEIL_MIB=512
-REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1 ENGINE= EXPORT= VARIANT= VMODULE=
+REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,small64k,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1 ENGINE= EXPORT= VARIANT= VMODULE= VEXPORT=
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) REPS=$2; shift ;;
@@ -69,6 +73,7 @@ while [ $# -gt 0 ]; do
     --export) EXPORT=$2; shift ;;
     --variant) VARIANT=$2; shift ;;
     --variant-module) VMODULE=$2; shift ;;
+    --variant-export) VEXPORT=$2; shift ;;
     --no-ceilings) NOCEIL=1 ;;
     --ceil-mib) CEIL_MIB=$2; shift ;;
     --inner) INNER=1 ;;
@@ -80,7 +85,7 @@ done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive number"
 [[ $CEIL_MIB =~ ^[1-9][0-9]{0,5}$ ]] || die "--ceil-mib wants 1..999999 (MiB)"
 [ -z "$VMODULE" ] || [ -f "$VMODULE" ] || die "--variant-module $VMODULE not found"
-[ -z "$VMODULE" ] || [ -n "$VARIANT" ] || VARIANT=" "   # the variant server: the other build
+[ -z "$VMODULE$VEXPORT" ] || [ -n "$VARIANT" ] || VARIANT=" "   # the variant server: the other build or export
 [[ $SCALE =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v f="$SCALE" 'BEGIN { exit !(f > 0 && f <= 64) }' ||
   die "--scale wants a number in (0, 64]"
 mib() { awk -v m="$1" -v f="$SCALE" 'BEGIN { v = int(m * f); print (v < 1 ? 1 : v) "m" }'; }
@@ -93,7 +98,7 @@ MEMLIM_B=$(to_bytes "$MEMLIM")
 HOT=$((MEMLIM_B / 16))   # read_w: 4 files of a sixteenth of the limit each (bench/run.sh's hot set)
 IFS=, read -r -a cases <<< "$CASES"
 for c in "${cases[@]}"; do
-  case $c in seq1qd1|seq1qd8|multi16|multi64|read_w) ;; *) die "unknown case '$c'" ;; esac
+  case $c in seq1qd1|seq1qd8|multi16|multi64|small64k|read_w) ;; *) die "unknown case '$c'" ;; esac
 done
 
 if [ $INNER = 0 ]; then
@@ -127,7 +132,7 @@ if [ $INNER = 0 ]; then
     --mem-limit "$MEMLIM" --dir "$DIR" --module "$MODULE" --fio "$FIO" --out "$OUT" --ceil-mib "$CEIL_MIB" \
     $([ $NOCEIL = 1 ] && echo --no-ceilings) \
     ${ENGINE:+--engine "$ENGINE"} ${EXPORT:+--export "$EXPORT"} ${VARIANT:+--variant "$VARIANT"} \
-    ${VMODULE:+--variant-module "$VMODULE"}
+    ${VMODULE:+--variant-module "$VMODULE"} ${VEXPORT:+--variant-export "$VEXPORT"}
   rc=$?
   for _ in $(seq 100); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
   [ -d "$cg" ] && echo "fio.sh: could not remove $cg" >&2
@@ -170,7 +175,8 @@ chmod +x "$work/in-cgroup.sh"
 GSH_WRAPPER=$work/in-cgroup.sh
 
 # the module's counters of each run: fio/TAG.dcstats.json
-fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; mem) echo "Name = MEM;" ;; dontcache|variant) echo "Name = DONTCACHE; Stats_File = \"$2\"; $EXPORT" ;; esac; }
+fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; mem) echo "Name = MEM;" ;; dontcache) echo "Name = DONTCACHE; Stats_File = \"$2\"; $EXPORT" ;;
+  variant) echo "Name = DONTCACHE; Stats_File = \"$2\"; $EXPORT $VEXPORT" ;; esac; }
 # the job file of a case: fio's options for the export at URL
 jobfile() {  # case url
   printf '[global]\nioengine=nfs\nnfs_url=%s\npercentile_list=50:99:99.9\ngroup_reporting\n' "$2"
@@ -179,6 +185,7 @@ jobfile() {  # case url
     seq1qd8) printf '[w]\nrw=write\nbs=1m\nnumjobs=1\niodepth=8\nsize=%s\n' "$(mib 4096)" ;;
     multi16) printf '[w]\nrw=write\nbs=1m\nnumjobs=16\niodepth=1\nsize=%s\n' "$(mib 512)" ;;
     multi64) printf '[w]\nrw=write\nbs=1m\nnumjobs=64\niodepth=1\nsize=%s\n' "$(mib 128)" ;;
+    small64k) printf '[w]\nrw=write\nbs=64k\nnumjobs=1\niodepth=1\nsize=%s\n' "$(mib 1024)" ;;
     read_w)  # one streaming writer (the first group), 4 readers of the hot set (the second)
       printf 'time_based\nruntime=%s\n[w]\nrw=write\nbs=1m\niodepth=8\nsize=%s\n' "$RW_TIME" "$(mib 4096)"
       local i

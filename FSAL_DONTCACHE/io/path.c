@@ -27,6 +27,17 @@ static enum dcio_write_mode file_write_mode(const struct dcio_file *f)
 	}
 }
 
+/* kick.c's answer for the export, told whether the flusher holds more
+ * than half the writers' budget (kicks stay off until it does not) */
+static bool choose_kick(struct dcio_export *x, uint64_t len)
+{
+	struct kick_ctx kc = export_kick(x);
+	bool busy = __atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) >
+		    flusher_budget(x) / 2;
+
+	return kick_choose(&kc, len, busy);
+}
+
 struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 {
 	struct dcio_export *x = f->x;
@@ -60,16 +71,20 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 	 * the device keeps up (kick.c); 6, else buffered for the flusher.
 	 * 7: where the kernel defers the kick, RWF_DONTCACHE as it is. */
 	if (w.mode == DCIO_WRITE_DONTCACHE && !x->kick_deferred) {
-		struct kick_ctx kc = export_kick(x);
-		bool busy = __atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) >
-			    flusher_budget(x) / 2;
-
-		w.kick = kick_choose(&kc, len, busy);
+		w.kick = choose_kick(x, len);
 		if (!w.kick)
 			w.issue = DCIO_WRITE_DROPBEHIND;
 		w.row = w.kick ? 5 : 6;
 	} else if (w.mode == DCIO_WRITE_DONTCACHE) {
 		w.row = 7;
+	} else if (w.mode == DCIO_WRITE_DROPBEHIND) {
+		/* Dropbehind (the mode, or dontcache where the kernel has no
+		 * RWF_DONTCACHE): 8, the caller starts the write-back of what
+		 * it wrote (sync_file_range WRITE, the kick RWF_DONTCACHE
+		 * does inside the syscall) while the device keeps up; 9, else
+		 * the flusher starts it, coalesced */
+		w.kick = choose_kick(x, len);
+		w.row = w.kick ? 8 : 9;
 	}
 	/* what the flusher must still drop stays near its thresholds: the
 	 * writer waits for it here, not at the kernel's dirty limit */

@@ -29,7 +29,9 @@ struct write_plan {
 	 * caller's thread, answered before dcio_write returns */
 	bool inline_;
 	bool rangelock; /* overlapping writes of the file run in order */
-	bool kick; /* RWF_DONTCACHE, the syscall's writeback kick timed */
+	/* writeback started right after the syscall, timed: RWF_DONTCACHE's
+	 * own kick, or sync_file_range(WRITE) for a dropbehind write */
+	bool kick;
 	bool throttle; /* first waits while the flusher holds its budget */
 	int row; /* the row of io/README.md's table that decided it */
 };

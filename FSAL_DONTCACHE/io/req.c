@@ -311,6 +311,19 @@ static void kick_inline(struct dcio_file *f, uint64_t off, uint64_t len)
 	em_sync_file_range(f, off, len, SYNC_FILE_RANGE_WRITE);
 }
 
+/* A dropbehind write chosen for a kick (write_plan): its write-back
+ * started on the caller's thread, timed as RWF_DONTCACHE's own kick is */
+static void kick_timed(struct dcio_file *f, uint64_t off, uint64_t len)
+{
+	struct kick_timer kt;
+	struct kick_ctx kc;
+
+	kick_timer_start(&kt);
+	kick_inline(f, off, len);
+	kc = export_kick(f->x);
+	kick_timer_end(&kt, &kc, (ssize_t)len);
+}
+
 /* End of a request's I/O (a leaf: one syscall stream). */
 void req_finish(struct dcio_req *q, int err)
 {
@@ -390,10 +403,13 @@ static void top_finish(struct dcio_req *q, int err)
 	/* Only now, with the range pending: an error of its writeback must find
 	 * it there to mark it lost (the syscall consumed the kernel's report). */
 	if (__atomic_load_n(&q->db_written, __ATOMIC_ACQUIRE)) {
-		if (q->inline_)
+		bool kick = q->inline_ || q->kick_timed;
+
+		if (q->kick_timed && !q->inline_)
+			kick_timed(f, q->off, q->len);
+		else if (kick)
 			kick_inline(f, q->off, q->len);
-		flusher_note(f, q->off, q->len,
-			     q->inline_ ? FL_STARTED : FL_DIRTY);
+		flusher_note(f, q->off, q->len, kick ? FL_STARTED : FL_DIRTY);
 	} else if (__atomic_load_n(&q->dc_written, __ATOMIC_ACQUIRE)) {
 		flusher_note(f, q->off, q->len,
 			     kicked(q) ? FL_KICKED : FL_STARTED);

@@ -20,7 +20,8 @@
 # Usage: fault_eio.sh [BUILD_DIR]   env: DC_TEST_FSAL=DONTCACHE|VFS (VFS is expected to FAIL)
 #   FT_EIO_WRITE: ft_writer's WRITE sizes (default "-b 65536"; fault_eio_kick.sh: every WRITE
 #   1 MiB); FT_EIO_KICK=1: the DONTCACHE server must also have kicked some of them
-#   (worker_writes.kicked > 0, Kick_Us_Per_MiB), so the error rule holds for kicked writes.
+#   (worker_writes.kicked > 0, Kick_Us_Per_MiB), so the error rule holds for kicked writes;
+#   FT_EIO_FSAL: more FSAL parameters of the DONTCACHE export (fault_eio_kick_db.sh: dropbehind)
 . "$(dirname "$0")/../lib/harness.sh"
 
 tmp=$IT_WORK/tmpfs mnt=$IT_WORK/exp rec=$IT_WORK/rec
@@ -32,7 +33,7 @@ it_capped_ext4 "$tmp/disk.img" "$mnt"
 dev=$IT_LOOP_DEV
 it_log "tmpfs after mkfs: $(df -h --output=used,avail "$tmp" | tail -1)"
 
-it_serve "$mnt"
+if it_is_dontcache; then it_serve "$mnt" ${FT_EIO_FSAL:-}; else it_serve "$mnt"; fi
 read -r -a wsize <<< "${FT_EIO_WRITE:--b 65536}"
 W=("$DC_FT_BIN/ft_writer" "${IT_NFS[@]}" -r "$rec" "${wsize[@]}" -q 4)
 mark() { local f; for f in "$rec"/"$1"_*.rec; do echo "M $2" >> "$f"; done; }

@@ -94,7 +94,7 @@ static void t_row3_paced(void)
 	done();
 }
 
-/* 4: the caller's thread, as the export's mode; dropbehind throttled */
+/* 4: the caller's thread, as the export's mode */
 static void t_row4_caller(void)
 {
 	ctx(DCIO_WRITE_BUFFERED, DCIO_FLUSH_COALESCED, 1 << 20, 0);
@@ -105,14 +105,6 @@ static void t_row4_caller(void)
 	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
 	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_BUFFERED);
 	CU_ASSERT_FALSE(w.kick || w.throttle || w.rangelock);
-	done();
-	ctx(DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED, 1 << 20, 0);
-	w = write_plan(c.f, 4096);
-	CU_ASSERT_EQUAL(w.row, 4);
-	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
-	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DROPBEHIND);
-	CU_ASSERT_TRUE(w.throttle);
-	CU_ASSERT_FALSE(w.kick);
 	done();
 }
 
@@ -168,6 +160,47 @@ static void t_row7_deferred(void)
 	done();
 }
 
+/* 8: dropbehind (the mode, or dontcache fallen back) of >= 1 MiB, kicks
+ * on: buffered, its write-back started on the caller right after */
+static void t_row8_dropbehind_kick(void)
+{
+	ctx(DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED, 1 << 20, 0);
+	struct write_plan w = write_plan(c.f, 1 << 20);
+
+	CU_ASSERT_EQUAL(w.row, 8);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DROPBEHIND);
+	CU_ASSERT_EQUAL(w.issue, DCIO_WRITE_DROPBEHIND);
+	CU_ASSERT_TRUE(w.kick);
+	CU_ASSERT_TRUE(w.throttle);
+	done();
+	ctx(DCIO_WRITE_DONTCACHE, DCIO_FLUSH_COALESCED, 1 << 20, 0);
+	atomic_store(&c.x->wfallback, true);
+	w = write_plan(c.f, 1 << 20);
+	CU_ASSERT_EQUAL(w.row, 8);
+	CU_ASSERT_EQUAL(w.issue, DCIO_WRITE_DROPBEHIND);
+	CU_ASSERT_TRUE(w.kick);
+	done();
+}
+
+/* 9: ... smaller than 1 MiB, or kicks held off: the flusher starts it */
+static void t_row9_dropbehind(void)
+{
+	ctx(DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED, 1 << 20, 0);
+	struct write_plan w = write_plan(c.f, 4096);
+
+	CU_ASSERT_EQUAL(w.row, 9);
+	CU_ASSERT_EQUAL(w.where, WHERE_CALLER);
+	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DROPBEHIND);
+	CU_ASSERT_TRUE(w.throttle);
+	CU_ASSERT_FALSE(w.kick);
+	atomic_store(&c.x->kick.off_since, now_ns());
+	w = write_plan(c.f, 1 << 20);
+	CU_ASSERT_EQUAL(w.row, 9);
+	CU_ASSERT_FALSE(w.kick);
+	done();
+}
+
 /* The modes under every row: direct is range-locked and split (rows 1-4
  * pick the thread), neither kicked nor throttled; a dontcache export that
  * fell back is dropbehind */
@@ -193,7 +226,7 @@ static void t_modes(void)
 	atomic_store(&c.x->wfallback, true);
 	struct write_plan w = write_plan(c.f, 64 << 10);
 
-	CU_ASSERT_EQUAL(w.row, 4);
+	CU_ASSERT_EQUAL(w.row, 9);
 	CU_ASSERT_EQUAL(w.mode, DCIO_WRITE_DROPBEHIND);
 	CU_ASSERT_EQUAL(w.issue, DCIO_WRITE_DROPBEHIND);
 	CU_ASSERT_TRUE(w.throttle);
@@ -206,6 +239,16 @@ static void t_modes(void)
 static pthread_t caller_tid;
 static int seen_on_caller, seen_dontcache, seen_calls;
 
+static int seen_kicks;
+
+static int rec_sfr(int fd, off_t off, off_t len, unsigned int flags)
+{
+	if (flags == SYNC_FILE_RANGE_WRITE &&
+	    pthread_equal(pthread_self(), caller_tid))
+		__atomic_add_fetch(&seen_kicks, 1, __ATOMIC_RELAXED);
+	return sync_file_range(fd, off, len, flags);
+}
+
 static ssize_t rec_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 			    int flags)
 {
@@ -217,14 +260,15 @@ static ssize_t rec_pwritev2(int fd, const struct iovec *iov, int cnt, off_t off,
 	return pwritev2(fd, iov, cnt, off, flags);
 }
 
-static void follow(enum dcio_flush_mode fm, uint32_t len, bool deferred,
-		   int want_caller, int want_dontcache, int want_row)
+static void follow(enum dcio_write_mode wm, enum dcio_flush_mode fm,
+		   uint32_t len, bool deferred, int want_caller,
+		   int want_dontcache, int want_kick, int want_row)
 {
-	struct dcio_export_params p =
-		tl_params(DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, fm);
+	struct dcio_export_params p = tl_params(wm, DCIO_READ_BUFFERED, fm);
 	struct dcio_engine_params ep = { .threads = 1,
 					 .kick = DCIO_KICK_INLINE };
-	struct dcio_syscalls sys = { .pwritev2 = rec_pwritev2 };
+	struct dcio_syscalls sys = { .pwritev2 = rec_pwritev2,
+				     .sync_file_range = rec_sfr };
 	static char buf[4 << 20];
 
 	p.caller_write_max = 1 << 20;
@@ -237,23 +281,30 @@ static void follow(enum dcio_flush_mode fm, uint32_t len, bool deferred,
 	c.x->kick_deferred = deferred;
 	caller_tid = pthread_self();
 	CU_ASSERT_EQUAL(write_plan(c.f, len).row, want_row);
-	seen_calls = seen_on_caller = seen_dontcache = 0;
+	seen_calls = seen_on_caller = seen_dontcache = seen_kicks = 0;
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, len, 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_TRUE(seen_calls >= 1);
 	CU_ASSERT_EQUAL(seen_on_caller ? 1 : 0, want_caller);
 	CU_ASSERT_EQUAL(seen_dontcache ? 1 : 0, want_dontcache);
+	/* before the answer: on the caller's thread, once */
+	CU_ASSERT_EQUAL(seen_kicks, want_kick);
 	done();
 }
 
 static void t_follows(void)
 {
+	const enum dcio_write_mode dc = DCIO_WRITE_DONTCACHE,
+				   db = DCIO_WRITE_DROPBEHIND;
 	const enum dcio_flush_mode co = DCIO_FLUSH_COALESCED;
 
-	follow(DCIO_FLUSH_INLINE, 2 << 20, false, 1, 1, 1); /* inline */
-	follow(co, 1 << 20, false, 1, 1, 5); /* kicked on the caller */
-	follow(co, 64 << 10, false, 1, 0, 6); /* dropbehind on the caller */
-	follow(co, 64 << 10, true, 1, 1, 7); /* deferred kick */
-	follow(co, 2 << 20, false, 0, 1, 2); /* the pool, RWF_DONTCACHE */
+	follow(dc, DCIO_FLUSH_INLINE, 2 << 20, false, 1, 1, 0, 1); /* inline */
+	follow(dc, co, 1 << 20, false, 1, 1, 0, 5); /* kicked on the caller */
+	follow(dc, co, 64 << 10, false, 1, 0, 0, 6); /* dropbehind there */
+	follow(dc, co, 64 << 10, true, 1, 1, 0, 7); /* deferred kick */
+	follow(dc, co, 2 << 20, false, 0, 1, 0,
+	       2); /* the pool, RWF_DONTCACHE */
+	follow(db, co, 1 << 20, false, 1, 0, 1, 8); /* buffered, then kicked */
+	follow(db, co, 64 << 10, false, 1, 0, 0, 9); /* for the flusher */
 }
 
 static const struct tl_case cases[] = {
@@ -264,6 +315,8 @@ static const struct tl_case cases[] = {
 	{ "row 5: dontcache kicked", t_row5_kick },
 	{ "row 6: dropbehind for the flusher", t_row6_dropbehind },
 	{ "row 7: the kernel defers the kick", t_row7_deferred },
+	{ "row 8: dropbehind kicked", t_row8_dropbehind_kick },
+	{ "row 9: dropbehind for the flusher", t_row9_dropbehind },
 	{ "direct and a fallen-back export", t_modes },
 	{ "dcio_write follows the plan", t_follows },
 };
