@@ -5,7 +5,9 @@
 # or the bench (fix with: clang-format -i FILE...), or when a source, script,
 # CMake or config file lacks the project's licence line
 # (SPDX-License-Identifier: LGPL-3.0-or-later, on line 1, or 2 after a #!), or when ganesha's
-# checkpatch.pl (scripts/checkpatch.sh) reports a finding in FSAL_DONTCACHE/.
+# checkpatch.pl (scripts/checkpatch.sh) reports a finding in FSAL_DONTCACHE/, or when
+# FSAL_DONTCACHE/'s units include each other in a circle, or io/'s object files call
+# each other in one (scripts/check-deps.sh; the calls when ${BUILD_DIR:-build} holds a build).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -31,4 +33,9 @@ fi
 # ganesha's checkpatch.pl with ganesha's checkpatch.conf (scripts/checkpatch.sh): clean, or
 # each finding kept on purpose justified in scripts/checkpatch.suppress
 bash "$top/scripts/checkpatch.sh" || exit 1
-echo "check-format: every C file formatted, every file carries its SPDX line, checkpatch clean"
+# the units of FSAL_DONTCACHE/ in layers (io/README.md): no circle of includes, nor of
+# calls between io/'s object files when a build is there (scripts/check-deps.sh)
+deps_build=${BUILD_DIR:-$top/build}
+[ -d "$deps_build/FSAL_DONTCACHE/io" ] || deps_build=
+bash "$top/scripts/check-deps.sh" $deps_build || exit 1
+echo "check-format: every C file formatted, every file carries its SPDX line, checkpatch clean, no circle of units"

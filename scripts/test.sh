@@ -87,8 +87,9 @@ cat "$out6"
 t_setup6=$(sed -n 's/^setup6: done in \([0-9]*\) s$/\1/p' "$build/setup6.log")
 t_run6=$(cat "$build/test-6.5.secs" 2>/dev/null)
 
-# house style: every C file as .clang-format says (one more test in the count)
-if bash "$top/scripts/check-format.sh"; then echo "PASS format"; pf=1 ff=0
+# house style: every C file as .clang-format says, the module's units in layers (one more
+# test in the count)
+if BUILD_DIR=$build bash "$top/scripts/check-format.sh"; then echo "PASS format"; pf=1 ff=0
 else echo "FAIL format"; pf=0 ff=1; fi
 
 count() { tail -n 1 "$1" | sed -n "s/^\([0-9]*\) passed, \([0-9]*\) failed$/\\$2/p"; }

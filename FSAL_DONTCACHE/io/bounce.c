@@ -6,18 +6,17 @@
  * fresh mapping per write would fault in every page. */
 #include <sys/mman.h>
 
-#include "engine.h"
+#include "bounce.h"
 
-static size_t mapped_len(const struct dcio_engine *e, size_t len)
+static size_t mapped_len(const struct dcio_bounce *b, size_t len)
 {
 	if (len <= BOUNCE_SLAB)
 		return BOUNCE_SLAB;
-	return (len + e->page - 1) & ~(size_t)(e->page - 1);
+	return (len + b->page - 1) & ~(b->page - 1);
 }
 
-void *bounce_get(struct dcio_engine *e, size_t len)
+void *bounce_get(struct dcio_bounce *b, size_t len)
 {
-	struct dcio_bounce *b = &e->bounce;
 	void *p = NULL;
 
 	if (len <= BOUNCE_SLAB) {
@@ -28,15 +27,13 @@ void *bounce_get(struct dcio_engine *e, size_t len)
 		if (p)
 			return p;
 	}
-	p = mmap(NULL, mapped_len(e, len), PROT_READ | PROT_WRITE,
+	p = mmap(NULL, mapped_len(b, len), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void bounce_put(struct dcio_engine *e, void *p, size_t len)
+void bounce_put(struct dcio_bounce *b, void *p, size_t len)
 {
-	struct dcio_bounce *b = &e->bounce;
-
 	if (!p)
 		return;
 	if (len <= BOUNCE_SLAB) {
@@ -49,18 +46,17 @@ void bounce_put(struct dcio_engine *e, void *p, size_t len)
 		if (!p)
 			return;
 	}
-	munmap(p, mapped_len(e, len));
+	munmap(p, mapped_len(b, len));
 }
 
-void bounce_init(struct dcio_engine *e)
+void bounce_init(struct dcio_bounce *b, size_t page)
 {
-	pthread_mutex_init(&e->bounce.mu, NULL);
+	b->page = page;
+	pthread_mutex_init(&b->mu, NULL);
 }
 
-void bounce_fini(struct dcio_engine *e)
+void bounce_fini(struct dcio_bounce *b)
 {
-	struct dcio_bounce *b = &e->bounce;
-
 	while (b->n)
 		munmap(b->free[--b->n], BOUNCE_SLAB);
 	pthread_mutex_destroy(&b->mu);

@@ -10,15 +10,15 @@
 #define BOUNCE_KEEP 32
 
 struct dcio_bounce {
+	size_t page; /* mappings past BOUNCE_SLAB round up to it */
 	pthread_mutex_t mu; /* guards free, n */
 	void *free[BOUNCE_KEEP];
 	unsigned int n;
 };
 
-struct dcio_engine;
-void *bounce_get(struct dcio_engine *e, size_t len);
-void bounce_put(struct dcio_engine *e, void *p, size_t len);
-void bounce_init(struct dcio_engine *e);
-void bounce_fini(struct dcio_engine *e);
+void *bounce_get(struct dcio_bounce *b, size_t len);
+void bounce_put(struct dcio_bounce *b, void *p, size_t len);
+void bounce_init(struct dcio_bounce *b, size_t page);
+void bounce_fini(struct dcio_bounce *b);
 
 #endif

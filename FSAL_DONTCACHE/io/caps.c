@@ -8,6 +8,7 @@
  * issued as a caller other than root runs with an empty effective set, so
  * that no path depends on when ganesha dropped what. */
 #include <errno.h>
+#include <pthread.h>
 #include <linux/capability.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -97,4 +98,22 @@ void caps_leave(struct caps_saved *s)
 		(void)caps_sys(1, &s->was);
 	s->cleared = false;
 	errno = e;
+}
+
+/* First thing on every thread the engine creates (pool, flusher):
+ * CAP_SYS_RESOURCE goes, as ganesha takes it from its main thread
+ * (lower_my_caps), which it does after the engine's threads were made
+ * (above). */
+void thread_caps(dcio_log_fn log)
+{
+	int err = caps_drop_resource();
+
+	if (err) {
+		char name[16] = "?";
+
+		pthread_getname_np(pthread_self(), name, sizeof(name));
+		log(DCIO_LOG_CRIT,
+		    "dcio: engine thread %s keeps CAP_SYS_RESOURCE (capset: %s): its writes as root pass quota limits and ext4's reserve",
+		    name, strerror(err));
+	}
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "dcio.h"
+
 /* One thread's three sets, as capget/capset (version 3) carry them. */
 struct caps_sets {
 	uint32_t eff[2], prm[2], inh[2];
@@ -21,6 +23,9 @@ bool caps_has(const uint32_t set[2], unsigned int cap);
  * inheritable sets, as ganesha's lower_my_caps takes it from its main
  * thread; the engine's threads call it first thing. 0 or the errno. */
 int caps_drop_resource(void);
+/* caps_drop_resource on a thread the engine creates, first thing; a
+ * failure is logged (DCIO_LOG_CRIT). */
+void thread_caps(dcio_log_fn log);
 
 /* A write as caller uid runs with no effective capability unless uid is 0,
  * as after ganesha's own switch (setresuid to a non-zero euid): quota

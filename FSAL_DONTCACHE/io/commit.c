@@ -11,27 +11,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "engine.h"
-
-static void post_job(struct dcio_file *f)
-{
-	if (f->gc.job_posted)
-		return;
-	f->gc.job_posted = true;
-	file_get(f);
-	pool_post(&f->e->pool, &f->gc.job);
-}
-
-/* A failed write may have dirtied pages, and a write lost in flight may still
- * be under writeback: one more flush now charges their writeback errors to
- * this loss instead of to writes acknowledged later (errseq reports an error
- * to the next fsync, whoever wrote the pages). */
-void gc_want_settle(struct dcio_file *f)
-{
-	f->gc.settle = true;
-	if (!f->gc.flushing)
-		post_job(f);
-}
+#include "commit.h"
+#include "core.h"
+#include "errmem.h"
+#include "ranges.h"
+#include "req_types.h"
 
 bool gc_dirty(struct dcio_file *f)
 {
@@ -144,7 +128,7 @@ static void run_batch(struct dcio_file *f)
 		if (!tainted) /* else em_sync_file_range noted it */
 			em_note_error(f, err);
 		if (late)
-			gc_want_settle(f);
+			em_want_settle(f);
 		if (n)
 			f->em.unreported = 0;
 	}
@@ -174,7 +158,7 @@ static void run_batch(struct dcio_file *f)
 		}
 	}
 	if ((f->gc.wh && !has_sync_waiter(f)) || (f->gc.settle && !f->gc.wh))
-		post_job(f);
+		file_post_gc(f);
 	pthread_cond_broadcast(&f->gc.cv);
 
 	if (async) {
@@ -189,9 +173,9 @@ static void run_batch(struct dcio_file *f)
 				 * flush is the error memory's, for COMMIT */
 				if (q->is_durable)
 					ST_ADD(x->st.sr_durable, 1);
-				req_complete(q, 0);
+				w->complete(q, 0);
 			} else {
-				req_complete(q, w->err);
+				w->complete(q, w->err);
 			}
 		}
 		pthread_mutex_lock(&f->gc.mu);
@@ -228,16 +212,18 @@ void gc_fini(struct dcio_file *f)
 }
 
 /* A stable write whose data is written: completes after a covering flush. */
-void gc_join_async(struct dcio_file *f, struct dcio_req *q)
+void gc_join_async(struct dcio_file *f, struct dcio_req *q,
+		   void (*complete)(struct dcio_req *q, int err))
 {
 	q->w.req = q;
+	q->w.complete = complete;
 	/* answered FILE_SYNC when it rides (stable_reply_ms): the metadata too */
 	q->w.fsync = q->stable == DCIO_FILE_SYNC || q->opportunistic;
 	q->w.done = false;
 	pthread_mutex_lock(&f->gc.mu);
 	enqueue(f, &q->w);
 	if (!f->gc.flushing)
-		post_job(f);
+		file_post_gc(f);
 	pthread_mutex_unlock(&f->gc.mu);
 }
 

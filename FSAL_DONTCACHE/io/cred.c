@@ -8,7 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "cred.h"
+#include "dcio.h"
 
 struct cred_copy *cred_copy_new(const struct dcio_cred *c, int *err)
 {

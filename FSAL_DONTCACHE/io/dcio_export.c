@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "core.h"
+#include "log.h"
+#include "util.h"
 
 static int probe_file(int dirfd)
 {
@@ -340,50 +342,4 @@ void dcio_engine_forget(struct dcio_engine *e)
 {
 	if (e)
 		atomic_fetch_add(&e->verifier_gen, 1);
-}
-
-void export_note_error(struct dcio_export *x, int err)
-{
-	(void)err;
-	atomic_fetch_add(&x->verifier_gen, 1);
-	atomic_fetch_add(&x->e->verifier_gen, 1);
-}
-
-/* A write that does not fit waits for room; one larger than the bound is
- * admitted alone. */
-int inflight_admit(struct dcio_export *x, uint64_t len)
-{
-	uint64_t max = 0; /* set by the loop condition */
-	struct timespec ts;
-	bool waited = false;
-
-	pthread_mutex_lock(&x->mu);
-	/* the bound is read again after each wait: a reload may change it */
-	while (max = XP(x, max_inflight_bytes),
-	       x->inflight > 0 && x->inflight + len > max) {
-		if (!waited) {
-			waited = true;
-			ST_ADD(x->st.inflight_waits, 1);
-			deadline_after(&ts, XP(x, inflight_wait_ms));
-		}
-		if (pthread_cond_timedwait(&x->cv, &x->mu, &ts) == ETIMEDOUT &&
-		    x->inflight > 0 && x->inflight + len > max) {
-			pthread_mutex_unlock(&x->mu);
-			ST_ADD(x->st.eagain, 1);
-			return EAGAIN;
-		}
-	}
-	x->inflight += len;
-	if (x->inflight > x->peak)
-		x->peak = x->inflight;
-	pthread_mutex_unlock(&x->mu);
-	return 0;
-}
-
-void inflight_release(struct dcio_export *x, uint64_t len)
-{
-	pthread_mutex_lock(&x->mu);
-	x->inflight -= len;
-	pthread_cond_broadcast(&x->cv);
-	pthread_mutex_unlock(&x->mu);
 }

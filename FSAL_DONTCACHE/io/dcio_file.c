@@ -10,7 +10,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "bounce.h"
+#include "commit.h"
+#include "core.h"
+#include "cred.h"
+#include "errmem.h"
+#include "falloc.h"
+#include "flusher.h"
+#include "path.h"
+#include "rangelock.h"
+#include "req.h"
+#include "util.h"
 
 #ifndef STATX_DIOALIGN
 #define STATX_DIOALIGN 0x00002000U
@@ -34,43 +44,6 @@ struct dc_statx {
 	uint64_t spare[12];
 };
 _Static_assert(sizeof(struct dc_statx) == 256, "statx layout");
-
-void file_get(struct dcio_file *f)
-{
-	struct dcio_export *x = f->x;
-
-	count_get(&f->mu, &f->outstanding);
-	count_get(&x->mu, &x->outstanding);
-	engine_get(f->e);
-}
-
-/* After the file's count drops the file may be freed by a closer: x and e
- * are read first. */
-void file_put(struct dcio_file *f)
-{
-	struct dcio_export *x = f->x;
-	struct dcio_engine *e = f->e;
-
-	count_put(&f->mu, &f->cv, &f->outstanding);
-	count_put(&x->mu, &x->cv, &x->outstanding);
-	engine_put(e);
-}
-
-/* The parent may be gone as soon as its last child completes: copy first. */
-void file_start(struct dcio_req *q)
-{
-	struct dcio_engine *e = q->f->e;
-	struct dcio_req *kids[3];
-	int n = q->nkids;
-
-	if (!n) {
-		engine_submit(e, q);
-		return;
-	}
-	memcpy(kids, q->kids, sizeof(kids));
-	for (int i = 0; i < n; i++)
-		engine_submit(e, kids[i]);
-}
 
 static void open_direct(struct dcio_file *f)
 {
@@ -115,6 +88,7 @@ int dcio_file_open(struct dcio_export *x, int fd, struct dcio_file **out)
 	f->dfd = -1;
 	pthread_mutex_init(&f->mu, NULL);
 	cond_init_mono(&f->cv); /* falloc.c's timed wait */
+	rl_init(&f->rl, &f->mu, &f->cv);
 	gc_init(f);
 	if (XP(x, write_mode) == DCIO_WRITE_DIRECT ||
 	    XP(x, read_mode) == DCIO_READ_DIRECT)
@@ -229,7 +203,7 @@ int dcio_file_fd(const struct dcio_file *f)
 static bool bounce_alloc(struct dcio_req *q, uint64_t len)
 {
 	q->bounce_len = len ? len : 1;
-	q->bounce = bounce_get(q->f->e, q->bounce_len);
+	q->bounce = bounce_get(&q->f->e->bounce, q->bounce_len);
 	return q->bounce != NULL;
 }
 
@@ -321,7 +295,8 @@ static int submit_direct(struct dcio_req *p, const struct iovec *iov, int cnt)
 nomem:
 	for (int i = 0; i < n; i++)
 		if (c[i]) {
-			bounce_put(f->e, c[i]->bounce, c[i]->bounce_len);
+			bounce_put(&f->e->bounce, c[i]->bounce,
+				   c[i]->bounce_len);
 			free(c[i]);
 		}
 	return ENOMEM;
@@ -386,7 +361,8 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	if (w.mode == DCIO_WRITE_DIRECT) {
 		rc = submit_direct(q, iov, iovcnt);
 		if (rc == 0) {
-			rl_start(q);
+			if (rl_start(&f->rl, q, DIO_UNIT(f)))
+				req_start(q);
 			return 0;
 		}
 		if (rc == ENOMEM) {
@@ -403,7 +379,8 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	memcpy(q->iovs, iov, (size_t)iovcnt * sizeof(*iov));
 	q->iovcnt = iovcnt;
 	if (w.rangelock) {
-		rl_start(q);
+		if (rl_start(&f->rl, q, DIO_UNIT(f)))
+			req_start(q);
 		return 0;
 	}
 	if (w.kick) {
@@ -412,7 +389,7 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	}
 	if (w.throttle)
 		flusher_throttle(x);
-	engine_submit(f->e, q);
+	req_submit(q);
 	return 0;
 }
 
@@ -463,6 +440,6 @@ int dcio_read(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		q->iovcnt = iovcnt;
 	}
 	file_get(f);
-	engine_submit(f->e, q);
+	req_submit(q);
 	return 0;
 }

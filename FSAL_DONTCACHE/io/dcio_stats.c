@@ -3,17 +3,8 @@
  * two: bucket width <= 1/128 of its lower bound, midpoint error < 0.4%). */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "dcio_stats.h"
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 void stat_max(uint64_t *p, uint64_t v)
 {

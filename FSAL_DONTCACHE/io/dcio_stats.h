@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "dcio.h"
+#include "util.h" /* now_ns */
 
 #define DCIO_NR_WMODES 4
 #define DCIO_ERRNO_MAX 134
@@ -61,6 +62,5 @@ struct dcio_stats {
 #define ST_MAX(p, v) stat_max(&(p), (v))
 void stat_max(uint64_t *p, uint64_t v);
 void stat_error(struct dcio_stats *s, int err);
-uint64_t now_ns(void);
 
 #endif

@@ -16,7 +16,19 @@
  * file's gc.mu. */
 #include <errno.h>
 
-#include "engine.h"
+#include "core.h"
+#include "errmem.h"
+
+/* A failed write may have dirtied pages, and a write lost in flight may still
+ * be under writeback: one more flush now charges their writeback errors to
+ * this loss instead of to writes acknowledged later (errseq reports an error
+ * to the next fsync, whoever wrote the pages). */
+void em_want_settle(struct dcio_file *f)
+{
+	f->gc.settle = true;
+	if (!f->gc.flushing)
+		file_post_gc(f);
+}
 
 void em_note_error(struct dcio_file *f, int err)
 {
@@ -77,7 +89,7 @@ static void note_rewrite(struct dcio_file *f, uint64_t lo, uint64_t hi)
 			break;
 	}
 	if (f->em.clear.n >= DCIO_PENDING_CAP / 2)
-		gc_want_settle(f);
+		em_want_settle(f);
 }
 
 uint64_t em_write_begin(struct dcio_file *f)
@@ -92,7 +104,7 @@ void em_acked(struct dcio_file *f, uint64_t off, uint64_t len, uint64_t gen)
 	if (gen != f->em.err_gen) {
 		em_lose(f, off, write_end(off, len), f->em.last_err);
 		ST_ADD(f->x->st.gc_lost_inflight, 1);
-		gc_want_settle(f);
+		em_want_settle(f);
 		pthread_mutex_unlock(&f->gc.mu);
 		return;
 	}
@@ -149,7 +161,7 @@ void em_write_error(struct dcio_file *f, uint64_t off, uint64_t len, int err)
 	rs_add(&f->em.pending, off, write_end(off, len), 0);
 	em_lose_pending(f, err);
 	em_note_error(f, err);
-	gc_want_settle(f);
+	em_want_settle(f);
 	pthread_mutex_unlock(&f->gc.mu);
 }
 
@@ -174,7 +186,7 @@ void em_sync_file_range(struct dcio_file *f, uint64_t off, uint64_t len,
 		if (f->gc.flushing)
 			f->em.flush_taint = err;
 		if (late)
-			gc_want_settle(f);
+			em_want_settle(f);
 	}
 	if (--f->em.sfr_busy == 0)
 		pthread_cond_broadcast(&f->gc.cv);

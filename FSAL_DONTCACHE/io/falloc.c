@@ -14,7 +14,12 @@
 #include <linux/falloc.h>
 #include <time.h>
 
-#include "engine.h"
+#include "core.h"
+#include "errmem.h"
+#include "falloc.h"
+#include "ranges.h"
+#include "req_types.h"
+#include "util.h"
 
 void falloc_track(struct dcio_req *q)
 {

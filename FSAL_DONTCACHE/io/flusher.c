@@ -22,7 +22,14 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
-#include "engine.h"
+#include "caps.h"
+#include "commit.h"
+#include "core.h"
+#include "errmem.h"
+#include "flusher.h"
+#include "log.h"
+#include "ranges.h"
+#include "util.h"
 
 static uint64_t file_thr(const struct dcio_export *x)
 {

@@ -3,7 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "engine.h"
+#include "core.h"
+#include "flusher.h"
 
 #define LD(v) ((unsigned long long)__atomic_load_n(&(v), __ATOMIC_RELAXED))
 

@@ -27,7 +27,9 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
-#include "engine.h"
+#include "dcio_stats.h"
+#include "kick.h"
+#include "util.h"
 
 /* This thread's CPU time (user + system, ns) and voluntary context
  * switches; false where getrusage fails (the wall time alone counts) */
@@ -47,78 +49,74 @@ static bool kick_clock(uint64_t *cpu_ns, uint64_t *nvcsw)
 	return true;
 }
 
-bool kick_choose(struct dcio_export *x, uint64_t len)
+bool kick_choose(const struct kick_ctx *c, uint64_t len, bool flusher_busy)
 {
+	struct kick_export *k = c->k;
 	uint64_t off, now, hold;
 
-	if (!XP(x, kick_us_per_mib) || len < DCIO_KICK_MIN_BYTES)
+	if (!c->us_per_mib || len < DCIO_KICK_MIN_BYTES)
 		return false;
-	off = atomic_load_explicit(&x->kick.off_since, memory_order_relaxed);
+	off = atomic_load_explicit(&k->off_since, memory_order_relaxed);
 	if (!off)
 		return true;
 	now = now_ns();
 	/* (a stop stores its hold just after it: at least the first one) */
-	hold = atomic_load_explicit(&x->kick.hold_ms, memory_order_relaxed);
+	hold = atomic_load_explicit(&k->hold_ms, memory_order_relaxed);
 	if (hold < DCIO_KICK_HOLD_MS)
 		hold = DCIO_KICK_HOLD_MS;
-	if (now - off < hold * 1000000 ||
-	    __atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) >
-		    flusher_budget(x) / 2)
+	if (now - off < hold * 1000000 || flusher_busy)
 		return false;
 	/* one writer resumes the kicks, with a fresh average */
-	if (atomic_compare_exchange_strong(&x->kick.off_since, &off, 0)) {
-		atomic_store_explicit(&x->kick.ns_per_mib, 0,
-				      memory_order_relaxed);
-		atomic_store_explicit(&x->kick.over_since, 0,
-				      memory_order_relaxed);
-		atomic_store_explicit(&x->kick.resumed, now,
-				      memory_order_relaxed);
-		ST_ADD(x->st.kick_resumes, 1);
+	if (atomic_compare_exchange_strong(&k->off_since, &off, 0)) {
+		atomic_store_explicit(&k->ns_per_mib, 0, memory_order_relaxed);
+		atomic_store_explicit(&k->over_since, 0, memory_order_relaxed);
+		atomic_store_explicit(&k->resumed, now, memory_order_relaxed);
+		ST_ADD(c->st->kick_resumes, 1);
 	}
 	return true;
 }
 
 /* A kicked write's syscall moved len bytes and slept ns (kick_timer_end):
  * only that says the device is behind */
-static void kick_sample(struct dcio_export *x, uint64_t len, uint64_t ns)
+static void kick_sample(const struct kick_ctx *c, uint64_t len, uint64_t ns)
 {
-	uint64_t v, old, avg, limit = (uint64_t)XP(x, kick_us_per_mib) * 1000;
+	struct kick_export *k = c->k;
+	uint64_t v, old, avg, limit = c->us_per_mib * 1000;
 	uint64_t zero = 0, now, resumed, hold, over;
 
 	if (!len || !limit)
 		return;
 	v = ns > UINT64_MAX >> 20 ? UINT64_MAX / len : (ns << 20) / len;
-	old = atomic_load_explicit(&x->kick.ns_per_mib, memory_order_relaxed);
+	old = atomic_load_explicit(&k->ns_per_mib, memory_order_relaxed);
 	avg = old - old / 4 + v / 4;
-	atomic_store_explicit(&x->kick.ns_per_mib, avg, memory_order_relaxed);
+	atomic_store_explicit(&k->ns_per_mib, avg, memory_order_relaxed);
 	if (avg <= limit) {
-		if (atomic_load_explicit(&x->kick.over_since,
-					 memory_order_relaxed))
-			atomic_store_explicit(&x->kick.over_since, 0,
+		if (atomic_load_explicit(&k->over_since, memory_order_relaxed))
+			atomic_store_explicit(&k->over_since, 0,
 					      memory_order_relaxed);
 		return;
 	}
 	now = now_ns() | 1;
-	over = atomic_load_explicit(&x->kick.over_since, memory_order_relaxed);
+	over = atomic_load_explicit(&k->over_since, memory_order_relaxed);
 	if (!over) {
-		atomic_compare_exchange_strong(&x->kick.over_since, &over, now);
+		atomic_compare_exchange_strong(&k->over_since, &over, now);
 		return;
 	}
 	if (now - over < (uint64_t)DCIO_KICK_PERSIST_MS * 1000000)
 		return;
-	if (!atomic_compare_exchange_strong(&x->kick.off_since, &zero, now))
+	if (!atomic_compare_exchange_strong(&k->off_since, &zero, now))
 		return;
-	atomic_store_explicit(&x->kick.over_since, 0, memory_order_relaxed);
+	atomic_store_explicit(&k->over_since, 0, memory_order_relaxed);
 	/* stopped again soon after being tried: the device is still slow */
-	resumed = atomic_load_explicit(&x->kick.resumed, memory_order_relaxed);
-	hold = atomic_load_explicit(&x->kick.hold_ms, memory_order_relaxed);
+	resumed = atomic_load_explicit(&k->resumed, memory_order_relaxed);
+	hold = atomic_load_explicit(&k->hold_ms, memory_order_relaxed);
 	if (resumed && now - resumed < (uint64_t)DCIO_KICK_RETRY_MS * 1000000)
 		hold = hold * 2 > DCIO_KICK_HOLD_MAX_MS ? DCIO_KICK_HOLD_MAX_MS
 							: hold * 2;
 	else
 		hold = DCIO_KICK_HOLD_MS;
-	atomic_store_explicit(&x->kick.hold_ms, hold, memory_order_relaxed);
-	ST_ADD(x->st.kick_stops, 1);
+	atomic_store_explicit(&k->hold_ms, hold, memory_order_relaxed);
+	ST_ADD(c->st->kick_stops, 1);
 }
 
 void kick_timer_start(struct kick_timer *t)
@@ -127,7 +125,7 @@ void kick_timer_start(struct kick_timer *t)
 	t->wall = now_ns();
 }
 
-void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r)
+void kick_timer_end(struct kick_timer *t, const struct kick_ctx *c, ssize_t r)
 {
 	int err = errno;
 	uint64_t wall = now_ns() - t->wall, cpu, nvcsw, slept = wall;
@@ -139,6 +137,6 @@ void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r)
 			slept = cpu - t->cpu < wall ? wall - (cpu - t->cpu) : 0;
 	}
 	if (r > 0)
-		kick_sample(x, (uint64_t)r, slept);
+		kick_sample(c, (uint64_t)r, slept);
 	errno = err; /* the syscall's, for req_result */
 }

@@ -5,12 +5,11 @@
 #ifndef DCIO_KICK_H
 #define DCIO_KICK_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-struct dcio_export;
+#include "kick_types.h"
 
 /* Writes smaller than this are never kicked: a 64 KiB write's own kick
  * cost 0.66x the MB/s at 1.5x the CPU per byte of the coalesced path
@@ -31,23 +30,13 @@ struct dcio_export;
 #define DCIO_KICK_HOLD_MAX_MS 64000
 #define DCIO_KICK_RETRY_MS 10000
 
-/* An export's kick state (dcio_export.kick), relaxed atomics, no lock. */
-struct kick_export {
-	/* recent kicked writes' syscall time, ns per MiB (1/4 weight) */
-	atomic_uint_fast64_t ns_per_mib;
-	/* 0: kicking; else when kicks stopped (now_ns) */
-	atomic_uint_fast64_t off_since;
-	atomic_uint_fast64_t resumed; /* when last tried again (now_ns) */
-	atomic_uint_fast64_t hold_ms; /* the hold of the current stop */
-	/* 0: the average is within the limit; else since when it is over */
-	atomic_uint_fast64_t over_since;
-};
-
 /* Before a write of len bytes on the worker thread in dontcache mode, where
  * the kernel kicks writeback inside the syscall (dcio_export.kick_deferred
  * false): true to issue
  * it RWF_DONTCACHE and time it (kick_sample), false to issue it buffered. */
-bool kick_choose(struct dcio_export *x, uint64_t len);
+/* flusher_busy: the flusher holds more than half the writers' budget
+ * (kicks stay off until it does not). */
+bool kick_choose(const struct kick_ctx *c, uint64_t len, bool flusher_busy);
 /* Times a kicked write's syscall: kick_timer_start just before it,
  * kick_timer_end just after, with getrusage(RUSAGE_THREAD) (kick.c). */
 struct kick_timer {
@@ -58,6 +47,6 @@ void kick_timer_start(struct kick_timer *t);
 /* The syscall returned r: when it moved bytes, its time asleep (0 when it
  * never switched out of its own accord, else the wall time less its CPU
  * time) joins the export's average. errno stays as the syscall left it. */
-void kick_timer_end(struct kick_timer *t, struct dcio_export *x, ssize_t r);
+void kick_timer_end(struct kick_timer *t, const struct kick_ctx *c, ssize_t r);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "dcio_stats.h"
+#include "util.h"
 #include "log.h"
 
 static const char *const level_name[] = { "CRIT", "WARN", "INFO" };

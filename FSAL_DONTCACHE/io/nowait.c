@@ -5,7 +5,8 @@
  * read behind 1 MiB writes on the same pool). What would block goes to the
  * engine: pages not cached, O_DIRECT reads, errors (the engine's path retries,
  * falls back and counts them). */
-#include "engine.h"
+#include "core.h"
+#include "req.h"
 
 #include <errno.h>
 

@@ -4,7 +4,11 @@
  * test_dcio_path has a case per row. The run-time fallback (a dontcache
  * write answering EOPNOTSUPP is issued again as dropbehind and the export
  * falls back: req.c) changes a planned write, never the plan. */
-#include "engine.h"
+#include "core.h"
+#include "flusher.h"
+#include "kick.h"
+#include "path.h"
+#include "req.h"
 
 /* The export's write mode as this file can issue it. */
 static enum dcio_write_mode file_write_mode(const struct dcio_file *f)
@@ -21,6 +25,17 @@ static enum dcio_write_mode file_write_mode(const struct dcio_file *f)
 	default:
 		return cached_write_mode(f->x);
 	}
+}
+
+/* kick.c's answer for the export, told whether the flusher holds more
+ * than half the writers' budget (kicks stay off until it does not) */
+static bool choose_kick(struct dcio_export *x, uint64_t len)
+{
+	struct kick_ctx kc = export_kick(x);
+	bool busy = __atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) >
+		    flusher_budget(x) / 2;
+
+	return kick_choose(&kc, len, busy);
 }
 
 struct write_plan write_plan(struct dcio_file *f, uint64_t len)
@@ -56,7 +71,7 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 	 * the device keeps up (kick.c); 6, else buffered for the flusher.
 	 * 7: where the kernel defers the kick, RWF_DONTCACHE as it is. */
 	if (w.mode == DCIO_WRITE_DONTCACHE && !x->kick_deferred) {
-		w.kick = kick_choose(x, len);
+		w.kick = choose_kick(x, len);
 		if (!w.kick)
 			w.issue = DCIO_WRITE_DROPBEHIND;
 		w.row = w.kick ? 5 : 6;
@@ -68,7 +83,7 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 		 * it wrote (sync_file_range WRITE, the kick RWF_DONTCACHE
 		 * does inside the syscall) while the device keeps up; 9, else
 		 * the flusher starts it, coalesced */
-		w.kick = kick_choose(x, len);
+		w.kick = choose_kick(x, len);
 		w.row = w.kick ? 8 : 9;
 	}
 	/* what the flusher must still drop stays near its thresholds: the

@@ -17,7 +17,7 @@ enum dcio_where {
 };
 
 /* A WRITE's plan: write_plan's answer, followed by dcio_write and the
- * executors (engine_submit, rl_start). */
+ * executors (req_submit, rl_start). */
 struct write_plan {
 	enum dcio_where where;
 	/* as accepted (counted by): the export's, as the file can issue

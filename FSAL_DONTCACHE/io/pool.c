@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "engine.h"
+#include "caps.h"
+#include "pool.h"
 #include "queue.h"
+#include "util.h"
 
 static void *pool_main(void *arg)
 {

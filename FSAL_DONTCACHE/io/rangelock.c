@@ -7,7 +7,8 @@
  * so the submitting thread never blocks (except for a write issued on its
  * caller's thread, inline or direct up to caller_write_max, where it waits
  * since done must come before dcio_write returns). */
-#include "engine.h"
+#include "rangelock.h"
+#include "req_types.h"
 
 static bool overlaps(const struct dcio_req *a, const struct dcio_req *b)
 {
@@ -49,51 +50,52 @@ static void append(struct dcio_req **head, struct dcio_req *q)
 	*pp = q;
 }
 
-void rl_start(struct dcio_req *q)
+void rl_init(struct rangelock *rl, pthread_mutex_t *mu, pthread_cond_t *cv)
 {
-	struct dcio_file *f = q->f;
-	uint64_t a = DIO_UNIT(f);
+	rl->active = rl->waitq = NULL;
+	rl->mu = mu;
+	rl->cv = cv;
+}
 
+bool rl_start(struct rangelock *rl, struct dcio_req *q, uint64_t a)
+{
 	q->rl_lo = q->off / a * a;
 	q->rl_hi = (q->off + q->len + a - 1) / a * a;
 	if (q->rl_hi == q->rl_lo)
 		q->rl_hi = q->rl_lo + a;
-	pthread_mutex_lock(&f->mu);
-	if (!conflicts(f->rl_active, q, NULL) &&
-	    !conflicts(f->rl_waitq, q, NULL)) {
-		push(&f->rl_active, q);
+	pthread_mutex_lock(rl->mu);
+	if (!conflicts(rl->active, q, NULL) && !conflicts(rl->waitq, q, NULL)) {
+		push(&rl->active, q);
 		q->rl_held = true;
-		pthread_mutex_unlock(&f->mu);
-		file_start(q);
-		return;
+		pthread_mutex_unlock(rl->mu);
+		return true;
 	}
-	append(&f->rl_waitq, q);
+	append(&rl->waitq, q);
 	if (q->inline_ || q->caller) {
 		while (!q->rl_held)
-			pthread_cond_wait(&f->cv, &f->mu);
-		pthread_mutex_unlock(&f->mu);
-		file_start(q);
-		return;
+			pthread_cond_wait(rl->cv, rl->mu);
+		pthread_mutex_unlock(rl->mu);
+		return true;
 	}
-	pthread_mutex_unlock(&f->mu);
+	pthread_mutex_unlock(rl->mu);
+	return false;
 }
 
-void rl_release(struct dcio_req *q)
+struct dcio_req *rl_release(struct rangelock *rl, struct dcio_req *q)
 {
-	struct dcio_file *f = q->f;
 	struct dcio_req *go = NULL;
 	bool wake = false;
 
-	pthread_mutex_lock(&f->mu);
-	unlink_from(&f->rl_active, q);
+	pthread_mutex_lock(rl->mu);
+	unlink_from(&rl->active, q);
 	q->rl_held = false;
-	for (struct dcio_req *w = f->rl_waitq, *nx; w; w = nx) {
+	for (struct dcio_req *w = rl->waitq, *nx; w; w = nx) {
 		nx = w->rl_next;
-		if (conflicts(f->rl_active, w, NULL) ||
-		    conflicts(f->rl_waitq, w, w))
+		if (conflicts(rl->active, w, NULL) ||
+		    conflicts(rl->waitq, w, w))
 			continue;
-		unlink_from(&f->rl_waitq, w);
-		push(&f->rl_active, w);
+		unlink_from(&rl->waitq, w);
+		push(&rl->active, w);
 		w->rl_held = true;
 		if (w->inline_ || w->caller) {
 			wake = true;
@@ -104,12 +106,7 @@ void rl_release(struct dcio_req *q)
 		}
 	}
 	if (wake)
-		pthread_cond_broadcast(&f->cv);
-	pthread_mutex_unlock(&f->mu);
-	while (go) {
-		struct dcio_req *w = go;
-
-		go = w->next;
-		file_start(w);
-	}
+		pthread_cond_broadcast(rl->cv);
+	pthread_mutex_unlock(rl->mu);
+	return go;
 }

@@ -45,4 +45,16 @@ void rs_take(struct dcio_rangeset *dst, struct dcio_rangeset *src);
 uint64_t rs_bytes(const struct dcio_rangeset *rs);
 void rs_free(struct dcio_rangeset *rs);
 
+/* [off, off+len); len 0 (or past the end of offsets) means to the end. */
+static inline uint64_t range_end(uint64_t off, uint64_t len)
+{
+	return len == 0 || off + len < off ? UINT64_MAX : off + len;
+}
+
+/* A write's range (a zero-length write still marks its offset). */
+static inline uint64_t write_end(uint64_t off, uint64_t len)
+{
+	return range_end(off, len ? len : 1);
+}
+
 #endif

@@ -8,7 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "bounce.h"
+#include "commit.h"
+#include "core.h"
+#include "cred.h"
+#include "errmem.h"
+#include "falloc.h"
+#include "flusher.h"
+#include "kick.h"
+#include "log.h"
+#include "rangelock.h"
+#include "req.h"
 
 struct dcio_req *req_new(struct dcio_file *f, enum req_op op, int niov)
 {
@@ -243,8 +253,11 @@ void req_exec_sync(struct dcio_req *q)
 			r = s->preadv2(q->fd, q->iov, q->iovcnt, off,
 				       q->rwflags);
 		}
-		if (timed)
-			kick_timer_end(&kt, q->f->x, r);
+		if (timed) {
+			struct kick_ctx kc = export_kick(q->f->x);
+
+			kick_timer_end(&kt, &kc, r);
+		}
 		if (req_result(q, r < 0 ? -(long)errno : (long)r) == REQ_DONE)
 			return;
 		delay = req_retry_delay_ns(q);
@@ -286,7 +299,7 @@ static void child_done(struct dcio_req *c, int err)
 		__atomic_compare_exchange_n(&p->err, &zero, err, false,
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&p->xfer, c->xfer, __ATOMIC_SEQ_CST);
-	bounce_put(c->f->e, c->bounce, c->bounce_len);
+	bounce_put(&c->f->e->bounce, c->bounce, c->bounce_len);
 	free(c);
 	if (atomic_fetch_sub(&p->children, 1) == 1)
 		top_finish(p, __atomic_load_n(&p->err, __ATOMIC_SEQ_CST));
@@ -303,10 +316,12 @@ static void kick_inline(struct dcio_file *f, uint64_t off, uint64_t len)
 static void kick_timed(struct dcio_file *f, uint64_t off, uint64_t len)
 {
 	struct kick_timer kt;
+	struct kick_ctx kc;
 
 	kick_timer_start(&kt);
 	kick_inline(f, off, len);
-	kick_timer_end(&kt, f->x, (ssize_t)len);
+	kc = export_kick(f->x);
+	kick_timer_end(&kt, &kc, (ssize_t)len);
 }
 
 /* End of a request's I/O (a leaf: one syscall stream). */
@@ -370,7 +385,11 @@ static void top_finish(struct dcio_req *q, int err)
 		return;
 	}
 	if (q->rl_held)
-		rl_release(q);
+		for (struct dcio_req *w = rl_release(&f->rl, q), *nx; w;
+		     w = nx) {
+			nx = w->next;
+			req_start(w);
+		}
 	if (err) {
 		em_write_error(f, q->off, q->len, err);
 		falloc_untrack(q);
@@ -399,7 +418,7 @@ static void top_finish(struct dcio_req *q, int err)
 		if (stable_reply(q)) {
 			q->opportunistic = true;
 			ST_ADD(st->sr_joined, 1);
-			gc_join_async(f, q);
+			gc_join_async(f, q, req_complete);
 		} else {
 			req_complete(q, 0);
 		}
@@ -413,7 +432,7 @@ static void top_finish(struct dcio_req *q, int err)
 		q->is_durable = err == 0;
 		req_complete(q, err);
 	} else {
-		gc_join_async(f, q);
+		gc_join_async(f, q, req_complete);
 	}
 }
 
@@ -440,10 +459,42 @@ void req_complete(struct dcio_req *q, int err)
 	} else {
 		hist_add(&x->st.lat_r, lat);
 	}
-	bounce_put(f->e, q->bounce, q->bounce_len);
+	bounce_put(&f->e->bounce, q->bounce, q->bounce_len);
 	if (q->durable)
 		*q->durable = q->is_durable && !err;
 	req_free(q);
 	done(arg, err, bytes);
 	file_put(f);
+}
+
+static void pool_io_run(struct dcio_job *j)
+{
+	req_exec_sync((struct dcio_req *)j);
+}
+
+void req_submit(struct dcio_req *q)
+{
+	struct dcio_engine *e = q->f->e;
+
+	if (q->inline_ || q->caller) {
+		req_exec_sync(q);
+	} else {
+		q->job.run = pool_io_run;
+		pool_post(&e->pool, &q->job);
+	}
+}
+
+/* The parent may be gone as soon as its last child completes: copy first. */
+void req_start(struct dcio_req *q)
+{
+	struct dcio_req *kids[3];
+	int n = q->nkids;
+
+	if (!n) {
+		req_submit(q);
+		return;
+	}
+	memcpy(kids, q->kids, sizeof(kids));
+	for (int i = 0; i < n; i++)
+		req_submit(kids[i]);
 }

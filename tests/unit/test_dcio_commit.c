@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/engine.h"
+#include "io/core.h"
+#include "io/commit.h"
+#include "io/errmem.h"
 
 #define NCOMMIT 16
 #define NSTABLE 32

@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/engine.h"
+#include "io/core.h"
+#include "io/commit.h"
+#include "io/errmem.h"
+#include "io/req_types.h"
 
 #define NCOMMIT 8
 

@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/engine.h"
+#include "io/core.h"
+#include "io/flusher.h"
 
 static uint64_t tl_now_ms(void)
 {

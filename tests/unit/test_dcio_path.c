@@ -9,7 +9,9 @@
 #include <sys/uio.h>
 
 #include "dcio_testlib.h"
-#include "io/engine.h"
+#include "io/core.h"
+#include "io/kick.h"
+#include "io/path.h"
 
 static struct tl_ctx c;
 

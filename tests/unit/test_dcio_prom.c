@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/engine.h"
+#include "io/core.h"
 
 #define MAXS 512
 

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "dcio_testlib.h"
-#include "io/engine.h"
+#include "io/core.h"
+#include "io/errmem.h"
+#include "io/ranges.h"
 
 #define SPAN 2048
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/engine.h"
+#include "io/core.h"
 
 static void t_bucket_error(void)
 {

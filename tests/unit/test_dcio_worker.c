@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
-#include "io/engine.h"
+#include "io/core.h"
 #include "io/flusher.h"
+#include "io/kick.h"
 
 static struct tl_fs fs;
 

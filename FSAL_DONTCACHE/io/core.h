@@ -1,36 +1,33 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* The engine's core objects, shared by every unit of io/; never included
- * outside io/ (and its unit tests). Each unit's own state is a sub-struct
- * declared in that unit's header. */
-#ifndef DCIO_ENGINE_H
-#define DCIO_ENGINE_H
+/* The engine's core objects (engine, export, file) and what every layer
+ * above does with them: their counts of outstanding work, the file's
+ * group-commit job, the export's in-flight bound and error generation, the
+ * engine's recent reads. Each policy's own state is a sub-struct from that
+ * policy's X_types.h; this header includes no policy's functions. Never
+ * included outside io/ (and its unit tests). */
+#ifndef DCIO_CORE_H
+#define DCIO_CORE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "bounce.h"
-#include "caps.h"
-#include "commit.h"
-#include "cred.h"
+#include "commit_types.h"
 #include "dcio.h"
 #include "dcio_stats.h"
-#include "errmem.h"
-#include "falloc.h"
-#include "flusher.h"
-#include "kick.h"
-#include "log.h"
-#include "path.h"
+#include "errmem_types.h"
+#include "flusher_types.h"
+#include "kick_types.h"
 #include "pool.h"
 #include "rangelock.h"
-#include "ranges.h"
-#include "req.h"
 
 #ifndef RWF_DONTCACHE
 #define RWF_DONTCACHE 0x00000080
 #endif
+
+struct dcio_req;
 
 struct dcio_engine {
 	struct dcio_syscalls sys;
@@ -96,7 +93,7 @@ struct dcio_file {
 	pthread_mutex_t mu; /* guards the fields down to gc */
 	pthread_cond_t cv;
 	long outstanding;
-	struct dcio_req *rl_active, *rl_waitq; /* rangelock.c */
+	struct rangelock rl; /* under mu */
 	struct dcio_req *wr_head, *wr_tail; /* falloc.c: writes in flight, */
 	uint64_t wr_seq; /* in wr_seq order */
 	int fa_waiters;
@@ -106,9 +103,17 @@ struct dcio_file {
 	struct fl_file fl; /* under e->fl.mu */
 };
 
-/* engine.c */
-void thread_nice(int nice);
-void thread_caps(dcio_log_fn log);
+/* Counts of outstanding work: a request holds its file, export and
+ * engine from submission to completion. */
+void file_get(struct dcio_file *f);
+/* After the file's count drops the file may be freed by a closer */
+void file_put(struct dcio_file *f);
+void engine_get(struct dcio_engine *e);
+void engine_put(struct dcio_engine *e);
+/* Posts the file's group-commit job (commit.c runs it) to the pool, once:
+ * with gc.mu held. */
+void file_post_gc(struct dcio_file *f);
+
 /* Reads beside a streaming writer: a write larger than DCIO_PACE_WRITE_MIN
  * that would be copied on the caller's thread goes to the engine's own
  * threads instead while reads are being served (one in the last
@@ -125,32 +130,17 @@ bool engine_pace_write(const struct dcio_engine *e, uint64_t len);
  * flusher at 19 all the time fell behind writers without readers). Only
  * with Engine_Nice > 0. */
 #define DCIO_READERS_NICE 19
-/* Runs the request: on the calling thread (inline, caller), else on a
- * pool thread. */
-void engine_submit(struct dcio_engine *e, struct dcio_req *q);
-void engine_get(struct dcio_engine *e);
-void engine_put(struct dcio_engine *e);
-void cond_init_mono(pthread_cond_t *cv);
-void deadline_after(struct timespec *ts, uint32_t ms);
-/* The CLOCK_MONOTONIC instant now_ns() would read as ns, for a timed wait */
-struct timespec ts_at_ns(uint64_t ns);
-/* Starts n threads running fn(arg), named "<prefix><i>"; *started counts
- * those running (for the caller to join, on failure too). 0 or the
- * pthread_create error. */
-int threads_start(pthread_t *tids, unsigned int n, void *(*fn)(void *),
-		  void *arg, const char *prefix, unsigned int *started);
-void count_get(pthread_mutex_t *mu, long *n);
-void count_put(pthread_mutex_t *mu, pthread_cond_t *cv, long *n);
-void count_wait_zero(pthread_mutex_t *mu, pthread_cond_t *cv, const long *n);
 
-/* dcio_export.c */
+/* What kick.c works on of the export (its kick_us_per_mib read now) */
+static inline struct kick_ctx export_kick(struct dcio_export *x)
+{
+	return (struct kick_ctx){ &x->kick, &x->st, XP(x, kick_us_per_mib) };
+}
+
+/* The export's in-flight bound: a write that does not fit waits for room */
 int inflight_admit(struct dcio_export *x, uint64_t len);
 void inflight_release(struct dcio_export *x, uint64_t len);
+/* A data-losing error: the export's and the engine's verifiers change */
 void export_note_error(struct dcio_export *x, int err);
-
-/* dcio_file.c */
-void file_get(struct dcio_file *f);
-void file_put(struct dcio_file *f);
-void file_start(struct dcio_req *q);
 
 #endif
