@@ -58,6 +58,20 @@ uint64_t flusher_budget(const struct dcio_export *x)
 	return b ? b : DCIO_THROTTLE_FACTOR * export_thr(x);
 }
 
+/* A writer waiting in flusher_throttle (on its own stack) */
+struct fl_waiter {
+	pthread_cond_t cv;
+	struct fl_waiter *next;
+};
+
+/* Under fl.mu, the export within its budget: the first writer waiting in
+ * flusher_throttle goes on (it lets the next one go in turn). */
+static void throttle_next(struct dcio_export *x)
+{
+	if (x->fl.qhead)
+		pthread_cond_signal(&x->fl.qhead->cv);
+}
+
 static void list_add(struct dcio_flusher *fl, struct dcio_file *f)
 {
 	f->fl.prev = NULL;
@@ -220,8 +234,10 @@ static void give_back(struct dcio_flusher *fl, struct dcio_file *f, bool retry)
 	rs_free(&f->fl.old);
 	rs_free(&f->fl.fresh);
 	f->fl.old_bytes = f->fl.fresh_bytes = 0;
-	if (f->fl.closing || (x->fl.waiters && held <= flusher_budget(x)))
+	if (f->fl.closing)
 		pthread_cond_broadcast(&fl->wcv);
+	if (held <= flusher_budget(x))
+		throttle_next(x);
 	if (!f->fl.wb.n && !f->fl.dirty.n)
 		list_del(fl, f);
 	else if (f->fl.urgent || f->fl.taken_gen < x->fl.urgent_gen)
@@ -536,8 +552,8 @@ void flusher_forget(struct dcio_file *f)
 	rs_free(&f->fl.dirty);
 	rs_free(&f->fl.wb);
 	/* writers throttled on this file's bytes may go on */
-	if (f->x->fl.waiters && held <= flusher_budget(f->x))
-		pthread_cond_broadcast(&fl->wcv);
+	if (held <= flusher_budget(f->x))
+		throttle_next(f->x);
 	pthread_mutex_unlock(&fl->mu);
 }
 
@@ -556,21 +572,37 @@ void flusher_keep(struct dcio_file *f)
 void flusher_throttle(struct dcio_export *x)
 {
 	struct dcio_flusher *fl = &x->e->fl;
-	uint64_t t0 = 0, end = 0, limit = flusher_budget(x);
+	uint64_t t0, end, limit = flusher_budget(x);
+	struct fl_waiter me = { .next = NULL }, *w, *prev = NULL;
 
-	if (__atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) <= limit)
-		return; /* the common case: no engine-wide lock per write */
+	/* the common case: no engine-wide lock per write */
+	if (__atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) <= limit &&
+	    !__atomic_load_n(&x->fl.waiters, __ATOMIC_RELAXED))
+		return;
 	pthread_mutex_lock(&fl->mu);
-	while (x->fl.held > limit && !fl->stop) {
+	if ((x->fl.held <= limit && !x->fl.qhead) || fl->stop) {
+		pthread_mutex_unlock(&fl->mu);
+		return;
+	}
+	/* In arrival order: woken all at once, the writers that lost the
+	 * race for the room slept again, and one of 16 could lose for the
+	 * whole 2 s while the others went on. A writer that comes while
+	 * others wait queues behind them, room or not. */
+	cond_init_mono(&me.cv);
+	if (x->fl.qtail)
+		x->fl.qtail->next = &me;
+	else
+		x->fl.qhead = &me;
+	x->fl.qtail = &me;
+	__atomic_store_n(&x->fl.waiters, x->fl.waiters + 1, __ATOMIC_RELAXED);
+	t0 = now_ns();
+	end = t0 + (uint64_t)DCIO_THROTTLE_MAX_MS * 1000000ull;
+	ST_ADD(x->st.fl_throttled, 1);
+	while (!fl->stop && !(x->fl.qhead == &me && x->fl.held <= limit)) {
 		uint64_t now = now_ns();
 
-		if (!t0) {
-			t0 = now;
-			end = t0 + (uint64_t)DCIO_THROTTLE_MAX_MS * 1000000ull;
-			ST_ADD(x->st.fl_throttled, 1);
-		} else if (now >= end) {
+		if (now >= end)
 			break;
-		}
 		/* No pass running: what is held sits in files not yet due,
 		 * so all the export's files become due. Not while passes
 		 * run: marked at every wait, the flushers took files with a
@@ -585,11 +617,21 @@ void flusher_throttle(struct dcio_export *x)
 		struct timespec ts = ts_at_ns(
 			now + 50000000ull < end ? now + 50000000ull : end);
 
-		x->fl.waiters++;
-		pthread_cond_timedwait(&fl->wcv, &fl->mu, &ts);
-		x->fl.waiters--;
+		pthread_cond_timedwait(&me.cv, &fl->mu, &ts);
 	}
+	/* out of the queue (its head, or anywhere after the 2 s) */
+	for (w = x->fl.qhead; w != &me; w = w->next)
+		prev = w;
+	if (prev)
+		prev->next = me.next;
+	else
+		x->fl.qhead = me.next;
+	if (x->fl.qtail == &me)
+		x->fl.qtail = prev;
+	__atomic_store_n(&x->fl.waiters, x->fl.waiters - 1, __ATOMIC_RELAXED);
+	if (x->fl.held <= limit || fl->stop)
+		throttle_next(x); /* the next one's turn */
 	pthread_mutex_unlock(&fl->mu);
-	if (t0)
-		ST_ADD(x->st.fl_throttle_us, (now_ns() - t0) / 1000);
+	pthread_cond_destroy(&me.cv);
+	ST_ADD(x->st.fl_throttle_us, (now_ns() - t0) / 1000);
 }

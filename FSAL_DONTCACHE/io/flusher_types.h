@@ -29,12 +29,18 @@ struct dcio_flusher {
 	unsigned int nstart;
 };
 
+struct fl_waiter;
+
 /* An export's flusher state (dcio_export.fl), under the engine's fl.mu. */
 struct fl_export {
 	uint64_t dirty; /* bytes noted, not yet taken by a pass */
 	uint64_t held; /* bytes noted, not yet dropped (flusher_throttle;
 			* changed under the lock, read without it there) */
 	unsigned int waiters; /* writers in flusher_throttle */
+	/* those writers in arrival order, each on a condition of its own:
+	 * the first goes on once the export is back within its budget and
+	 * lets the next one go (flusher.c) */
+	struct fl_waiter *qhead, *qtail;
 	bool urgent; /* over flush_export_bytes */
 	/* urgent_gen: files taken by a pass before it are due at once */
 	uint64_t gen, urgent_gen; /* pass last counted / went urgent */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dcio_testlib.h"
+#include "io/core.h"
 #include "io/flusher.h"
 
 static uint64_t tl_now_ms(void)
@@ -265,6 +266,66 @@ static void t_budget(void)
 {
 	CU_ASSERT_EQUAL(first_throttled(1 << 20), 5);
 	CU_ASSERT_EQUAL(first_throttled(0), 3);
+}
+
+/* Throttled writers go on in the order they came, and a writer that comes
+ * while others wait queues behind them, room or not: woken all at once,
+ * the ones that lost the race slept again, one of 16 for up to 2 s. */
+static int order[4], norder;
+
+static void *throttled(void *arg)
+{
+	struct dcio_export *x = arg;
+	int id;
+
+	pthread_mutex_lock(&mu);
+	id = x->fl.waiters; /* its place in the queue, 0 first */
+	pthread_mutex_unlock(&mu);
+	flusher_throttle(x);
+	pthread_mutex_lock(&mu);
+	order[norder++] = id;
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+static void held_set(struct dcio_export *x, uint64_t v)
+{
+	pthread_mutex_lock(&x->e->fl.mu);
+	__atomic_store_n(&x->fl.held, v, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&x->e->fl.mu);
+}
+
+static void t_throttle_order(void)
+{
+	struct tl_ctx c;
+	pthread_t t[3];
+
+	next_budget = 1 << 20;
+	setup_caller(&c, 256 << 10, 64 << 10, 1000, 1 << 20);
+	norder = 0;
+	held_set(c.x, 2 << 20);
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(
+			pthread_create(&t[i], NULL, throttled, c.x), 0);
+		/* queued before the next one starts */
+		for (int n = 0; n < 2000 && __atomic_load_n(&c.x->fl.waiters,
+							    __ATOMIC_RELAXED) <=
+						    (unsigned int)i;
+		     n++)
+			usleep(1000);
+	}
+	/* room again, and a fourth writer before the three woke up */
+	held_set(c.x, 0);
+	flusher_throttle(c.x);
+	pthread_mutex_lock(&mu);
+	order[norder++] = 3;
+	pthread_mutex_unlock(&mu);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	CU_ASSERT_EQUAL(norder, 4);
+	for (int i = 0; i < norder; i++)
+		CU_ASSERT_EQUAL(order[i], i);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
 }
 
 /* Without a stall the same writers are paced, not stopped: 64 writes of
@@ -687,6 +748,7 @@ static const struct tl_case cases[] = {
 	{ "export threshold flushes every file", t_export_threshold },
 	{ "caller writes wait for the flusher, bounded", t_throttle },
 	{ "caller writes are paced, all complete", t_throttle_paces },
+	{ "throttled writers go on in arrival order", t_throttle_order },
 	{ "cache_budget_bytes bounds what writers may leave", t_budget },
 };
 
