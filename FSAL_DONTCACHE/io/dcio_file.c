@@ -385,7 +385,8 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 	}
 	if (w.kick) {
 		q->kick_timed = true;
-		ST_ADD(x->st.kick_ops, 1);
+		if (q->caller) /* worker_writes.kicked */
+			ST_ADD(x->st.kick_ops, 1);
 	}
 	if (w.throttle)
 		flusher_throttle(x);

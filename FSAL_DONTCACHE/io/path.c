@@ -64,8 +64,20 @@ struct write_plan write_plan(struct dcio_file *f, uint64_t len)
 		w.where = WHERE_CALLER;
 		w.row = 4;
 	}
-	if (w.rangelock || w.where != WHERE_CALLER || w.inline_)
+	if (w.rangelock || w.inline_)
 		return w;
+	if (w.where != WHERE_CALLER) {
+		/* 2, 3 as dropbehind: the pool thread starts the write-back
+		 * after the write (the kick of row 8), and the caller waits
+		 * for the flusher's budget before it hands the write off:
+		 * beside readers the flusher runs niced, and hand-offs that
+		 * waited for nothing left up to 961 MiB cached */
+		if (w.mode == DCIO_WRITE_DROPBEHIND) {
+			w.kick = choose_kick(x, len);
+			w.throttle = true;
+		}
+		return w;
+	}
 	/* On the caller's thread, a dontcache write while the kernel kicks
 	 * writeback inside the syscall (before Linux 7.2): 5, kicked while
 	 * the device keeps up (kick.c); 6, else buffered for the flusher.

@@ -92,6 +92,19 @@ static void t_row3_paced(void)
 	engine_read_seen(c.e, now_ns());
 	CU_ASSERT_EQUAL(write_plan(c.f, 1 << 20).where, WHERE_CALLER);
 	done();
+	/* dropbehind handed off: kicked on the pool (>= 1 MiB) and
+	 * throttled before the hand-off, as on the caller (rows 8, 9) */
+	ctx(DCIO_WRITE_DROPBEHIND, DCIO_FLUSH_COALESCED, 4 << 20, 5);
+	engine_read_seen(c.e, now_ns());
+	w = write_plan(c.f, 1 << 20);
+	CU_ASSERT_EQUAL(w.row, 3);
+	CU_ASSERT_EQUAL(w.where, WHERE_POOL);
+	CU_ASSERT_TRUE(w.kick && w.throttle);
+	w = write_plan(c.f, DCIO_PACE_WRITE_MIN + 1);
+	CU_ASSERT_EQUAL(w.row, 3);
+	CU_ASSERT_FALSE(w.kick);
+	CU_ASSERT_TRUE(w.throttle);
+	done();
 }
 
 /* 4: the caller's thread, as the export's mode */
@@ -239,13 +252,21 @@ static void t_modes(void)
 static pthread_t caller_tid;
 static int seen_on_caller, seen_dontcache, seen_calls;
 
-static int seen_kicks;
+static int seen_kicks, seen_pool_kicks;
 
 static int rec_sfr(int fd, off_t off, off_t len, unsigned int flags)
 {
-	if (flags == SYNC_FILE_RANGE_WRITE &&
-	    pthread_equal(pthread_self(), caller_tid))
-		__atomic_add_fetch(&seen_kicks, 1, __ATOMIC_RELAXED);
+	char name[16] = "";
+
+	pthread_getname_np(pthread_self(), name, sizeof(name));
+	/* a kick: WRITE alone, on the thread that wrote (not a flusher) */
+	if (flags == SYNC_FILE_RANGE_WRITE && strncmp(name, "dcio-flush", 10)) {
+		if (pthread_equal(pthread_self(), caller_tid))
+			__atomic_add_fetch(&seen_kicks, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_add_fetch(&seen_pool_kicks, 1,
+					   __ATOMIC_RELAXED);
+	}
 	return sync_file_range(fd, off, len, flags);
 }
 
@@ -282,12 +303,15 @@ static void follow(enum dcio_write_mode wm, enum dcio_flush_mode fm,
 	caller_tid = pthread_self();
 	CU_ASSERT_EQUAL(write_plan(c.f, len).row, want_row);
 	seen_calls = seen_on_caller = seen_dontcache = seen_kicks = 0;
+	seen_pool_kicks = 0;
 	CU_ASSERT_EQUAL(tl_write(c.f, buf, len, 0, DCIO_UNSTABLE), 0);
 	CU_ASSERT_TRUE(seen_calls >= 1);
 	CU_ASSERT_EQUAL(seen_on_caller ? 1 : 0, want_caller);
 	CU_ASSERT_EQUAL(seen_dontcache ? 1 : 0, want_dontcache);
-	/* before the answer: on the caller's thread, once */
-	CU_ASSERT_EQUAL(seen_kicks, want_kick);
+	/* before the answer, once: on the caller's thread, or on the
+	 * pool's for a write handed off */
+	CU_ASSERT_EQUAL(want_caller ? seen_kicks : seen_pool_kicks, want_kick);
+	CU_ASSERT_EQUAL(want_caller ? seen_pool_kicks : seen_kicks, 0);
 	done();
 }
 
@@ -305,6 +329,7 @@ static void t_follows(void)
 	       2); /* the pool, RWF_DONTCACHE */
 	follow(db, co, 1 << 20, false, 1, 0, 1, 8); /* buffered, then kicked */
 	follow(db, co, 64 << 10, false, 1, 0, 0, 9); /* for the flusher */
+	follow(db, co, 2 << 20, false, 0, 0, 1, 2); /* the pool, kicked there */
 }
 
 static const struct tl_case cases[] = {
