@@ -13,7 +13,7 @@
 # The root is scripts/clean-root.sh's bookworm root (debootstrap minbase, apt lists) copied,
 # plus linux-image-amd64, nfs-ganesha 4.3 + nfs-ganesha-vfs, rpcbind, nfs-common, iproute2,
 # iputils-arping, netbase (rpcbind needs /etc/services) and the libraries the module links
-# (liburing2, libdbus-1-3), and for tests/ha/guest_caps.sh quota (setquota, repquota) and
+# (libdbus-1-3), and for tests/ha/guest_caps.sh quota (setquota, repquota) and
 # libcunit1 (its unit test test_dcio_caps runs in the guest); the guest's /sbin/ha-guest-init
 # mounts the 9p share "host" on /host and runs /host/guest.sh (the scenario's own script, so
 # changing a test needs no new image). The module
@@ -66,7 +66,7 @@ echo MODULES=list > "$root/etc/initramfs-tools/conf.d/ha-guest.conf"
 
 pkgs=(linux-image-amd64 initramfs-tools nfs-ganesha nfs-ganesha-vfs rpcbind nfs-common
       iproute2 iputils-arping kmod e2fsprogs procps util-linux
-      netbase liburing2 libdbus-1-3 quota libcunit1)
+      netbase libdbus-1-3 quota libcunit1)
 step "apt-get install ${pkgs[*]}"
 exec 8> "$clean.lock"
 flock -w 900 8 || { echo "ha-guest-image: $clean.lock busy" >&2; exit 1; }
