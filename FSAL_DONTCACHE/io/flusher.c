@@ -37,20 +37,10 @@ static uint64_t file_thr(const struct dcio_export *x)
 				       : DCIO_DEF_FLUSH_FILE;
 }
 
-static uint64_t export_thr_param(const struct dcio_export *x)
+static uint64_t export_thr(const struct dcio_export *x)
 {
 	return XP(x, flush_export_bytes) ? XP(x, flush_export_bytes)
 					 : DCIO_DEF_FLUSH_EXPORT;
-}
-
-/* flush_export_bytes, at most half the writers' budget: at the same
- * 64 MiB the export's passes began only when its writers had filled the
- * budget, and they all waited for the first one */
-static uint64_t export_thr(const struct dcio_export *x)
-{
-	uint64_t t = export_thr_param(x), b = XP(x, cache_budget_bytes);
-
-	return b && b / 2 < t ? b / 2 : t;
 }
 
 static uint64_t interval_ns(const struct dcio_export *x)
@@ -65,7 +55,7 @@ uint64_t flusher_budget(const struct dcio_export *x)
 {
 	uint64_t b = XP(x, cache_budget_bytes);
 
-	return b ? b : DCIO_THROTTLE_FACTOR * export_thr_param(x);
+	return b ? b : DCIO_THROTTLE_FACTOR * export_thr(x);
 }
 
 /* A writer waiting in flusher_throttle (on its own stack) */

@@ -466,31 +466,6 @@ static void t_export_threshold(void)
 	tl_ctx_close(&c);
 }
 
-/* The export's threshold is at most half its budget: with
- * flush_export_bytes 64 MiB and a 2 MiB budget, the export's files are
- * flushed once they hold 1 MiB, before any writer waits. */
-static void t_export_threshold_budget(void)
-{
-	struct tl_ctx c;
-	struct dcio_file *f[4];
-	static char buf[300 << 10];
-
-	next_budget = 2 << 20;
-	setup(&c, 64 << 20, 64 << 20, 60000);
-	for (int i = 0; i < 4; i++)
-		f[i] = open_nth(&c, 'g', i);
-	for (int i = 0; i < 3; i++)
-		CU_ASSERT_EQUAL(
-			tl_write(f[i], buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
-	usleep(20000);
-	CU_ASSERT_EQUAL(count_flags(SYNC_FILE_RANGE_WRITE), 0);
-	CU_ASSERT_EQUAL(tl_write(f[3], buf, sizeof(buf), 0, DCIO_UNSTABLE), 0);
-	CU_ASSERT_TRUE(wait_for(SYNC_FILE_RANGE_WRITE, 4));
-	for (int i = 0; i < 4; i++)
-		CU_ASSERT_EQUAL(dcio_file_close(f[i]), 0);
-	tl_ctx_close(&c);
-}
-
 static int sfr_calls_on(int fd, unsigned flags)
 {
 	int n = 0;
@@ -763,8 +738,6 @@ static const struct tl_case cases[] = {
 	{ "256 writes coalesce into merged ranges", t_coalesce },
 	{ "interval flush, then wait and drop", t_interval_then_drop },
 	{ "export threshold flushes every file", t_export_threshold },
-	{ "... at half the budget when that is less",
-	  t_export_threshold_budget },
 	{ "caller writes wait for the flusher, bounded", t_throttle },
 	{ "caller writes are paced, all complete", t_throttle_paces },
 	{ "throttled writers go on in arrival order", t_throttle_order },
