@@ -30,12 +30,12 @@
 #define DCIO_KICK_HOLD_MAX_MS 64000
 #define DCIO_KICK_RETRY_MS 10000
 
-/* Before a write of len bytes on the worker thread in dontcache mode, where
- * the kernel kicks writeback inside the syscall (dcio_export.kick_deferred
- * false): true to issue
- * it RWF_DONTCACHE and time it (kick_sample), false to issue it buffered. */
-/* flusher_busy: the flusher holds more than half the writers' budget
- * (kicks stay off until it does not). */
+/* Before a write of len bytes (write_plan): true to kick its write-back
+ * and time the kick (kick_timer_*): a dontcache write where the kernel
+ * kicks inside the syscall is issued RWF_DONTCACHE, a dropbehind write is
+ * followed by sync_file_range(WRITE); false: buffered, for the flusher.
+ * flusher_busy: the flusher holds more than half the writers' budget
+ * (stopped kicks stay off until it does not). */
 bool kick_choose(const struct kick_ctx *c, uint64_t len, bool flusher_busy);
 /* Times a kicked write's syscall: kick_timer_start just before it,
  * kick_timer_end just after, with getrusage(RUSAGE_THREAD) (kick.c). */

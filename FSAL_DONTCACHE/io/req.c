@@ -312,7 +312,8 @@ static void kick_inline(struct dcio_file *f, uint64_t off, uint64_t len)
 }
 
 /* A dropbehind write chosen for a kick (write_plan): its write-back
- * started on the caller's thread, timed as RWF_DONTCACHE's own kick is */
+ * started on the thread that wrote it (the caller's, or a pool thread for
+ * a write handed off), timed as RWF_DONTCACHE's own kick is */
 static void kick_timed(struct dcio_file *f, uint64_t off, uint64_t len)
 {
 	struct kick_timer kt;
@@ -403,13 +404,14 @@ static void top_finish(struct dcio_req *q, int err)
 	/* Only now, with the range pending: an error of its writeback must find
 	 * it there to mark it lost (the syscall consumed the kernel's report). */
 	if (__atomic_load_n(&q->db_written, __ATOMIC_ACQUIRE)) {
-		bool kick = q->inline_ || q->kick_timed;
-
-		if (q->kick_timed && !q->inline_)
+		/* (write_plan kicks no inline write: it is kicked untimed) */
+		if (q->kick_timed)
 			kick_timed(f, q->off, q->len);
-		else if (kick)
+		else if (q->inline_)
 			kick_inline(f, q->off, q->len);
-		flusher_note(f, q->off, q->len, kick ? FL_STARTED : FL_DIRTY);
+		flusher_note(f, q->off, q->len,
+			     q->kick_timed || q->inline_ ? FL_STARTED
+							 : FL_DIRTY);
 	} else if (__atomic_load_n(&q->dc_written, __ATOMIC_ACQUIRE)) {
 		flusher_note(f, q->off, q->len,
 			     kicked(q) ? FL_KICKED : FL_STARTED);
