@@ -44,6 +44,10 @@ bool cred_copy_eq(const struct cred_copy *a, const struct cred_copy *b)
 }
 
 static bool can_switch;
+/* The server's own fsuid/fsgid (a new thread's, at the probe): the ids a
+ * worker most likely holds when a caller with them writes */
+static uid_t home_uid;
+static gid_t home_gid;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
 /* On a thread of its own: nothing of the caller's changes either way. */
@@ -55,11 +59,26 @@ static void *probe_thread(void *arg)
 	long gwas = syscall(SYS_setfsgid, 65534);
 	long gnow = syscall(SYS_setfsgid, -1);
 
-	(void)was;
-	(void)gwas;
+	home_uid = (uid_t)was;
+	home_gid = (gid_t)gwas;
 	*ok = now == 65534 && gnow == 65534 &&
 	      syscall(SYS_setgroups, 0, NULL) == 0;
 	return NULL;
+}
+
+/* Whether the thread holds c's fsuid and fsgid already. Asked only for a
+ * caller with the server's ids (root, on a server run as root): a read is
+ * an id of -1, which the kernel answers before preparing new credentials,
+ * where a switch to the same id prepares and discards them (about three
+ * times the cost, twice, and twice more to go back). */
+static bool ids_held(const struct dcio_syscalls *sys, const struct cred_copy *c,
+		     struct cred_saved *s)
+{
+	if (c->uid != home_uid || c->gid != home_gid)
+		return false;
+	s->gid = (gid_t)sys->setfsgid((gid_t)-1);
+	s->uid = (uid_t)sys->setfsuid((uid_t)-1);
+	return s->gid == c->gid && s->uid == c->uid;
 }
 
 static void probe(void)
@@ -120,14 +139,19 @@ int cred_enter(const struct dcio_syscalls *sys, const struct cred_copy *c,
 	}
 	/* Both return the previous id whether or not they switched: read
 	 * each back (-1 changes nothing) and refuse a switch that did not
-	 * take, rather than write with the server's identity. */
+	 * take, rather than write with the server's identity. Ids the thread
+	 * holds already (read, not assumed) are neither switched nor
+	 * restored. */
 	s->caps.cleared = false;
-	s->gid = (gid_t)sys->setfsgid(c->gid);
-	s->uid = (uid_t)sys->setfsuid(c->uid);
-	if ((gid_t)sys->setfsgid((gid_t)-1) != c->gid ||
-	    (uid_t)sys->setfsuid((uid_t)-1) != c->uid) {
-		cred_leave(sys, s);
-		return EPERM;
+	s->ids_kept = ids_held(sys, c, s);
+	if (!s->ids_kept) {
+		s->gid = (gid_t)sys->setfsgid(c->gid);
+		s->uid = (uid_t)sys->setfsuid(c->uid);
+		if ((gid_t)sys->setfsgid((gid_t)-1) != c->gid ||
+		    (uid_t)sys->setfsuid((uid_t)-1) != c->uid) {
+			cred_leave(sys, s);
+			return EPERM;
+		}
 	}
 	int err = caps_enter(c->uid, &s->caps);
 
@@ -143,8 +167,10 @@ void cred_leave(const struct dcio_syscalls *sys, struct cred_saved *s)
 	int e = errno;
 
 	caps_leave(&s->caps); /* setgroups needs CAP_SETGID back */
-	(void)sys->setfsuid(s->uid);
-	(void)sys->setfsgid(s->gid);
+	if (!s->ids_kept) {
+		(void)sys->setfsuid(s->uid);
+		(void)sys->setfsgid(s->gid);
+	}
 	if (!s->groups_kept)
 		(void)syscall(SYS_setgroups, s->ngroups, s->groups);
 	if (s->groups != s->small)

@@ -29,6 +29,7 @@ struct cred_saved {
 	gid_t gid;
 	int ngroups;
 	bool groups_kept; /* the caller's groups were the thread's already */
+	bool ids_kept; /* so were its fsuid and fsgid (read back, not set) */
 	gid_t *groups; /* small, or malloc'd when the thread has more */
 	gid_t small[CRED_SAVED_SMALL];
 	struct caps_saved caps; /* caps_enter: none effective but for root */

@@ -290,6 +290,80 @@ static void t_deaf(void)
 	deaf_path(&p, (1 << 20) - 8192, 100); /* direct leaves */
 }
 
+/* Switches (an id other than -1) through the table, on any thread */
+static int switches;
+
+static int count_setfsuid(uid_t id)
+{
+	if (id != (uid_t)-1)
+		__atomic_fetch_add(&switches, 1, __ATOMIC_RELAXED);
+	return (int)syscall(SYS_setfsuid, id);
+}
+
+static int count_setfsgid(gid_t id)
+{
+	if (id != (gid_t)-1)
+		__atomic_fetch_add(&switches, 1, __ATOMIC_RELAXED);
+	return (int)syscall(SYS_setfsgid, id);
+}
+
+/* A caller with the server's own ids (root) on a thread that holds them:
+ * the ids are read, neither switched nor restored. On a thread that holds
+ * others (read, not assumed) they are switched and restored as for anyone;
+ * another caller is switched as before. */
+static void t_held(void)
+{
+	struct dcio_export_params p = tl_params(
+		DCIO_WRITE_DONTCACHE, DCIO_READ_BUFFERED, DCIO_FLUSH_COALESCED);
+	struct dcio_syscalls sys = { .pwritev2 = rec_pwritev2,
+				     .setfsuid = count_setfsuid,
+				     .setfsgid = count_setfsgid };
+	struct dcio_engine_params ep = { .threads = 1 };
+	gid_t mine[64];
+	int nmine = (int)syscall(SYS_getgroups, 64, mine);
+	struct dcio_cred root = { .uid = 0,
+				  .gid = 0,
+				  .ngroups = nmine > 0 ? (unsigned)nmine : 0,
+				  .groups = mine };
+	struct tl_ctx c;
+	static char buf[64 << 10];
+
+	p.caller_write_max = 64 << 20; /* on this thread */
+	tl_ctx_open(&c, &(struct tl_setup){ .p = &p,
+					    .ep = &ep,
+					    .sys = &sys,
+					    .name = "held",
+					    .flags = O_TRUNC });
+	tl_fill(buf, sizeof(buf), 0, 7);
+	switches = 0;
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(c.f, buf, sizeof(buf), 0, &root), 0);
+	CU_ASSERT_EQUAL(seen_calls, 1);
+	check_seen(&root);
+	CU_ASSERT_EQUAL(switches, 0);
+	/* this thread elsewhere: switched to root for the write, then back */
+	CU_ASSERT_EQUAL(syscall(SYS_setfsuid, 500), 0);
+	CU_ASSERT_EQUAL(syscall(SYS_setfsgid, 501), 0);
+	switches = 0;
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(c.f, buf, sizeof(buf), 0, &root), 0);
+	CU_ASSERT_EQUAL(seen_calls, 1);
+	check_seen(&root);
+	CU_ASSERT_EQUAL(switches, 4);
+	CU_ASSERT_EQUAL(syscall(SYS_setfsuid, 0), 500);
+	CU_ASSERT_EQUAL(syscall(SYS_setfsgid, 0), 501);
+	/* another caller: switched and restored */
+	switches = 0;
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(c.f, buf, sizeof(buf), 0, &caller), 0);
+	CU_ASSERT_EQUAL(seen_calls, 1);
+	check_seen(&caller);
+	CU_ASSERT_EQUAL(switches, 4);
+	CU_ASSERT_EQUAL(syscall(SYS_setfsuid, -1), 0);
+	CU_ASSERT_EQUAL(syscall(SYS_setfsgid, -1), 0);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
 static const struct tl_case cases[] = {
 	{ "pool: the write as the caller, the thread restored", t_pool },
 	{ "caller's thread: as the caller, restored", t_caller_thread },
@@ -298,6 +372,7 @@ static const struct tl_case cases[] = {
 	{ "real syscalls: set-id bits cleared as for the caller", t_setid },
 	{ "real syscalls, direct: set-id bits cleared", t_setid_direct },
 	{ "a switch that does not take: EPERM, nothing written", t_deaf },
+	{ "the server's ids held already: read, not switched", t_held },
 };
 
 int main(void)
