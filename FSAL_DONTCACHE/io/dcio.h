@@ -119,7 +119,8 @@ struct dcio_export_params {
 	uint64_t cache_budget_bytes; /* writes issued on the caller's thread
 				      * wait (flusher_throttle) while the
 				      * export holds more than this written
-				      * and not yet dropped; 0 = 8 x
+				      * (or being written) and not yet
+				      * dropped; 0 = 8 x
 				      * flush_export_bytes */
 	uint32_t kick_us_per_mib; /* dontcache mode, kernel kicking in the
 				   * syscall: a write of >= 1 MiB on the

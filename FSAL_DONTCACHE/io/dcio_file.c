@@ -388,8 +388,10 @@ int dcio_write(struct dcio_file *f, const struct iovec *iov, int iovcnt,
 		if (q->caller) /* worker_writes.kicked */
 			ST_ADD(x->st.kick_ops, 1);
 	}
-	if (w.throttle)
-		flusher_throttle(x);
+	if (w.throttle) {
+		flusher_throttle(x, q->len);
+		q->throttled = q->len;
+	}
 	req_submit(q);
 	return 0;
 }

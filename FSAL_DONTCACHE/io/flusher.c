@@ -58,6 +58,15 @@ uint64_t flusher_budget(const struct dcio_export *x)
 	return b ? b : DCIO_THROTTLE_FACTOR * export_thr(x);
 }
 
+/* Room in the export's budget: what it holds and what the writers it let
+ * go are writing (a write in flight is in the page cache already) */
+static bool room(const struct dcio_export *x)
+{
+	return __atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) +
+		       __atomic_load_n(&x->fl.writing, __ATOMIC_RELAXED) <=
+	       flusher_budget(x);
+}
+
 /* A writer waiting in flusher_throttle (on its own stack) */
 struct fl_waiter {
 	pthread_cond_t cv;
@@ -221,7 +230,7 @@ static void keep_started(struct dcio_file *f, const struct dcio_rangeset *rs,
 static void give_back(struct dcio_flusher *fl, struct dcio_file *f, bool retry)
 {
 	struct dcio_export *x = f->x;
-	uint64_t bytes = f->fl.old_bytes + f->fl.fresh_bytes, held;
+	uint64_t bytes = f->fl.old_bytes + f->fl.fresh_bytes;
 
 	if (retry && !f->fl.closing) {
 		keep_started(f, &f->fl.old, f->fl.old_bytes);
@@ -229,14 +238,14 @@ static void give_back(struct dcio_flusher *fl, struct dcio_file *f, bool retry)
 		bytes = 0;
 		ST_ADD(x->st.fl_retried, 1);
 	}
-	held = __atomic_sub_fetch(&x->fl.held, bytes, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&x->fl.held, bytes, __ATOMIC_RELAXED);
 	f->fl.busy = false;
 	rs_free(&f->fl.old);
 	rs_free(&f->fl.fresh);
 	f->fl.old_bytes = f->fl.fresh_bytes = 0;
 	if (f->fl.closing)
 		pthread_cond_broadcast(&fl->wcv);
-	if (held <= flusher_budget(x))
+	if (room(x))
 		throttle_next(x);
 	if (!f->fl.wb.n && !f->fl.dirty.n)
 		list_del(fl, f);
@@ -544,15 +553,14 @@ void flusher_forget(struct dcio_file *f)
 		list_del(fl, f);
 	f->x->fl.dirty -= f->fl.x_bytes;
 	f->fl.x_bytes = 0;
-	uint64_t held = __atomic_sub_fetch(&f->x->fl.held,
-					   f->fl.dirty_bytes + f->fl.wb_bytes,
-					   __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&f->x->fl.held, f->fl.dirty_bytes + f->fl.wb_bytes,
+			   __ATOMIC_RELAXED);
 	f->fl.dirty_bytes = 0;
 	f->fl.wb_bytes = 0;
 	rs_free(&f->fl.dirty);
 	rs_free(&f->fl.wb);
 	/* writers throttled on this file's bytes may go on */
-	if (held <= flusher_budget(f->x))
+	if (room(f->x))
 		throttle_next(f->x);
 	pthread_mutex_unlock(&fl->mu);
 }
@@ -569,18 +577,25 @@ void flusher_keep(struct dcio_file *f)
 	pthread_mutex_unlock(&fl->mu);
 }
 
-void flusher_throttle(struct dcio_export *x)
+void flusher_throttle(struct dcio_export *x, uint64_t len)
 {
 	struct dcio_flusher *fl = &x->e->fl;
 	uint64_t t0, end, limit = flusher_budget(x);
 	struct fl_waiter me = { .next = NULL }, *w, *prev = NULL;
 
-	/* the common case: no engine-wide lock per write */
-	if (__atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) <= limit &&
+	/* The common case, no engine-wide lock per write: counted first, so
+	 * that writers passing at once see each other's bytes */
+	uint64_t writing =
+		__atomic_add_fetch(&x->fl.writing, len, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&x->fl.held, __ATOMIC_RELAXED) + writing - len <=
+		    limit &&
 	    !__atomic_load_n(&x->fl.waiters, __ATOMIC_RELAXED))
 		return;
+	__atomic_sub_fetch(&x->fl.writing, len, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&fl->mu);
-	if ((x->fl.held <= limit && !x->fl.qhead) || fl->stop) {
+	if ((room(x) && !x->fl.qhead) || fl->stop) {
+		__atomic_add_fetch(&x->fl.writing, len, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&fl->mu);
 		return;
 	}
@@ -598,7 +613,7 @@ void flusher_throttle(struct dcio_export *x)
 	t0 = now_ns();
 	end = t0 + (uint64_t)DCIO_THROTTLE_MAX_MS * 1000000ull;
 	ST_ADD(x->st.fl_throttled, 1);
-	while (!fl->stop && !(x->fl.qhead == &me && x->fl.held <= limit)) {
+	while (!fl->stop && !(x->fl.qhead == &me && room(x))) {
 		uint64_t now = now_ns();
 
 		if (now >= end)
@@ -629,9 +644,24 @@ void flusher_throttle(struct dcio_export *x)
 	if (x->fl.qtail == &me)
 		x->fl.qtail = prev;
 	__atomic_store_n(&x->fl.waiters, x->fl.waiters - 1, __ATOMIC_RELAXED);
-	if (x->fl.held <= limit || fl->stop)
+	__atomic_add_fetch(&x->fl.writing, len, __ATOMIC_RELAXED);
+	if (room(x) || fl->stop)
 		throttle_next(x); /* the next one's turn */
 	pthread_mutex_unlock(&fl->mu);
 	pthread_cond_destroy(&me.cv);
 	ST_ADD(x->st.fl_throttle_us, (now_ns() - t0) / 1000);
+}
+
+void flusher_written(struct dcio_export *x, uint64_t len, bool noted)
+{
+	struct dcio_flusher *fl = &x->e->fl;
+
+	__atomic_sub_fetch(&x->fl.writing, len, __ATOMIC_RELAXED);
+	/* noted: its bytes moved to held, the room is what it was */
+	if (noted || !__atomic_load_n(&x->fl.waiters, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&fl->mu);
+	if (room(x))
+		throttle_next(x);
+	pthread_mutex_unlock(&fl->mu);
 }

@@ -45,16 +45,20 @@ void flusher_note(struct dcio_file *f, uint64_t off, uint64_t len,
 void flusher_forget(struct dcio_file *f);
 /* undoes flusher_forget's closing mark when the file stays open */
 void flusher_keep(struct dcio_file *f);
-/* Before a buffered write of the export is issued: while the export holds
- * more than DCIO_THROTTLE_FACTOR x flush_export_bytes noted and not yet
- * dropped (512 MiB by default), wait (at most DCIO_THROTTLE_MAX_MS in all)
- * for passes to drop some: a bound on the page cache the writers fill on
- * a server whose dirty limit (a share of its memory) is far larger. 8x:
- * no writer waited on this machine's ext4 (~700 MB/s) at 1-64 writers,
- * and an xfs that drains ~300 MB/s held 550 MiB instead of 1 GiB (16x).
- * Not tighter: at 2-4x (128-256 MiB) ext4's 64 writers waited at nearly
- * every pass (0.39-0.77x the MB/s, p99.9 1.3-1.6 s). */
-void flusher_throttle(struct dcio_export *x);
+/* Before a write of len bytes that leaves pages for the flusher is issued:
+ * while the export's noted and not yet dropped bytes, with those of the
+ * writes this let go and not yet ended, are over flusher_budget, wait (at
+ * most DCIO_THROTTLE_MAX_MS in all, in arrival order) for passes to drop
+ * some; then count len as being written. A bound on the page cache the
+ * writers fill on a server whose dirty limit (a share of its memory) is
+ * far larger; counting writes in flight makes it one: without them, 64
+ * writers of 1 MiB passed a full budget of 64 MiB together and held
+ * 96-137 MiB. */
+void flusher_throttle(struct dcio_export *x, uint64_t len);
+/* A write flusher_throttle let go ended: its len is no longer being
+ * written (noted: flusher_note counted it as held first; else it failed
+ * or left nothing, and its room goes to the next waiting writer). */
+void flusher_written(struct dcio_export *x, uint64_t len, bool noted);
 /* cache_budget_bytes, or DCIO_THROTTLE_FACTOR x flush_export_bytes */
 uint64_t flusher_budget(const struct dcio_export *x);
 #define DCIO_THROTTLE_MAX_MS 2000

@@ -36,6 +36,9 @@ struct fl_export {
 	uint64_t dirty; /* bytes noted, not yet taken by a pass */
 	uint64_t held; /* bytes noted, not yet dropped (flusher_throttle;
 			* changed under the lock, read without it there) */
+	/* bytes of writes flusher_throttle let go, not yet noted or ended:
+	 * counted against the budget with held (atomic, no lock) */
+	uint64_t writing;
 	unsigned int waiters; /* writers in flusher_throttle */
 	/* those writers in arrival order, each on a condition of its own:
 	 * the first goes on once the export is back within its budget and

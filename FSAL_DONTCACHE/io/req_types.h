@@ -42,6 +42,7 @@ struct dcio_req {
 	 * the range lock is waited for there, as for inline_ */
 	bool caller;
 	bool kick_timed; /* kick.c: its syscall time is a kick_sample */
+	uint64_t throttled; /* bytes flusher_throttle counts as being written */
 	enum dcio_stable stable;
 	bool opportunistic; /* UNSTABLE, joined a group flush (stable_reply_ms) */
 	bool is_durable; /* flushed before done */

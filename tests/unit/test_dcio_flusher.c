@@ -128,6 +128,26 @@ static bool wait_for(unsigned flags, int n)
 	return false;
 }
 
+/* Writes in the data syscall at once, and the most seen; each takes
+ * write_delay_ms (a slow copy) */
+static atomic_int write_delay_ms, in_write, max_in_write;
+
+static ssize_t slow_pwritev2(int fd, const struct iovec *iov, int cnt,
+			     off_t off, int flags)
+{
+	int n = atomic_fetch_add(&in_write, 1) + 1;
+	int m = atomic_load(&max_in_write);
+
+	while (n > m && !atomic_compare_exchange_weak(&max_in_write, &m, n))
+		;
+	if (atomic_load(&write_delay_ms))
+		usleep((useconds_t)atomic_load(&write_delay_ms) * 1000);
+	ssize_t r = pwritev2(fd, iov, cnt, off, flags);
+
+	atomic_fetch_sub(&in_write, 1);
+	return r;
+}
+
 /* no file: the cases open their own */
 static uint64_t next_budget; /* cache_budget_bytes of the next setup */
 
@@ -137,7 +157,8 @@ static void setup_caller(struct tl_ctx *c, uint64_t file_thr,
 {
 	struct dcio_syscalls t = { .sync_file_range = fake_sfr,
 				   .posix_fadvise = fake_fadvise,
-				   .fdatasync = fake_fdatasync };
+				   .fdatasync = fake_fdatasync,
+				   .pwritev2 = slow_pwritev2 };
 	struct dcio_export_params p =
 		tl_params(DCIO_WRITE_DROPBEHIND, DCIO_READ_BUFFERED,
 			  DCIO_FLUSH_COALESCED);
@@ -157,6 +178,8 @@ static void setup_caller(struct tl_ctx *c, uint64_t file_thr,
 	atomic_store(&flush_hold, false);
 	atomic_store(&flush_in, 0);
 	atomic_store(&fail_fdatasync_once, 0);
+	atomic_store(&write_delay_ms, 0);
+	atomic_store(&max_in_write, 0);
 	tl_ctx_open(
 		c, &(struct tl_setup){
 			   .sys = &t, .p = &p, .name = "fl", .no_file = true });
@@ -268,6 +291,62 @@ static void t_budget(void)
 	CU_ASSERT_EQUAL(first_throttled(0), 3);
 }
 
+/* Writes in flight count toward the budget: 8 writers of 256 KiB, each
+ * write 300 ms in its syscall, a budget of 1 MiB. Five may be in the page
+ * cache at once (the fifth finds 1 MiB: not over), the others wait until
+ * passes dropped what the first ones left; all complete. Before, all 8
+ * passed an empty budget together and left twice the budget. */
+struct inflight_arg {
+	struct tl_ctx *c;
+	int i;
+};
+
+static void *inflight_writer(void *arg)
+{
+	struct inflight_arg *a = arg;
+	static char buf[256 << 10];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct dcio_file *f;
+	char name[16];
+
+	snprintf(name, sizeof(name), "inf%d", a->i);
+	if (dcio_file_open(a->c->x, tl_open(&a->c->fs, name, O_TRUNC), &f)) {
+		CU_FAIL("open");
+		return NULL;
+	}
+	write_one(f, &iov, 0);
+	CU_ASSERT_EQUAL(dcio_file_close(f), 0);
+	return NULL;
+}
+
+static void t_budget_inflight(void)
+{
+	struct tl_ctx c;
+	pthread_t t[8];
+	struct inflight_arg a[8];
+
+	next_budget = 1 << 20;
+	setup_caller(&c, 256 << 10, 64 << 10, 1000, 1 << 20);
+	atomic_store(&write_delay_ms, 300);
+	for (int i = 0; i < 8; i++) {
+		a[i] = (struct inflight_arg){ &c, i };
+		CU_ASSERT_EQUAL_FATAL(
+			pthread_create(&t[i], NULL, inflight_writer, &a[i]), 0);
+	}
+	for (int i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	CU_ASSERT(atomic_load(&max_in_write) >= 2); /* they did overlap */
+	CU_ASSERT(atomic_load(&max_in_write) <= 5);
+	char *s = tl_stats(c.x);
+
+	double peak = tl_json_num(s, "flusher.held_peak_bytes");
+
+	CU_ASSERT(peak >= (256 << 10) && peak <= (5 << 18));
+	free(s);
+	atomic_store(&write_delay_ms, 0);
+	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
+}
+
 /* Throttled writers go on in the order they came, and a writer that comes
  * while others wait queues behind them, room or not: woken all at once,
  * the ones that lost the race for the room slept again, one of 16 for up
@@ -277,7 +356,7 @@ static void t_budget(void)
  * the call is up to the scheduler, so it is not checked.) */
 static void *throttled(void *arg)
 {
-	flusher_throttle(arg);
+	flusher_throttle(arg, 0);
 	return NULL;
 }
 
@@ -310,7 +389,7 @@ static void t_throttle_order(void)
 	CU_ASSERT_EQUAL(__atomic_load_n(&c.x->fl.waiters, __ATOMIC_RELAXED), 3);
 	/* room again, and a fourth writer before the three woke up */
 	held_set(c.x, 0);
-	flusher_throttle(c.x);
+	flusher_throttle(c.x, 0);
 	pthread_mutex_lock(&c.e->fl.mu);
 	left = c.x->fl.waiters;
 	pthread_mutex_unlock(&c.e->fl.mu);
@@ -742,6 +821,7 @@ static const struct tl_case cases[] = {
 	{ "caller writes are paced, all complete", t_throttle_paces },
 	{ "throttled writers go on in arrival order", t_throttle_order },
 	{ "cache_budget_bytes bounds what writers may leave", t_budget },
+	{ "writes in flight count toward the budget", t_budget_inflight },
 };
 
 int main(void)
