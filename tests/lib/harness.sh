@@ -410,3 +410,19 @@ it_loop_ext4() {
   IT_MOUNTS+=("$mnt")
   IT_LOOP_DEV=$dev
 }
+
+# it_evict_ext4 OUTER MNT: the export of fault_evict.sh and fault_evict_drop.sh: an
+# it_capped_ext4 at MNT whose backing file OUTER/disk.img (64 MiB) lies on an ext4 of its own
+# at OUTER (96 MiB, it_loop_ext4), so that chattr +i of that file makes every write of the
+# export's device fail with EIO and chattr -i mends it; and 300 empty files in MNT/many, whose
+# READDIRPLUS fills MDCACHE (a small Entries_HWMark) until ganesha evicts the handles under
+# test. Dies on failure.
+it_evict_ext4() {
+  local omnt=$1 mnt=$2 i
+  it_loop_ext4 "$IT_WORK/outer.img" 96M "$omnt" -m 0 || it_die "cannot make the outer ext4"
+  truncate -s 64M "$omnt/disk.img"
+  it_capped_ext4 "$omnt/disk.img" "$mnt"
+  mkdir "$mnt/many"
+  for i in $(seq 300); do : > "$mnt/many/f$i"; done
+  sync -f "$mnt"
+}
