@@ -344,6 +344,30 @@ it_dbus_wait_ganesha() {
   return 1
 }
 
+# it_vg_two_exports M PRE [LEAK OPTIONS...]: the start of fault_removeexport.sh and
+# fault_reaper_rebind.sh, two exports of one object tree changed over DBus under valgrind:
+# a private system bus (it_dbus_bus), ganesha exporting M/one as export 1 and M/two as
+# export 2 (DONTCACHE, handle keys $IT_WORK/k1 and k2; config $IT_WORK/ganesha.conf), with
+# ganesha 6.5's fd reaper every second closing every idle global fd (MDCACHE block), run
+# under "PRE valgrind --tool=memcheck LEAK OPTIONS..." (GSH_WRAPPER; PRE may be empty, e.g.
+# "env LD_PRELOAD=..."; valgrind's log $IT_WORK/vg.%p.log, for it_vg_report) with
+# GSH_START_TRIES 1800 unless set (valgrind is slow to start it); returns once ganesha owns
+# org.ganesha.nfsd on the bus. Dies (or skips, without dbus) on failure.
+it_vg_two_exports() {
+  local m=$1 pre=$2; shift 2
+  it_dbus_bus
+  GSH_WRAPPER="$pre valgrind --tool=memcheck $* --undef-value-errors=no --num-callers=40
+    --log-file=$IT_WORK/vg.%p.log"
+  GSH_START_TRIES=${GSH_START_TRIES:-1800}
+  export GSH_START_TRIES
+  { echo "$m/one|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1;"
+    echo "$m/two|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2;"; } | it_conf "$IT_WORK/ganesha.conf"
+  echo 'MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }' \
+    >> "$IT_WORK/ganesha.conf"
+  it_start "$IT_WORK/ganesha.conf"
+  it_dbus_wait_ganesha || it_die "ganesha does not own org.ganesha.nfsd"
+}
+
 # it_vg_stop: SIGTERM to a ganesha that runs under valgrind (GSH_WRAPPER), waiting up to 180 s
 # for valgrind's report; IT_VG_CLEAN=yes for a clean exit, no when it had to be killed.
 it_vg_stop() {
