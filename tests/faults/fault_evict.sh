@@ -28,13 +28,8 @@
 . "$(dirname "$0")/../lib/harness.sh"
 omnt=$IT_WORK/outer mnt=$IT_WORK/exp rec=$IT_WORK/rec
 mkdir -p "$rec"
-it_loop_ext4 "$IT_WORK/outer.img" 96M "$omnt" -m 0 || it_die "cannot make the outer ext4"
+it_evict_ext4 "$omnt" "$mnt"
 img=$omnt/disk.img
-truncate -s 64M "$img"
-it_capped_ext4 "$img" "$mnt"
-mkdir "$mnt/many"
-for i in $(seq 300); do : > "$mnt/many/f$i"; done
-sync -f "$mnt"
 IT_CONF_EXTRA='MDCACHE { Entries_HWMark = 20; LRU_Run_Interval = 1; }'
 [ "$DC_TEST_FSAL" = DONTCACHE ] && [ "${FT_EVICT_NO_KEPT_MAX:-0}" != 1 ] &&
   IT_CONF_EXTRA+=$'\nDONTCACHE { Bench { Kept_Files_Max = 2; } }'

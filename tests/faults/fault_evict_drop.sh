@@ -24,13 +24,8 @@ it_need_prog ft_writer ft_verf4
 omnt=$IT_WORK/outer mnt=$IT_WORK/exp rec=$IT_WORK/rec
 N=18
 mkdir -p "$rec"
-it_loop_ext4 "$IT_WORK/outer.img" 96M "$omnt" -m 0 || it_die "cannot make the outer ext4"
+it_evict_ext4 "$omnt" "$mnt"
 img=$omnt/disk.img
-truncate -s 64M "$img"
-it_capped_ext4 "$img" "$mnt"
-mkdir "$mnt/many"
-for i in $(seq 300); do : > "$mnt/many/f$i"; done
-sync -f "$mnt"
 IT_CONF_EXTRA=$'MDCACHE { Entries_HWMark = 20; LRU_Run_Interval = 1; }\nDONTCACHE { Bench { Kept_Files_Max = 1; } }'
 it_serve "$mnt"
 log=$IT_LOG

@@ -34,19 +34,10 @@ it_loop_ext4 "$IT_WORK/disk.img" 128M "$M" || it_die "cannot make the ext4 expor
 mkdir -p "$M/one" "$M/two"
 head -c $((256 << 10)) /dev/urandom > "$M/one/f"
 ln "$M/one/f" "$M/two/f" || it_die "cannot link f"
-it_dbus_bus
-GSH_WRAPPER="env LD_PRELOAD=$IT_WORK/libft_reaper_hook.so FT_REAPER_HOOK_DIR=$H
-  valgrind --tool=memcheck --leak-check=no --undef-value-errors=no --num-callers=40
-  --log-file=$IT_WORK/vg.%p.log"
-GSH_START_TRIES=${GSH_START_TRIES:-1800}
-export GSH_START_TRIES
-{ echo "$M/one|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1;"
-  echo "$M/two|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2;"; } | it_conf "$IT_WORK/ganesha.conf"
-# the fd reaper every second, closing every idle global fd
-echo 'MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }' \
-  >> "$IT_WORK/ganesha.conf"
-it_start "$IT_WORK/ganesha.conf"
-it_dbus_wait_ganesha || it_die "ganesha does not own org.ganesha.nfsd"
+# under valgrind with the hook preloaded, the fd reaper every second closing every idle
+# global fd
+it_vg_two_exports "$M" "env LD_PRELOAD=$IT_WORK/libft_reaper_hook.so FT_REAPER_HOOK_DIR=$H" \
+  --leak-check=no
 url1=$(it_url "$M/one/f") url2=$(it_url "$M/two/f")
 read_ok() { # read_ok URL WHAT: the file's data comes back
   rm -f "$IT_WORK/back"

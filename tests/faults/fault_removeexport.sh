@@ -27,19 +27,10 @@ M=$IT_WORK/m rec=$IT_WORK/rec
 mkdir -p "$rec"
 it_loop_ext4 "$IT_WORK/disk.img" 768M "$M" || it_die "cannot make the ext4 export"
 mkdir -p "$M/one/s" "$M/two"
-it_dbus_bus
-GSH_WRAPPER="valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite
-  --errors-for-leak-kinds=definite --undef-value-errors=no --num-callers=40
-  --log-file=$IT_WORK/vg.%p.log"
-GSH_START_TRIES=${GSH_START_TRIES:-1800}
-export GSH_START_TRIES
-{ echo "$M/one|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1;"
-  echo "$M/two|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2;"; } | it_conf "$IT_WORK/ganesha.conf"
-# ganesha 6.5's fd reaper every second, closing every idle global fd (step 7)
-echo 'MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }' \
-  >> "$IT_WORK/ganesha.conf"
-it_start "$IT_WORK/ganesha.conf"
-it_dbus_wait_ganesha || it_die "ganesha does not own org.ganesha.nfsd"
+# under valgrind, with ganesha 6.5's fd reaper every second closing every idle global fd
+# (step 7)
+it_vg_two_exports "$M" "" --leak-check=full --show-leak-kinds=definite \
+  --errors-for-leak-kinds=definite
 nfs1=(-H 127.0.0.1 -p "$GSH_NFS_PORT" -M "$GSH_MNT_PORT" -e "$M/one")
 nfs2=(-H 127.0.0.1 -p "$GSH_NFS_PORT" -M "$GSH_MNT_PORT" -e "$M/two")
 

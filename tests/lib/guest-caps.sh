@@ -33,17 +33,8 @@
 #                            fsck -n, mounted again: nothing of it left in the page cache, a
 #                            read is served by the device ("fsck=0|4")
 set -u
-# builtins only where it is cheap: under TCG every fork costs ~0.1 s
-listening() { # PORT
-  local hex l lines
-  printf -v hex '%04X' "$1"
-  mapfile -t lines < /proc/net/tcp
-  [ -r /proc/net/tcp6 ] && mapfile -t -O "${#lines[@]}" lines < /proc/net/tcp6
-  for l in "${lines[@]}"; do
-    [[ $l =~ :${hex}\ [0-9A-F]+:0000\ 0A ]] && return 0
-  done
-  return 1
-}
+# listening, nfsd_up (copied beside this script by hag_boot)
+. /host/nfsd.sh
 avail() { df -B1 --output=avail "/srv/$1" | tail -n1 | tr -d ' '; }
 case ${1:-} in
   fs)
@@ -60,19 +51,8 @@ case ${1:-} in
     echo "fs $n: avail $(avail "$n")"
     ;;
   up)
-    if ! listening 111; then
-      setsid rpcbind -w -f > /dev/null 2>&1 < /dev/null &
-      for _ in $(seq 100); do listening 111 && break; sleep 0.1; done
-    fi
-    setsid ganesha.nfsd -F -L /host/ganesha.log -f "$2" -p /run/ganesha.pid \
-      > /dev/null 2>&1 < /dev/null &
-    gpid=$!
-    for _ in $(seq 1200); do
-      kill -0 "$gpid" 2>/dev/null || { echo "ganesha exited"; tail -n 20 /host/ganesha.log; exit 1; }
-      listening 2049 && listening 20048 && { echo "ganesha $gpid up"; exit 0; }
-      sleep 0.1
-    done
-    echo "ganesha did not listen within 120 s"; exit 1
+    nfsd_up "$2" || exit 1
+    echo "ganesha $gpid up"
     ;;
   down)
     p=$(cat /run/ganesha.pid 2>/dev/null)

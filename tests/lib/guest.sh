@@ -13,9 +13,10 @@
 #   hag_boot NAME IP MEM [QEMU ARGS...]
 #                              boots guest NAME (tap device tap-NAME on br0, address IP) with
 #                              the image's root (snapshot=on), a 9p share WORK/NAME (/host in
-#                              the guest: its PID 1 tests/lib/guest-pid1.sh, the files put
-#                              there, its command outputs) and the extra qemu arguments (e.g.
-#                              a shared disk); returns at once
+#                              the guest: its PID 1 tests/lib/guest-pid1.sh, the functions
+#                              the in-guest scripts share (tests/lib/guest-nfsd.sh, as
+#                              /host/nfsd.sh), the files put there, its command outputs) and
+#                              the extra qemu arguments (e.g. a shared disk); returns at once
 #   hag_wait NAME              waits for its control port (HAG_BOOT_SECS from its start, 180):
 #                              1 when qemu exited, 2 on timeout
 #   hag_cmd NAME SECS CMD      runs CMD (one line, bash) in the guest, at most SECS; returns
@@ -101,6 +102,8 @@ hag_boot() {
   local share=$HAG_WORK/$name fi fo mac
   mkdir -p "$share"
   cp "$IT_TOP/tests/lib/guest-pid1.sh" "$share/guest.sh"
+  # every guest gets it: head.sh and caps.sh, which a scenario puts beside it, source it
+  cp "$IT_TOP/tests/lib/guest-nfsd.sh" "$share/nfsd.sh"
   printf 'HAG_NAME=%s\nHAG_IP=%s\n' "$name" "$ip" > "$share/env"
   ip tuntap add "tap-$name" mode tap && ip link set "tap-$name" master br0 up ||
     { hag_log "cannot make tap-$name"; return 1; }

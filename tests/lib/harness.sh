@@ -344,6 +344,30 @@ it_dbus_wait_ganesha() {
   return 1
 }
 
+# it_vg_two_exports M PRE [LEAK OPTIONS...]: the start of fault_removeexport.sh and
+# fault_reaper_rebind.sh, two exports of one object tree changed over DBus under valgrind:
+# a private system bus (it_dbus_bus), ganesha exporting M/one as export 1 and M/two as
+# export 2 (DONTCACHE, handle keys $IT_WORK/k1 and k2; config $IT_WORK/ganesha.conf), with
+# ganesha 6.5's fd reaper every second closing every idle global fd (MDCACHE block), run
+# under "PRE valgrind --tool=memcheck LEAK OPTIONS..." (GSH_WRAPPER; PRE may be empty, e.g.
+# "env LD_PRELOAD=..."; valgrind's log $IT_WORK/vg.%p.log, for it_vg_report) with
+# GSH_START_TRIES 1800 unless set (valgrind is slow to start it); returns once ganesha owns
+# org.ganesha.nfsd on the bus. Dies (or skips, without dbus) on failure.
+it_vg_two_exports() {
+  local m=$1 pre=$2; shift 2
+  it_dbus_bus
+  GSH_WRAPPER="$pre valgrind --tool=memcheck $* --undef-value-errors=no --num-callers=40
+    --log-file=$IT_WORK/vg.%p.log"
+  GSH_START_TRIES=${GSH_START_TRIES:-1800}
+  export GSH_START_TRIES
+  { echo "$m/one|1|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k1;"
+    echo "$m/two|2|Name = DONTCACHE; Handle_Key_File = $IT_WORK/k2;"; } | it_conf "$IT_WORK/ganesha.conf"
+  echo 'MDCACHE { LRU_Run_Interval = 1; FD_LWMark_Percent = 0; FD_HWMark_Percent = 1; }' \
+    >> "$IT_WORK/ganesha.conf"
+  it_start "$IT_WORK/ganesha.conf"
+  it_dbus_wait_ganesha || it_die "ganesha does not own org.ganesha.nfsd"
+}
+
 # it_vg_stop: SIGTERM to a ganesha that runs under valgrind (GSH_WRAPPER), waiting up to 180 s
 # for valgrind's report; IT_VG_CLEAN=yes for a clean exit, no when it had to be killed.
 it_vg_stop() {
@@ -409,4 +433,20 @@ it_loop_ext4() {
   mount -t ext4 "$dev" "$mnt" || return 1
   IT_MOUNTS+=("$mnt")
   IT_LOOP_DEV=$dev
+}
+
+# it_evict_ext4 OUTER MNT: the export of fault_evict.sh and fault_evict_drop.sh: an
+# it_capped_ext4 at MNT whose backing file OUTER/disk.img (64 MiB) lies on an ext4 of its own
+# at OUTER (96 MiB, it_loop_ext4), so that chattr +i of that file makes every write of the
+# export's device fail with EIO and chattr -i mends it; and 300 empty files in MNT/many, whose
+# READDIRPLUS fills MDCACHE (a small Entries_HWMark) until ganesha evicts the handles under
+# test. Dies on failure.
+it_evict_ext4() {
+  local omnt=$1 mnt=$2 i
+  it_loop_ext4 "$IT_WORK/outer.img" 96M "$omnt" -m 0 || it_die "cannot make the outer ext4"
+  truncate -s 64M "$omnt/disk.img"
+  it_capped_ext4 "$omnt/disk.img" "$mnt"
+  mkdir "$mnt/many"
+  for i in $(seq 300); do : > "$mnt/many/f$i"; done
+  sync -f "$mnt"
 }
