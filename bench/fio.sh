@@ -27,12 +27,17 @@
 # --dir, per case and round. The table gives every MB/s also against the nearer ceiling (xCeil:
 # the lower of the two for the writers, mem for read_w's readers); throughput-median.png draws
 # the medians with min..max whiskers and the ceilings as lines (bench/plots.sh).
+# --stall-log: why a tail is what it is. Every WRITE's latency (fio's per-I/O log) and the
+# export's block device every 0.1 s (/sys/dev/block/M:m/stat: sectors written, requests in
+# flight); per run, stalls.csv counts the device's stalls (0.5 s or more with requests in
+# flight and no sector written) and the WRITEs over 1 s, and how many of those were waiting
+# during a stall. table.txt sums them per case and server.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 self=$top/bench/fio.sh
 die() { echo "fio.sh: $*" >&2; exit 2; }
 usage() {
-  sed -n '3,30p' "$self" | sed 's/^# \{0,1\}//'
+  sed -n '3,35p' "$self" | sed 's/^# \{0,1\}//'
   cat <<'EOF'
 options:
   --reps N          rounds (default 3)
@@ -49,6 +54,7 @@ options:
   --variant STR     a third server in every round, "variant": the module with this DONTCACHE { }
                     block body (e.g. 'Bench { Engine_Nice = 19; }'), to compare with the default
   --no-ceilings     leave out the ceilings (servers mem and disk)
+  --stall-log       per-WRITE latencies and the device's stalls (stalls.csv; see above)
   --ceil-mib N      MiB the disk ceiling writes per case and round (default 512; scaled by
                     --scale, at least 16)
   --variant-module SO  the variant server loads this build of the module (A/B of two builds;
@@ -57,7 +63,7 @@ options:
                     e.g. 'Write_Mode = dropbehind;' beside the default mode in the same rounds
 EOF
 }
-NOCEIL=0 CEIL_MIB=512
+NOCEIL=0 CEIL_MIB=512 STALL=0
 REPS=3 CASES=seq1qd1,seq1qd8,multi16,multi64,small64k,read_w MEMLIM=2G DIR=/var/tmp/dcfio MODULE= FIO= OUT= INNER=0 SCALE=1 ENGINE= EXPORT= VARIANT= VMODULE= VEXPORT=
 while [ $# -gt 0 ]; do
   case $1 in
@@ -76,6 +82,7 @@ while [ $# -gt 0 ]; do
     --variant-export) VEXPORT=$2; shift ;;
     --no-ceilings) NOCEIL=1 ;;
     --ceil-mib) CEIL_MIB=$2; shift ;;
+    --stall-log) STALL=1 ;;
     --inner) INNER=1 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option $1" ;;
@@ -130,7 +137,7 @@ if [ $INNER = 0 ]; then
   echo "$MEMLIM_B" > "$cg/memory.limit_in_bytes" || { rmdir "$cg"; die "cannot set the memory limit"; }
   DCF_CGROUP=$cg "$top/tests/lib/in-ns.sh" "$self" --inner --reps "$REPS" --cases "$CASES" --scale "$SCALE" \
     --mem-limit "$MEMLIM" --dir "$DIR" --module "$MODULE" --fio "$FIO" --out "$OUT" --ceil-mib "$CEIL_MIB" \
-    $([ $NOCEIL = 1 ] && echo --no-ceilings) \
+    $([ $NOCEIL = 1 ] && echo --no-ceilings) $([ $STALL = 1 ] && echo --stall-log) \
     ${ENGINE:+--engine "$ENGINE"} ${EXPORT:+--export "$EXPORT"} ${VARIANT:+--variant "$VARIANT"} \
     ${VMODULE:+--variant-module "$VMODULE"} ${VEXPORT:+--variant-export "$VEXPORT"}
   rc=$?
@@ -178,8 +185,9 @@ GSH_WRAPPER=$work/in-cgroup.sh
 fsal_body() { case $1 in vfs) echo "Name = VFS;" ;; mem) echo "Name = MEM;" ;; dontcache) echo "Name = DONTCACHE; Stats_File = \"$2\"; $EXPORT" ;;
   variant) echo "Name = DONTCACHE; Stats_File = \"$2\"; $EXPORT $VEXPORT" ;; esac; }
 # the job file of a case: fio's options for the export at URL
-jobfile() {  # case url
+jobfile() {  # case url [latency log prefix]
   printf '[global]\nioengine=nfs\nnfs_url=%s\npercentile_list=50:99:99.9\ngroup_reporting\n' "$2"
+  [ -z "${3:-}" ] || printf 'write_lat_log=%s\nlog_avg_msec=0\n' "$3"
   case $1 in
     seq1qd1) printf '[w]\nrw=write\nbs=1m\nnumjobs=1\niodepth=1\nsize=%s\n' "$(mib 4096)" ;;
     seq1qd8) printf '[w]\nrw=write\nbs=1m\nnumjobs=1\niodepth=8\nsize=%s\n' "$(mib 4096)" ;;
@@ -209,7 +217,39 @@ sampler() {
   done
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+# --stall-log: every 0.1 s, the time (s) and the export's device's sectors written and
+# requests in flight -> $1 ($EPOCHREALTIME: no process per sample)
+dev_sampler() {
+  local out=$1 st
+  st=/sys/dev/block/$(findmnt -no MAJ:MIN --target "$DIR" | head -1 | tr -d ' ')/stat
+  [ -r "$st" ] || return 0
+  while :; do
+    read -r -a ds < "$st"
+    echo "$EPOCHREALTIME ${ds[6]} ${ds[8]}"
+    sleep 0.1
+  done > "$out"
+}
+# --stall-log, after a run: DEVICE_LOG T0 CLAT_LOGS... -> "stalls longest_s slow slow_in_stall"
+# A stall: consecutive samples without a sector written while requests are in flight, 0.5 s
+# or more. A WRITE over 1 s (fio's clat log: end ms after T0, latency ns) counts as in a stall
+# when its time overlaps one.
+stall_summary() {
+  local dev=$1 t0=$2; shift 2
+  awk -v t0="$t0" '
+    FNR == 1 { f++ }
+    f == 1 { t = $1 - t0
+             if (n && $2 == ps && $3 > 0) { if (!in_s) { in_s = 1; s0 = pt } ; s1 = t }
+             else if (in_s) { in_s = 0; if (s1 - s0 >= 0.5) { S[++ns] = s0; E[ns] = s1 } }
+             n++; ps = $2; pt = t; next }
+    f > 1 { split($0, a, ","); lat = a[2] / 1e9; if (lat <= 1) next
+            slow++; end = a[1] / 1000; beg = end - lat
+            for (i = 1; i <= ns; i++) if (beg < E[i] && end > S[i]) { hit++; break } }
+    END { if (in_s && s1 - s0 >= 0.5) { S[++ns] = s0; E[ns] = s1 }
+          for (i = 1; i <= ns; i++) if (E[i] - S[i] > L) L = E[i] - S[i]
+          printf "%d %.1f %d %d\n", ns, L, slow, hit }' "$dev" "$@"
+}
 
+[ $STALL = 1 ] && echo "case,server,rep,stalls,longest_s,writes_over_1s,of_them_in_a_stall" > "$OUT/stalls.csv"
 echo "case,server,rep,ok,mbps,p50_ms,p99_ms,p999_ms,cache_peak_mib,dirty_peak_mib,writeback_peak_mib,cpu_s,cpu_s_per_gb,rss_hwm_mib,bytes,read_mbps,read_p99_ms,hot_resident_pct,why" > "$OUT/runs.csv"
 hz=$(getconf CLK_TCK)
 run_one() {  # case server rep
@@ -245,9 +285,24 @@ run_one() {  # case server rep
   local c0 t0 peaks=$work/peaks
   c0=$(mstat cache); t0=$(cpu_ticks "$GSH_PID")
   rm -f "$peaks"; sampler "$peaks" & SAMPLER_PID=$!
-  jobfile "$c" "$url" > "$OUT/fio/$tag.fio"
+  local lat= dev_pid= ts0=
+  if [ $STALL = 1 ]; then
+    lat=$work/lat; rm -f "$lat"_*.log
+    dev_sampler "$OUT/fio/$tag.dev" & dev_pid=$!
+    ts0=$EPOCHREALTIME
+  fi
+  jobfile "$c" "$url" $lat > "$OUT/fio/$tag.fio"
   timeout -k 5 600 "$FIO" --output-format=json --output="$j" "$OUT/fio/$tag.fio" > "$OUT/fio/$tag.out" 2>&1
-  local rc=$? t1 hwm hot=
+  local rc=$? t1 hwm hot= stalls=
+  if [ -n "$dev_pid" ]; then
+    kill "$dev_pid" 2>/dev/null; wait "$dev_pid" 2>/dev/null
+    # the writers' clat logs only (read_w: job 1 is the writer)
+    cat "$lat"_clat.*.log > "$OUT/fio/$tag.clat" 2>/dev/null
+    [ "$c" = read_w ] && cp "$lat"_clat.1.log "$OUT/fio/$tag.clat" 2>/dev/null
+    rm -f "$lat"_*.log
+    stalls=$(stall_summary "$OUT/fio/$tag.dev" "$ts0" "$OUT/fio/$tag.clat")
+    echo "$c,$s,$r,${stalls// /,}" >> "$OUT/stalls.csv"
+  fi
   t1=$(cpu_ticks "$GSH_PID")
   [ "$c" = read_w ] && hot=$(fincore -b -n -o RES,SIZE "$exp"/hot.* 2>/dev/null |
     awk '{ r += $1; z += $2 } END { if (z > 0) printf "%.1f", 100 * r / z }')
@@ -278,7 +333,7 @@ run_one() {  # case server rep
       (if $rd == null then "" else ms($rd.clat_ns.percentile["99.000000"]) end), $hot, "" ]
     | map(tostring) | join(",")' "$j")
   echo "$row" >> "$OUT/runs.csv"
-  echo "  $tag: $(cut -d, -f5 <<< "$row") MB/s, p99.9 $(cut -d, -f8 <<< "$row") ms, cache +$(cut -d, -f9 <<< "$row") MiB, $(cut -d, -f13 <<< "$row") CPU-s/GB${hot:+, readers $(cut -d, -f16 <<< "$row") MB/s, hot set $hot% resident}"
+  echo "  $tag: $(cut -d, -f5 <<< "$row") MB/s, p99.9 $(cut -d, -f8 <<< "$row") ms, cache +$(cut -d, -f9 <<< "$row") MiB, $(cut -d, -f13 <<< "$row") CPU-s/GB${hot:+, readers $(cut -d, -f16 <<< "$row") MB/s, hot set $hot% resident}${stalls:+, device stalls ${stalls%% *}}"
 }
 
 # the disk ceiling of a round: one local 1 MiB O_DIRECT write stream at depth 1 (psync) of
@@ -371,6 +426,12 @@ AWK_MED='function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1
               for (i = 1; i <= n[s]; i++) b[i] = r[s, i]; printf " %s %.2f", s, med(b, n[s]) / cm; delete b }
             print "" }' "$OUT/runs.csv"
   done
+  # --stall-log: per case and server, the device's stalls and the slow WRITEs they explain
+  [ $STALL = 1 ] && awk -F, 'NR > 1 { k = $1 " " $2; if (!(k in n)) K[++nk] = k; n[k]++; st[k] += $4
+      if ($5 > L[k]) L[k] = $5; sl[k] += $6; h[k] += $7 }
+    END { for (i = 1; i <= nk; i++) { k = K[i]
+            printf "stalls   %-18s %d runs: %d device stalls >= 0.5 s (longest %.1f s); WRITEs over 1 s: %d, %d of them during a stall\n",
+                   k, n[k], st[k], L[k], sl[k], h[k] } }' "$OUT/stalls.csv"
   nf=$(awk -F, 'NR > 1 && $4 != 1' "$OUT/runs.csv" | wc -l)
   echo "failed runs: $nf (runs.csv)"
 } | tee "$OUT/table.txt"

@@ -16,6 +16,9 @@
 # rate (disk) each have an ok run with a positive MB/s, every row of the table its xCeil (a
 # positive fraction of the nearer ceiling, named), read_w's readers theirs against FSAL_MEM's
 # readers; the bar chart has every server and both ceiling lines.
+# --stall-log: every run has its row in stalls.csv (the device's stalls, the WRITEs over 1 s),
+# the module's multi16 run a latency per WRITE fio made, and table.txt a stalls line per case
+# and server.
 # run.sh timeout: 400
 . "$(dirname "$0")/../lib/harness.sh"
 it_is_dontcache || it_skip "bench/fio.sh compares the module with FSAL_VFS (run it with the module)"
@@ -27,7 +30,7 @@ fio=$top/build-fio/fio
   it_skip "no $fio with the nfs engine: bash bench/fio-build.sh (scripts/test.sh runs it) did not build it"
 out=$IT_WORK/out
 it_run -t 300 bash "$top/bench/fio.sh" --reps 1 --cases seq1qd1,multi16,read_w --scale 0.03 --mem-limit 512M \
-  --dir "$IT_WORK/dir" --module "$IT_MODULE" --fio "$fio" --out "$out" > "$IT_WORK/fio.out" 2>&1 ||
+  --dir "$IT_WORK/dir" --module "$IT_MODULE" --fio "$fio" --out "$out" --stall-log > "$IT_WORK/fio.out" 2>&1 ||
   it_die "fio.sh failed: $(tail -5 "$IT_WORK/fio.out" | tr '\n' ' ')"
 [ -z "${DC_TEST_LOGDIR:-}" ] || { mkdir -p "$DC_TEST_LOGDIR" &&
   cp "$IT_WORK/fio.out" "$out/runs.csv" "$out/table.txt" "$DC_TEST_LOGDIR/"; } 2>/dev/null
@@ -67,9 +70,18 @@ for m in vfs dontcache mem disk; do grep -q "^throughput-median.png $m ok" "$out
   it_fail "bar chart lacks: ${lack}; bars.ceil: $(wc -l < "$out/bars.ceil" 2>/dev/null) lines"
 grep -q '^failed runs: 0 ' "$out/table.txt" && it_pass "the table counts no failed run" ||
   it_fail "table: $(grep '^failed runs' "$out/table.txt")"
+n=$(awk -F, 'NR > 1 && $4 ~ /^[0-9]+$/ && $5 ~ /^[0-9.]+$/ && $6 ~ /^[0-9]+$/ && $7 ~ /^[0-9]+$/' "$out/stalls.csv" 2>/dev/null | wc -l)
+[ "$n" = 9 ] && it_pass "stall log: a row per run of vfs, dontcache and mem in stalls.csv" ||
+  it_fail "stall log: $n of 9 rows in stalls.csv: $(tr '\n' ';' < "$out/stalls.csv" 2>/dev/null)"
+nw=$(wc -l < "$out/fio/multi16.dontcache.1.clat" 2>/dev/null)
+want=$(( $(awk -F, '$1 == "multi16" && $2 == "dontcache" { print $15 }' "$out/runs.csv") / 1048576 ))
+[ "${nw:-0}" = "$want" ] && [ -s "$out/fio/multi16.dontcache.1.dev" ] &&
+  it_pass "stall log: a latency for each of fio's $want WRITEs, and the device's samples" ||
+  it_fail "stall log: ${nw:-no} latencies for $want WRITEs; device samples: $(wc -l < "$out/fio/multi16.dontcache.1.dev" 2>/dev/null)"
+n=$(grep -c -E "^stalls +(seq1qd1|multi16|read_w) (vfs|dontcache|mem) +1 runs: [0-9]+ device stalls" "$out/table.txt")
+[ "$n" = 9 ] && it_pass "stall log: the table's stalls lines" || it_fail "stall log: $n of 9 stalls lines in table.txt"
 st=$(ls "$out"/fio/multi16.dontcache.1.dcstats.json 2>/dev/null)
 w=$(jq -r '.engine.writes.dontcache.ops // 0' "$st" 2>/dev/null) cm=$(jq -r '.engine.group_commit.requests // 0' "$st" 2>/dev/null)
-want=$(( $(awk -F, '$1 == "multi16" && $2 == "dontcache" { print $15 }' "$out/runs.csv") / 1048576 ))
 [ "$want" -ge 16 ] && [ "${w:-0}" -ge "$want" ] && [ "${cm:-0}" -ge 16 ] &&
   it_pass "fio's 16 writers reached the module: $w WRITEs (fio wrote $want MiB), $cm COMMITs" ||
   it_fail "the module's counters of multi16: $w WRITEs (want >= $want, fio's MiB), $cm COMMITs (want >= 16)"
