@@ -292,7 +292,7 @@ static void t_budget(void)
 }
 
 /* Writes in flight count toward the budget: 8 writers of 256 KiB, each
- * write 300 ms in its syscall, a budget of 1 MiB. Five may be in the page
+ * write 500 ms in its syscall, a budget of 1 MiB. Five may be in the page
  * cache at once (the fifth finds 1 MiB: not over), the others wait until
  * passes dropped what the first ones left; all complete. Before, all 8
  * passed an empty budget together and left twice the budget. */
@@ -327,7 +327,7 @@ static void t_budget_inflight(void)
 
 	next_budget = 1 << 20;
 	setup_caller(&c, 256 << 10, 64 << 10, 1000, 1 << 20);
-	atomic_store(&write_delay_ms, 300);
+	atomic_store(&write_delay_ms, 500);
 	for (int i = 0; i < 8; i++) {
 		a[i] = (struct inflight_arg){ &c, i };
 		CU_ASSERT_EQUAL_FATAL(
