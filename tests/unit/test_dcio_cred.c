@@ -307,6 +307,18 @@ static int count_setfsgid(gid_t id)
 	return (int)syscall(SYS_setfsgid, id);
 }
 
+/* One write as c on this thread, seen once as c: the switches it took */
+static int held_write(struct dcio_file *f, const char *buf, size_t len,
+		      const struct dcio_cred *c)
+{
+	switches = 0;
+	seen_calls = 0;
+	CU_ASSERT_EQUAL(write3(f, buf, len, 0, c), 0);
+	CU_ASSERT_EQUAL(seen_calls, 1);
+	check_seen(c);
+	return switches;
+}
+
 /* A caller with the server's own ids (root) on a thread that holds them:
  * the ids are read, neither switched nor restored. On a thread that holds
  * others (read, not assumed) they are switched and restored as for anyone;
@@ -335,30 +347,15 @@ static void t_held(void)
 					    .name = "held",
 					    .flags = O_TRUNC });
 	tl_fill(buf, sizeof(buf), 0, 7);
-	switches = 0;
-	seen_calls = 0;
-	CU_ASSERT_EQUAL(write3(c.f, buf, sizeof(buf), 0, &root), 0);
-	CU_ASSERT_EQUAL(seen_calls, 1);
-	check_seen(&root);
-	CU_ASSERT_EQUAL(switches, 0);
+	CU_ASSERT_EQUAL(held_write(c.f, buf, sizeof(buf), &root), 0);
 	/* this thread elsewhere: switched to root for the write, then back */
 	CU_ASSERT_EQUAL(syscall(SYS_setfsuid, 500), 0);
 	CU_ASSERT_EQUAL(syscall(SYS_setfsgid, 501), 0);
-	switches = 0;
-	seen_calls = 0;
-	CU_ASSERT_EQUAL(write3(c.f, buf, sizeof(buf), 0, &root), 0);
-	CU_ASSERT_EQUAL(seen_calls, 1);
-	check_seen(&root);
-	CU_ASSERT_EQUAL(switches, 4);
+	CU_ASSERT_EQUAL(held_write(c.f, buf, sizeof(buf), &root), 4);
 	CU_ASSERT_EQUAL(syscall(SYS_setfsuid, 0), 500);
 	CU_ASSERT_EQUAL(syscall(SYS_setfsgid, 0), 501);
 	/* another caller: switched and restored */
-	switches = 0;
-	seen_calls = 0;
-	CU_ASSERT_EQUAL(write3(c.f, buf, sizeof(buf), 0, &caller), 0);
-	CU_ASSERT_EQUAL(seen_calls, 1);
-	check_seen(&caller);
-	CU_ASSERT_EQUAL(switches, 4);
+	CU_ASSERT_EQUAL(held_write(c.f, buf, sizeof(buf), &caller), 4);
 	CU_ASSERT_EQUAL(syscall(SYS_setfsuid, -1), 0);
 	CU_ASSERT_EQUAL(syscall(SYS_setfsgid, -1), 0);
 	CU_ASSERT_EQUAL(tl_ctx_close(&c), 0);
