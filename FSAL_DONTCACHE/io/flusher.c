@@ -652,13 +652,14 @@ void flusher_throttle(struct dcio_export *x, uint64_t len)
 	ST_ADD(x->st.fl_throttle_us, (now_ns() - t0) / 1000);
 }
 
-void flusher_written(struct dcio_export *x, uint64_t len, bool noted)
+void flusher_written(struct dcio_export *x, uint64_t len)
 {
 	struct dcio_flusher *fl = &x->e->fl;
 
 	__atomic_sub_fetch(&x->fl.writing, len, __ATOMIC_RELAXED);
-	/* noted: its bytes moved to held, the room is what it was */
-	if (noted || !__atomic_load_n(&x->fl.waiters, __ATOMIC_RELAXED))
+	/* Also after flusher_note moved its bytes to held: a pass that gave
+	 * bytes back between the two found no room, and signalled no one */
+	if (!__atomic_load_n(&x->fl.waiters, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&fl->mu);
 	if (room(x))

@@ -55,10 +55,10 @@ void flusher_keep(struct dcio_file *f);
  * writers of 1 MiB passed a full budget of 64 MiB together and held
  * 96-137 MiB. */
 void flusher_throttle(struct dcio_export *x, uint64_t len);
-/* A write flusher_throttle let go ended: its len is no longer being
- * written (noted: flusher_note counted it as held first; else it failed
- * or left nothing, and its room goes to the next waiting writer). */
-void flusher_written(struct dcio_export *x, uint64_t len, bool noted);
+/* A write flusher_throttle let go ended (flusher_note counted it as held
+ * first, or it failed or left nothing): its len is no longer being
+ * written; room there is goes to the next waiting writer. */
+void flusher_written(struct dcio_export *x, uint64_t len);
 /* cache_budget_bytes, or DCIO_THROTTLE_FACTOR x flush_export_bytes */
 uint64_t flusher_budget(const struct dcio_export *x);
 #define DCIO_THROTTLE_MAX_MS 2000

@@ -395,12 +395,10 @@ static void top_finish(struct dcio_req *q, int err)
 		em_write_error(f, q->off, q->len, err);
 		falloc_untrack(q);
 		if (q->throttled)
-			flusher_written(f->x, q->throttled, false);
+			flusher_written(f->x, q->throttled);
 		req_complete(q, err);
 		return;
 	}
-	bool noted = false;
-
 	ST_ADD(st->w_ops[q->top_mode], 1);
 	ST_ADD(st->w_bytes[q->top_mode], q->len);
 	em_acked(f, q->off, q->len, q->err_gen);
@@ -416,14 +414,12 @@ static void top_finish(struct dcio_req *q, int err)
 		flusher_note(f, q->off, q->len,
 			     q->kick_timed || q->inline_ ? FL_STARTED
 							 : FL_DIRTY);
-		noted = true;
 	} else if (__atomic_load_n(&q->dc_written, __ATOMIC_ACQUIRE)) {
 		flusher_note(f, q->off, q->len,
 			     kicked(q) ? FL_KICKED : FL_STARTED);
-		noted = true;
 	}
 	if (q->throttled)
-		flusher_written(f->x, q->throttled, noted);
+		flusher_written(f->x, q->throttled);
 	if (q->stable == DCIO_UNSTABLE) {
 		if (stable_reply(q)) {
 			q->opportunistic = true;
